@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+/// A tuning job: what to train, where, from which starting point, and which
+/// configuration keys the tuner may change (and to which values).
+struct job_spec {
+  std::string name;
+  model_spec model;
+  cluster_spec cluster;
+  int nodes = 1;
+  precision prec = precision::bf16;
+  /// The first configuration to run. Its seq and gbs are fixed for the job.
+  training_config initial;
+  /// Tunable keys and the values each may take, in the order the tuner
+  /// should consider them. Keys absent here keep their initial value.
+  std::map<std::string, std::vector<std::string>> search;
+  int trials = 20;            ///< trial budget
+  int train_iters = 12;       ///< iterations per trial run
+  uint64_t seed = 1;          ///< simulated cluster seed
+
+  int world_size() const { return nodes * cluster.devices_per_node; }
+};
+
+/// The default search space for a job: the OptiCo tunables (mbs, tp, pp,
+/// recompute and its layer count, overlaps, fused cross-entropy, uneven first
+/// and last stages) plus sequence parallel and the distributed optimizer,
+/// each with the values that can be valid for this model and world size.
+std::map<std::string, std::vector<std::string>>
+default_search_space(const model_spec& m, const cluster_spec& c, int world_size,
+                     const training_config& initial);
+
+} // namespace paratune

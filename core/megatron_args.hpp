@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+/// What a Megatron-LM pretrain_gpt.py command line describes.
+struct megatron_launch {
+  model_spec model;
+  training_config config;
+  precision prec = precision::bf16;
+  int train_iters = 10;
+  int log_interval = 1;
+};
+
+/// Renders the Megatron-LM command-line arguments for a run (without the
+/// launcher and script). Only flags that differ from Megatron's defaults
+/// are emitted for booleans.
+std::vector<std::string> render_megatron_args(const megatron_launch& launch);
+
+/// Reads arguments in the form render_megatron_args writes (and the usual
+/// hand-written variants). Throws input_error naming the flag on a bad value.
+/// Unknown flags are ignored, as Megatron's own parser would reject them
+/// before paratune sees output; `unknown` collects them.
+megatron_launch parse_megatron_args(const std::vector<std::string>& args,
+                                    std::vector<std::string>* unknown = nullptr);
+
+/// Joins arguments into one shell-quoted line for display.
+std::string join_args(const std::vector<std::string>& args);
+
+} // namespace paratune

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+/// Knobs of the performance model that are not read from a spec sheet.
+/// The defaults are the calibrated values, global per device type (never
+/// fitted per table row). The simulated cluster perturbs them to make its
+/// hidden ground truth.
+struct perf_calibration {
+  double gemm_efficiency_scale = 1.0;   ///< multiplies the GEMM efficiency curve
+  double gemm_size_shift = 1.0;         ///< shifts the curve's size breakpoints
+  double scale_up_efficiency = 1.0;     ///< multiplies NVLink/ICI bus efficiency
+  double scale_out_efficiency = 1.0;    ///< multiplies IB/DCN bus efficiency
+  double overlap_slowdown = 1.0;        ///< multiplies the compute slowdown under overlap
+  double memory_overhead_scale = 1.0;   ///< multiplies allocator/context overhead
+  double straggler = 1.0;               ///< slowest-rank factor on step time (>= 1)
+};
+
+/// Memory of one pipeline stage's busiest GPU, in MiB.
+struct memory_breakdown {
+  int stage = 0;
+  double weights_mib = 0;
+  double gradients_mib = 0;
+  double optimizer_mib = 0;
+  double activations_mib = 0;   ///< in-flight micro-batches, all layers of the stage
+  double logits_mib = 0;        ///< output layer and loss buffers (last stage)
+  double overhead_mib = 0;      ///< CUDA context, communicators, allocator, workspaces
+  double total_mib = 0;
+};
+
+/// Where the iteration time goes, in seconds per iteration.
+struct time_breakdown {
+  double compute_s = 0;         ///< forward + backward GEMMs and element-wise work
+  double recompute_s = 0;       ///< extra forward work of activation recomputation
+  double tp_comm_s = 0;         ///< exposed TP/SP collectives
+  double dp_comm_s = 0;         ///< exposed DP gradient reduce / param gather
+  double pp_comm_s = 0;         ///< exposed pipeline point-to-point
+  double ep_comm_s = 0;         ///< exposed expert all-to-all
+  double cp_comm_s = 0;         ///< exposed context-parallel ring
+  double bubble_s = 0;          ///< pipeline fill and drain
+  double optimizer_s = 0;       ///< optimizer step
+  double other_s = 0;           ///< fixed per-iteration overhead
+};
+
+/// What the model predicts for one configuration.
+struct perf_prediction {
+  double iteration_time_s = 0;
+  double tflops_per_gpu = 0;        ///< model FLOPs (non-causal attention, Megatron <= 0.15 / Korthikanti) per GPU per second
+  double mfu = 0;                   ///< tflops_per_gpu / peak
+  double mfu_causal = 0;            ///< MFU counting causal-halved attention (Megatron 0.16+, MaxText)
+  double hfu = 0;                   ///< hardware FLOPs utilization (recompute counted)
+  double tokens_per_s_per_gpu = 0;
+  std::vector<memory_breakdown> stages; ///< one per pipeline stage
+  memory_breakdown peak;            ///< the most loaded stage
+  double peak_memory_mib = 0;
+  double memory_limit_mib = 0;
+  double margin = 0;                ///< safety margin applied in the fit verdict (fraction)
+  bool fits = false;                ///< peak * (1 + margin) <= device memory
+  time_breakdown time;
+  std::string limiting_factor;      ///< "compute", "tp_comm", "bubble", "memory", ...
+};
+
+/// Predicts time and memory of `c` on `world_size` devices of `cluster`.
+/// The configuration must satisfy check_megatron_rules.
+perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
+                        int world_size, const training_config& c, precision p,
+                        const perf_calibration& cal = {});
+
+} // namespace paratune

@@ -1,0 +1,218 @@
+#include "core/training_config.hpp"
+
+#include <charconv>
+#include <functional>
+
+#include "core/input_error.hpp"
+
+namespace paratune {
+
+const char* to_string(recompute_mode m) {
+  switch (m) {
+    case recompute_mode::none: return "none";
+    case recompute_mode::selective: return "selective";
+    case recompute_mode::full: return "full";
+  }
+  return "none";
+}
+
+bool parse_recompute(const std::string& text, recompute_mode& out) {
+  if (text == "none") out = recompute_mode::none;
+  else if (text == "selective" || text == "sel") out = recompute_mode::selective;
+  else if (text == "full") out = recompute_mode::full;
+  else return false;
+  return true;
+}
+
+int training_config::data_parallel(int world_size) const {
+  const int model = tp * pp * cp;
+  if (model <= 0 || world_size % model != 0)
+    return 0;
+  return world_size / model;
+}
+
+int training_config::micro_batches(int world_size) const {
+  const int dp = data_parallel(world_size);
+  if (dp == 0 || mbs <= 0 || gbs % (mbs * dp) != 0)
+    return 0;
+  return gbs / (mbs * dp);
+}
+
+namespace {
+
+int parse_int(const std::string& key, const std::string& text) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || p != text.data() + text.size())
+    throw input_error("config key '" + key + "': expected an integer, got '"
+                      + text + "'");
+  if (v < 0)
+    throw input_error("config key '" + key + "': must not be negative, got "
+                      + text);
+  return v;
+}
+
+bool parse_bool(const std::string& key, const std::string& text) {
+  if (text == "1" || text == "true" || text == "True" || text == "on")
+    return true;
+  if (text == "0" || text == "false" || text == "False" || text == "off")
+    return false;
+  throw input_error("config key '" + key + "': expected true or false, got '"
+                    + text + "'");
+}
+
+/// One row per key: how to read and write it.
+struct key_binding {
+  std::string key;
+  std::function<std::string(const training_config&)> get;
+  std::function<void(training_config&, const std::string&)> set;
+};
+
+key_binding int_key(std::string key, int training_config::*field) {
+  return {key,
+          [field](const training_config& c) { return std::to_string(c.*field); },
+          [key, field](training_config& c, const std::string& v) {
+            c.*field = parse_int(key, v);
+          }};
+}
+
+key_binding bool_key(std::string key, bool training_config::*field) {
+  return {key,
+          [field](const training_config& c) {
+            return std::string(c.*field ? "true" : "false");
+          },
+          [key, field](training_config& c, const std::string& v) {
+            c.*field = parse_bool(key, v);
+          }};
+}
+
+const std::vector<key_binding>& bindings() {
+  static const std::vector<key_binding> all = {
+    int_key("tp", &training_config::tp),
+    int_key("pp", &training_config::pp),
+    int_key("cp", &training_config::cp),
+    int_key("ep", &training_config::ep),
+    int_key("vpp", &training_config::vpp),
+    int_key("mbs", &training_config::mbs),
+    int_key("gbs", &training_config::gbs),
+    int_key("seq", &training_config::seq),
+    bool_key("sp", &training_config::sp),
+    {"recompute",
+     [](const training_config& c) { return std::string(to_string(c.recompute)); },
+     [](training_config& c, const std::string& v) {
+       if (!parse_recompute(v, c.recompute))
+         throw input_error("config key 'recompute': expected none, selective "
+                           "or full, got '" + v + "'");
+     }},
+    {"recompute_method",
+     [](const training_config& c) {
+       return std::string(c.recompute_block ? "block" : "uniform");
+     },
+     [](training_config& c, const std::string& v) {
+       if (v != "block" && v != "uniform")
+         throw input_error("config key 'recompute_method': expected uniform "
+                           "or block, got '" + v + "'");
+       c.recompute_block = v == "block";
+     }},
+    int_key("recompute_layers", &training_config::recompute_layers),
+    bool_key("dist_opt", &training_config::dist_opt),
+    bool_key("overlap_grad", &training_config::overlap_grad),
+    bool_key("overlap_param", &training_config::overlap_param),
+    bool_key("fused_ce", &training_config::fused_ce),
+    int_key("first_pp_layers", &training_config::first_pp_layers),
+    int_key("last_pp_layers", &training_config::last_pp_layers),
+  };
+  return all;
+}
+
+const key_binding& binding(const std::string& key) {
+  for (const auto& b : bindings())
+    if (b.key == key)
+      return b;
+  throw input_error("unknown config key '" + key
+                    + "' (known: tp, pp, cp, ep, vpp, mbs, gbs, seq, sp, "
+                      "recompute, recompute_method, recompute_layers, "
+                      "dist_opt, overlap_grad, overlap_param, fused_ce, "
+                      "first_pp_layers, last_pp_layers)");
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos)
+    return {};
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+} // namespace
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto& b : bindings())
+      out.push_back(b.key);
+    return out;
+  }();
+  return keys;
+}
+
+std::string get_value(const training_config& c, const std::string& key) {
+  return binding(key).get(c);
+}
+
+void set_value(training_config& c, const std::string& key,
+               const std::string& value) {
+  binding(key).set(c, value);
+}
+
+training_config parse_config(const std::string& text, training_config base) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos)
+      comma = text.size();
+    const auto item = trim(text.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (item.empty())
+      continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw input_error("config item '" + item + "': expected KEY=VALUE");
+    set_value(base, trim(item.substr(0, eq)), trim(item.substr(eq + 1)));
+  }
+  return base;
+}
+
+std::string canonical_key(const training_config& c) {
+  std::string out;
+  for (const auto& b : bindings()) {
+    if (!out.empty())
+      out += ',';
+    out += b.key + '=' + b.get(c);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> to_map(const training_config& c) {
+  std::map<std::string, std::string> out;
+  for (const auto& b : bindings())
+    out[b.key] = b.get(c);
+  return out;
+}
+
+std::string describe_change(const training_config& from,
+                            const training_config& to) {
+  std::string out;
+  for (const auto& b : bindings()) {
+    auto before = b.get(from);
+    auto after = b.get(to);
+    if (before == after)
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += b.key + ' ' + before + "->" + after;
+  }
+  return out.empty() ? "initial" : out;
+}
+
+} // namespace paratune

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paratune {
+
+/// Activation recomputation granularity (Megatron --recompute-granularity).
+enum class recompute_mode { none, selective, full };
+
+const char* to_string(recompute_mode m);
+/// Accepts none, selective (or sel), full.
+bool parse_recompute(const std::string& text, recompute_mode& out);
+
+/// One Megatron-LM parallel training configuration. The data-parallel size
+/// is not stored: it follows from the world size (see data_parallel()).
+struct training_config {
+  int tp = 1;                 ///< tensor parallel size
+  int pp = 1;                 ///< pipeline parallel size
+  int cp = 1;                 ///< context parallel size
+  int ep = 1;                 ///< expert parallel size
+  int vpp = 1;                ///< virtual pipeline stages per pipeline rank
+  int mbs = 1;                ///< micro batch size
+  int gbs = 1;                ///< global batch size
+  int seq = 2048;             ///< sequence length
+  bool sp = false;            ///< sequence parallel
+  recompute_mode recompute = recompute_mode::none;
+  bool recompute_block = false; ///< recompute method: block (true) or uniform
+  int recompute_layers = 0;   ///< --recompute-num-layers, 0 = Megatron's default (1 / all)
+  bool dist_opt = false;      ///< distributed optimizer
+  bool overlap_grad = false;  ///< --overlap-grad-reduce
+  bool overlap_param = false; ///< --overlap-param-gather
+  bool fused_ce = false;      ///< --cross-entropy-loss-fusion
+  int first_pp_layers = 0;    ///< layers on the first stage, 0 = even split
+  int last_pp_layers = 0;     ///< layers on the last stage, 0 = even split
+
+  /// World size divided by tp * pp * cp; 0 when it does not divide.
+  int data_parallel(int world_size) const;
+  /// Micro-batches per iteration per pipeline; 0 when it does not divide.
+  int micro_batches(int world_size) const;
+
+  friend bool operator==(const training_config&, const training_config&) = default;
+};
+
+/// The canonical short keys, in canonical order.
+const std::vector<std::string>& config_keys();
+
+/// The value of one key as text ("4", "true", "selective").
+std::string get_value(const training_config& c, const std::string& key);
+
+/// Sets one key from text. Throws input_error naming the key for an unknown
+/// key or a value of the wrong kind.
+void set_value(training_config& c, const std::string& key,
+               const std::string& value);
+
+/// Parses "tp=2,pp=1,mbs=1" on top of `base`. Throws input_error.
+training_config parse_config(const std::string& text,
+                             training_config base = {});
+
+/// Every key and value, canonical order: "tp=2,pp=1,cp=1,...".
+std::string canonical_key(const training_config& c);
+
+/// As a key -> text map (for JSON and YAML output).
+std::map<std::string, std::string> to_map(const training_config& c);
+
+/// Short human text of what differs from `from` to `to`, e.g.
+/// "recompute full->none, mbs 1->2"; "initial" when nothing differs.
+std::string describe_change(const training_config& from,
+                            const training_config& to);
+
+} // namespace paratune

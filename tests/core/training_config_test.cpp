@@ -1,0 +1,97 @@
+#include "core/training_config.hpp"
+#include "core/megatron_args.hpp"
+#include "core/input_error.hpp"
+
+#include <gtest/gtest.h>
+
+namespace paratune {
+namespace {
+
+TEST(training_config, parses_canonical_keys) {
+  auto c = parse_config("tp=2, pp=4,mbs=2,gbs=512,seq=8192,sp=true,"
+                        "recompute=selective,dist_opt=1,overlap_grad=true");
+  EXPECT_EQ(c.tp, 2);
+  EXPECT_EQ(c.pp, 4);
+  EXPECT_EQ(c.mbs, 2);
+  EXPECT_EQ(c.gbs, 512);
+  EXPECT_EQ(c.seq, 8192);
+  EXPECT_TRUE(c.sp);
+  EXPECT_EQ(c.recompute, recompute_mode::selective);
+  EXPECT_TRUE(c.dist_opt);
+  EXPECT_TRUE(c.overlap_grad);
+  EXPECT_EQ(c.data_parallel(16), 2);
+  EXPECT_EQ(c.micro_batches(16), 128);
+}
+
+TEST(training_config, rejects_unknown_keys_and_bad_values) {
+  try {
+    parse_config("tp=2,bogus=1");
+    FAIL() << "expected input_error";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown config key 'bogus'"), std::string::npos);
+  }
+  EXPECT_THROW(parse_config("tp=two"), input_error);
+  EXPECT_THROW(parse_config("sp=maybe"), input_error);
+  EXPECT_THROW(parse_config("recompute=half"), input_error);
+  EXPECT_THROW(parse_config("tp"), input_error);
+  EXPECT_THROW(parse_config("mbs=-1"), input_error);
+}
+
+TEST(training_config, canonical_key_is_stable_and_distinguishes) {
+  auto a = parse_config("tp=2,pp=1");
+  auto b = parse_config("pp=1,tp=2");
+  EXPECT_EQ(canonical_key(a), canonical_key(b));
+  EXPECT_EQ(canonical_key(a).substr(0, 24), "tp=2,pp=1,cp=1,ep=1,vpp=");
+  b.recompute_layers = 2;
+  EXPECT_NE(canonical_key(a), canonical_key(b));
+  EXPECT_EQ(parse_config(canonical_key(b)), b);
+}
+
+TEST(training_config, describes_a_change) {
+  auto a = parse_config("recompute=full,mbs=1");
+  auto b = parse_config("recompute=none,mbs=2");
+  EXPECT_EQ(describe_change(a, b), "mbs 1->2, recompute full->none");
+  EXPECT_EQ(describe_change(a, a), "initial");
+}
+
+TEST(megatron_args, round_trip_through_megatron_flags) {
+  megatron_launch l;
+  l.model.layers = 32; l.model.hidden = 4096; l.model.heads = 32; l.model.kv_heads = 8;
+  l.model.ffn = 14336; l.model.vocab = 128256; l.model.swiglu = true;
+  l.model.rmsnorm = true; l.model.tied_embeddings = false;
+  l.config = parse_config("tp=2,pp=4,vpp=2,mbs=2,gbs=512,seq=8192,sp=true,"
+                          "recompute=full,recompute_method=block,recompute_layers=2,"
+                          "dist_opt=true,overlap_grad=true,overlap_param=true,fused_ce=true");
+  l.prec = precision::fp16;
+  l.train_iters = 20;
+  auto args = render_megatron_args(l);
+  auto text = join_args(args);
+  EXPECT_NE(text.find("--tensor-model-parallel-size 2"), std::string::npos);
+  EXPECT_NE(text.find("--num-layers-per-virtual-pipeline-stage 4"), std::string::npos);
+  EXPECT_NE(text.find("--recompute-granularity full --recompute-method block "
+                      "--recompute-num-layers 2"), std::string::npos);
+  EXPECT_NE(text.find("--use-distributed-optimizer --overlap-grad-reduce "
+                      "--overlap-param-gather --cross-entropy-loss-fusion --fp16"),
+            std::string::npos);
+  auto back = parse_megatron_args(args);
+  EXPECT_EQ(back.config, l.config);
+  EXPECT_EQ(back.prec, precision::fp16);
+  EXPECT_EQ(back.train_iters, 20);
+  EXPECT_EQ(back.model.kv_heads, 8);
+  EXPECT_EQ(back.model.ffn, 14336);
+  EXPECT_TRUE(back.model.swiglu);
+  EXPECT_TRUE(back.model.rmsnorm);
+  EXPECT_FALSE(back.model.tied_embeddings);
+}
+
+TEST(megatron_args, bad_flag_value_names_the_flag) {
+  try {
+    parse_megatron_args({"--micro-batch-size", "x"});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), "argument --micro-batch-size: expected an integer, got 'x'");
+  }
+}
+
+} // namespace
+} // namespace paratune
