@@ -1,0 +1,47 @@
+// paratune: finds the parallel configuration of an LLM training job that
+// gives the most throughput. Each subcommand lives in its own cmd_*.cpp.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "core/input_error.hpp"
+#include "tools/paratune/command.hpp"
+
+namespace paratune::cli {
+
+std::vector<command>& commands() {
+  static std::vector<command> all;
+  return all;
+}
+
+} // namespace paratune::cli
+
+int main(int argc, char** argv) {
+  using namespace paratune;
+  CLI::App app{"paratune: tunes the parallel configuration of LLM training jobs"};
+  app.require_subcommand(1);
+  std::map<CLI::App*, cli::command_action> actions;
+  for (auto& cmd : cli::commands()) {
+    auto* sub = app.add_subcommand(cmd.name, cmd.help);
+    actions[sub] = cmd.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : cli::exit_bad_input;
+  }
+  try {
+    for (auto* sub : app.get_subcommands())
+      return actions.at(sub)();
+  } catch (const input_error& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return cli::exit_bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
