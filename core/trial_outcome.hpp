@@ -1,0 +1,49 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+enum class trial_status { succeeded, failed, skipped };
+
+const char* to_string(trial_status s);
+bool parse_trial_status(const std::string& text, trial_status& out);
+
+/// Why a trial failed, as the failure analyst classified it.
+enum class failure_kind { none, oom, config_invalid, nccl_timeout, node_failure, nan, other };
+
+const char* to_string(failure_kind k);
+bool parse_failure_kind(const std::string& text, failure_kind& out);
+
+/// One finished (or skipped) trial as the reasoner sees it: a row of the
+/// OptiCo performance table.
+struct trial_outcome {
+  training_config config;
+  trial_status status = trial_status::succeeded;
+  double tflops_per_gpu = 0;
+  double mfu = 0;
+  double peak_memory_mib = 0;
+  double memory_limit_mib = 0;
+  double gpu_util_pct = 0;      ///< average GPU busy share, percent
+  failure_kind failure = failure_kind::none;
+  /// Parameters the failure analyst blamed (canonical keys); empty when the
+  /// failure was not parameter-related.
+  std::vector<std::string> blamed;
+  int confidence = 0;            ///< of the failure diagnosis, 0..100
+  std::string reason;            ///< the diagnosis or skip reason in words
+
+  double memory_usage_pct() const {
+    return memory_limit_mib > 0 ? 100.0 * peak_memory_mib / memory_limit_mib : 0;
+  }
+  /// A failure that says nothing about the configuration (timeout, node loss).
+  bool retryable() const {
+    return status == trial_status::failed
+           && (failure == failure_kind::nccl_timeout
+               || failure == failure_kind::node_failure);
+  }
+};
+
+} // namespace paratune

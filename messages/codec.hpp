@@ -1,0 +1,62 @@
+#pragma once
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "messages/wire_types.hpp"
+
+namespace paratune::wire {
+
+/// A payload that does not decode: truncated, not msgpack, a wrong type,
+/// or a schema version this build does not read.
+struct decode_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// msgpack bytes of any MSGPACK_DEFINE_MAP struct.
+template <class T>
+std::string pack(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return {buf.data(), buf.size()};
+}
+
+/// Decodes msgpack bytes into T; throws decode_error naming `what`.
+template <class T>
+T unpack(std::string_view bytes, const char* what) {
+  try {
+    auto handle = msgpack::unpack(bytes.data(), bytes.size());
+    return handle.get().as<T>();
+  } catch (const std::exception& e) {
+    throw decode_error(std::string("cannot decode ") + what + ": " + e.what());
+  }
+}
+
+/// An envelope around a typed body.
+template <class T>
+envelope make_envelope(const std::string& session, int trial, const T& body) {
+  envelope e;
+  e.type = type_name<T>();
+  e.session = session;
+  e.trial = trial;
+  e.ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::system_clock::now().time_since_epoch()).count();
+  e.body = pack(body);
+  return e;
+}
+
+/// Decodes an envelope and checks its schema version.
+envelope decode_envelope(std::string_view bytes);
+
+/// The typed body of an envelope; throws decode_error when the type differs.
+template <class T>
+T body_of(const envelope& e) {
+  if (e.type != type_name<T>())
+    throw decode_error("envelope holds '" + e.type + "', expected '"
+                       + type_name<T>() + "'");
+  return unpack<T>(e.body, type_name<T>());
+}
+
+} // namespace paratune::wire

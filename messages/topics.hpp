@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+
+namespace paratune::topics {
+
+// Hierarchical topics so that ZeroMQ's byte-prefix filter selects them:
+// subscribing to "trial.<sid>." receives every trial of one session.
+
+inline std::string session_status(const std::string& sid) { return "session." + sid + ".status"; }
+inline std::string analysis(const std::string& sid) { return "analysis." + sid; }
+inline std::string proposal(const std::string& sid) { return "proposal." + sid; }
+inline std::string trial_state(const std::string& sid, int trial) {
+  return "trial." + sid + "." + std::to_string(trial) + ".state";
+}
+inline std::string trial_prefix(const std::string& sid) { return "trial." + sid + "."; }
+inline std::string telemetry(const std::string& sid, int trial) {
+  return "telemetry." + sid + "." + std::to_string(trial);
+}
+inline std::string failure(const std::string& sid, int trial) {
+  return "failure." + sid + "." + std::to_string(trial);
+}
+inline std::string failure_prefix(const std::string& sid) { return "failure." + sid + "."; }
+
+} // namespace paratune::topics

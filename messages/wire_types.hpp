@@ -1,0 +1,143 @@
+#pragma once
+
+// The bodies carried on the bus and stored in the pool. Plain structs;
+// MSGPACK_DEFINE_MAP encodes them keyed by field name, so a reader tolerates
+// fields added by a newer writer.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <msgpack.hpp>
+
+namespace paratune::wire {
+
+/// Schema version written in every envelope.
+constexpr int schema_version = 1;
+
+/// A training configuration as canonical key -> value text.
+using config_map = std::map<std::string, std::string>;
+
+/// Opens a session: the job as the user gave it, resolved.
+struct session_opened {
+  std::string job_name;
+  std::string model;
+  std::string cluster;
+  int world_size = 0;
+  std::string precision;
+  config_map initial;
+  int trials = 0;
+  std::string job_yaml;   ///< the job file's text, for reproducibility
+  MSGPACK_DEFINE_MAP(job_name, model, cluster, world_size, precision, initial, trials, job_yaml)
+};
+
+/// The coordinator asks for the next step after `after_trial` trials.
+struct analysis_request {
+  int after_trial = 0;
+  MSGPACK_DEFINE_MAP(after_trial)
+};
+
+/// Bottleneck analysis and strategy generation: the next configuration to
+/// run, or none when the space is exhausted.
+struct proposal {
+  int trial = 0;                 ///< the trial number it is for (1-based)
+  bool exhausted = false;        ///< nothing new and valid remains
+  config_map config;
+  std::string change;            ///< "Change AC from full to none."
+  std::string group;             ///< directive, standard, model, exploratory, initial
+  std::string health;            ///< health state
+  std::string why;
+  double predicted_tflops = 0;
+  double predicted_peak_mib = 0;
+  std::string reasoning;         ///< the full chain, in words
+  std::vector<std::string> ranked; ///< the ranked suggestions, as text
+  MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
+                     predicted_tflops, predicted_peak_mib, reasoning, ranked)
+};
+
+/// The validator launched a trial.
+struct trial_started {
+  int trial = 0;
+  config_map config;
+  std::vector<std::string> argv;
+  MSGPACK_DEFINE_MAP(trial, config, argv)
+};
+
+/// One logged iteration of a running trial.
+struct telemetry {
+  int trial = 0;
+  int64_t iteration = 0;
+  double elapsed_ms = 0;
+  double tflops_per_gpu = 0;
+  MSGPACK_DEFINE_MAP(trial, iteration, elapsed_ms, tflops_per_gpu)
+};
+
+/// A finished trial: its metrics, or why it failed.
+struct trial_result {
+  int trial = 0;
+  config_map config;
+  std::string status;            ///< succeeded, failed, skipped
+  double tflops_per_gpu = 0;
+  double mfu = 0;
+  double iteration_ms = 0;
+  double peak_memory_mib = 0;
+  double memory_limit_mib = 0;
+  double gpu_util_pct = 0;
+  int iterations_scored = 0;
+  int exit_code = 0;
+  std::string error_kind;        ///< as the log parser classified the first error
+  std::string error_message;
+  std::string reason;            ///< why skipped, or the first error line
+  std::vector<std::string> log_tail;
+  MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
+                     peak_memory_mib, memory_limit_mib, gpu_util_pct,
+                     iterations_scored, exit_code, error_kind, error_message,
+                     reason, log_tail)
+};
+
+/// The failure analyst's diagnosis of a failed trial.
+struct failure_diagnosis {
+  int trial = 0;
+  std::string kind;              ///< oom, config_invalid, nccl_timeout, node_failure, nan, other
+  std::vector<std::string> blamed; ///< canonical keys, empty when not parameter-related
+  int confidence = 0;
+  bool retry = false;
+  std::string summary;           ///< "MBS 4 caused CUDA OutOfMemoryError (Confidence: 92)"
+  MSGPACK_DEFINE_MAP(trial, kind, blamed, confidence, retry, summary)
+};
+
+/// Session progress and its end.
+struct session_status {
+  std::string state;             ///< running, finished, exhausted, failed
+  int trials_done = 0;
+  int best_trial = 0;
+  double best_tflops = 0;
+  std::string text;
+  MSGPACK_DEFINE_MAP(state, trials_done, best_trial, best_tflops, text)
+};
+
+/// What travels in frame 2 of a bus message and is stored in the pool.
+struct envelope {
+  int v = schema_version;
+  std::string type;              ///< one of the type names below
+  std::string session;
+  int trial = 0;
+  uint64_t seq = 0;              ///< pool sequence number, 0 before storing
+  int64_t ts_ms = 0;             ///< wall-clock milliseconds since the epoch
+  std::string body;              ///< msgpack of the typed body
+  MSGPACK_DEFINE_MAP(v, type, session, trial, seq, ts_ms, body)
+};
+
+/// Type names, one per body struct.
+template <class T> constexpr const char* type_name();
+template <> constexpr const char* type_name<session_opened>() { return "session_opened"; }
+template <> constexpr const char* type_name<analysis_request>() { return "analysis_request"; }
+template <> constexpr const char* type_name<proposal>() { return "proposal"; }
+template <> constexpr const char* type_name<trial_started>() { return "trial_started"; }
+template <> constexpr const char* type_name<telemetry>() { return "telemetry"; }
+template <> constexpr const char* type_name<trial_result>() { return "trial_result"; }
+template <> constexpr const char* type_name<failure_diagnosis>() { return "failure_diagnosis"; }
+template <> constexpr const char* type_name<session_status>() { return "session_status"; }
+
+} // namespace paratune::wire

@@ -1,0 +1,166 @@
+#include "storage/message_pool.hpp"
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "storage/big_endian.hpp"
+
+namespace paratune {
+
+namespace {
+
+enum column : size_t { cf_default, cf_meta, cf_records, cf_by_session, cf_trials };
+const char* const column_names[] = {"default", "meta", "records", "by_session", "trials"};
+
+caf::error storage_error(const std::string& what, const rocksdb::Status& s) {
+  return caf::make_error(ec::storage_failure, what + ": " + s.ToString());
+}
+
+std::string session_prefix(const std::string& session) {
+  std::string key = session;
+  key.push_back('\0');
+  return key;
+}
+
+std::string trial_key(const std::string& session, int trial) {
+  auto key = session_prefix(session);
+  big_endian::put32(key, static_cast<uint32_t>(trial));
+  return key;
+}
+
+/// The smallest key greater than every key starting with `prefix`.
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff)
+    prefix.pop_back();
+  if (!prefix.empty())
+    prefix.back() = static_cast<char>(prefix.back() + 1);
+  return prefix;
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<message_pool>>
+message_pool::open(const std::string& dir, options opts) {
+  rocksdb::Options db_opts;
+  db_opts.create_if_missing = true;
+  db_opts.create_missing_column_families = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> columns;
+  for (const char* name : column_names)
+    columns.emplace_back(name, rocksdb::ColumnFamilyOptions{});
+  std::unique_ptr<message_pool> pool{new message_pool};
+  pool->opts_ = opts;
+  rocksdb::DB* raw = nullptr;
+  auto s = rocksdb::DB::Open(db_opts, dir, columns, &pool->handles_, &raw);
+  if (!s.ok())
+    return storage_error("cannot open message pool at " + dir, s);
+  pool->db_.reset(raw);
+  std::string value;
+  s = pool->db_->Get({}, pool->handles_[cf_meta], "next_seq", &value);
+  if (s.ok())
+    pool->next_seq_ = big_endian::get64(value);
+  else if (!s.IsNotFound())
+    return storage_error("cannot read next_seq", s);
+  s = pool->db_->Get({}, pool->handles_[cf_meta], "schema_version", &value);
+  if (s.ok() && value != std::to_string(wire::schema_version))
+    return caf::make_error(ec::storage_failure, "message pool at " + dir
+                             + " has schema version " + value + ", this build reads "
+                             + std::to_string(wire::schema_version));
+  return pool;
+}
+
+message_pool::~message_pool() {
+  if (!db_)
+    return;
+  for (auto* h : handles_)
+    db_->DestroyColumnFamilyHandle(h);
+  db_->Close();
+}
+
+caf::expected<uint64_t> message_pool::append(wire::envelope e) {
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  const uint64_t seq = next_seq_;
+  e.seq = seq;
+  const auto key = big_endian::encode64(seq);
+  rocksdb::WriteBatch batch;
+  batch.Put(handles_[cf_records], key, wire::pack(e));
+  batch.Put(handles_[cf_by_session], session_prefix(e.session) + key, "");
+  if (e.trial > 0 && (e.type == "trial_started" || e.type == "trial_result"))
+    batch.Put(handles_[cf_trials], trial_key(e.session, e.trial), key);
+  batch.Put(handles_[cf_meta], "next_seq", big_endian::encode64(seq + 1));
+  batch.Put(handles_[cf_meta], "schema_version", std::to_string(wire::schema_version));
+  rocksdb::WriteOptions wo;
+  wo.sync = opts_.sync;
+  auto s = db_->Write(wo, &batch);
+  if (!s.ok())
+    return storage_error("cannot append record " + std::to_string(seq), s);
+  next_seq_ = seq + 1;
+  return seq;
+}
+
+caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
+  std::string value;
+  auto s = db_->Get({}, handles_[cf_records], big_endian::encode64(seq), &value);
+  if (!s.ok())
+    return storage_error("cannot read record " + std::to_string(seq), s);
+  try {
+    return wire::decode_envelope(value);
+  } catch (const wire::decode_error& e) {
+    return caf::make_error(ec::decode_failure, "record " + std::to_string(seq)
+                                                 + ": " + e.what());
+  }
+}
+
+caf::expected<std::vector<wire::envelope>>
+message_pool::session_history(const std::string& session) const {
+  const auto prefix = session_prefix(session);
+  const auto end = prefix_end(prefix);
+  rocksdb::Slice upper{end};
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator(ro, handles_[cf_by_session])};
+  std::vector<wire::envelope> out;
+  for (it->Seek(prefix); it->Valid(); it->Next()) {
+    auto key = it->key().ToStringView();
+    auto record = read_record(big_endian::get64(key.substr(prefix.size())));
+    if (!record)
+      return record.error();
+    out.push_back(std::move(*record));
+  }
+  if (!it->status().ok())
+    return storage_error("cannot scan session " + session, it->status());
+  return out;
+}
+
+caf::expected<std::vector<std::string>> message_pool::sessions() const {
+  std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator({}, handles_[cf_by_session])};
+  std::vector<std::string> out;
+  it->SeekToFirst();
+  while (it->Valid()) {
+    auto key = it->key().ToString();
+    auto session = key.substr(0, key.find('\0'));
+    out.push_back(session);
+    it->Seek(prefix_end(session_prefix(session))); // skip the rest of it
+  }
+  if (!it->status().ok())
+    return storage_error("cannot list sessions", it->status());
+  return out;
+}
+
+caf::expected<wire::envelope>
+message_pool::latest_trial_record(const std::string& session, int trial) const {
+  std::string value;
+  auto s = db_->Get({}, handles_[cf_trials], trial_key(session, trial), &value);
+  if (!s.ok())
+    return storage_error("no record of trial " + std::to_string(trial)
+                           + " in session " + session, s);
+  return read_record(big_endian::get64(value));
+}
+
+uint64_t message_pool::next_seq() const {
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  return next_seq_;
+}
+
+} // namespace paratune

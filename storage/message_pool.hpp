@@ -1,0 +1,77 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "messages/wire_types.hpp"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+} // namespace rocksdb
+
+namespace paratune {
+
+/// The Global Message Pool: an append-only log of every envelope (session
+/// opened, proposals with their reasoning, trials started and finished,
+/// failure diagnoses, status) in RocksDB, indexed by session.
+///
+/// Column families, in this fixed order (never reorder: handles are
+/// positional when the database is reopened):
+///   default     unused (RocksDB requires it)
+///   meta        "schema_version" -> "1", "next_seq" -> be64
+///   records     be64(seq) -> envelope (msgpack)
+///   by_session  session '\0' be64(seq) -> ""
+///   trials      session '\0' be32(trial) -> be64(seq) of the latest trial record
+///
+/// Each append writes the record, its indexes and next_seq in one atomic
+/// WriteBatch, so a crash between appends leaves no half record.
+class message_pool {
+public:
+  struct options {
+    bool sync = false;          ///< fdatasync every write (survives a machine crash)
+  };
+
+  /// Opens or creates the pool in `dir`; an existing pool is continued.
+  static caf::expected<std::unique_ptr<message_pool>> open(const std::string& dir,
+                                                           options opts);
+  static caf::expected<std::unique_ptr<message_pool>> open(const std::string& dir) {
+    return open(dir, options{});
+  }
+
+  ~message_pool();
+  message_pool(const message_pool&) = delete;
+  message_pool& operator=(const message_pool&) = delete;
+
+  /// Stores `e` with the next sequence number and returns that number.
+  caf::expected<uint64_t> append(wire::envelope e);
+
+  /// Every record of one session, in append order.
+  caf::expected<std::vector<wire::envelope>> session_history(const std::string& session) const;
+
+  /// Session ids that have records, in byte order.
+  caf::expected<std::vector<std::string>> sessions() const;
+
+  /// The latest record of one trial (trial_started or trial_result).
+  caf::expected<wire::envelope> latest_trial_record(const std::string& session,
+                                                    int trial) const;
+
+  /// The sequence number the next append will get.
+  uint64_t next_seq() const;
+
+private:
+  message_pool() = default;
+  caf::expected<wire::envelope> read_record(uint64_t seq) const;
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  options opts_;
+  mutable std::mutex write_mutex_; ///< one writer allocates sequence numbers
+  uint64_t next_seq_ = 1;
+};
+
+} // namespace paratune

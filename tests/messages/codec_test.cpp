@@ -1,0 +1,117 @@
+#include "messages/codec.hpp"
+#include "messages/topics.hpp"
+
+#include <gtest/gtest.h>
+
+namespace paratune::wire {
+namespace {
+
+template <class T>
+T round_trip(const T& body) {
+  auto bytes = pack(make_envelope("sess-1", 4, body));
+  auto e = decode_envelope(bytes);
+  EXPECT_EQ(e.type, type_name<T>());
+  EXPECT_EQ(e.session, "sess-1");
+  EXPECT_EQ(e.trial, 4);
+  EXPECT_EQ(e.v, schema_version);
+  EXPECT_GT(e.ts_ms, 1700000000000);
+  return body_of<T>(e);
+}
+
+TEST(codec, session_opened_round_trips) {
+  session_opened s{"job", "llama3-8b", "dgx-a100-80g", 8, "fp16", {{"tp", "8"}}, 20, "name: job\n"};
+  auto r = round_trip(s);
+  EXPECT_EQ(r.job_name, "job");
+  EXPECT_EQ(r.world_size, 8);
+  EXPECT_EQ(r.initial.at("tp"), "8");
+  EXPECT_EQ(r.job_yaml, "name: job\n");
+}
+
+TEST(codec, analysis_request_round_trips) {
+  EXPECT_EQ(round_trip(analysis_request{3}).after_trial, 3);
+}
+
+TEST(codec, proposal_round_trips) {
+  proposal p;
+  p.trial = 5; p.config = {{"recompute", "none"}}; p.change = "Change AC from full to none.";
+  p.group = "standard"; p.health = "PERFORMANCE_TUNE"; p.why = "headroom";
+  p.predicted_tflops = 201.5; p.predicted_peak_mib = 61000; p.reasoning = "...";
+  p.ranked = {"a", "b"};
+  auto r = round_trip(p);
+  EXPECT_EQ(r.change, "Change AC from full to none.");
+  EXPECT_DOUBLE_EQ(r.predicted_tflops, 201.5);
+  EXPECT_EQ(r.ranked.size(), 2u);
+  EXPECT_FALSE(r.exhausted);
+}
+
+TEST(codec, trial_started_round_trips) {
+  trial_started t{2, {{"mbs", "2"}}, {"paratune-sim", "--tensor-model-parallel-size", "2"}};
+  auto r = round_trip(t);
+  EXPECT_EQ(r.argv.size(), 3u);
+  EXPECT_EQ(r.argv[2], "2");
+}
+
+TEST(codec, telemetry_round_trips) {
+  auto r = round_trip(telemetry{2, 7, 5444.9, 239.8});
+  EXPECT_EQ(r.iteration, 7);
+  EXPECT_DOUBLE_EQ(r.elapsed_ms, 5444.9);
+}
+
+TEST(codec, trial_result_round_trips) {
+  trial_result t;
+  t.trial = 3; t.status = "failed"; t.error_kind = "oom";
+  t.error_message = "torch.OutOfMemoryError: CUDA out of memory.";
+  t.log_tail = {"x", "y"}; t.exit_code = 1; t.memory_limit_mib = 81920;
+  auto r = round_trip(t);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error_kind, "oom");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_DOUBLE_EQ(r.memory_limit_mib, 81920);
+}
+
+TEST(codec, failure_diagnosis_round_trips) {
+  failure_diagnosis f{3, "oom", {"mbs"}, 92, false, "MBS 4 caused CUDA OutOfMemoryError (Confidence: 92)"};
+  auto r = round_trip(f);
+  EXPECT_EQ(r.blamed, std::vector<std::string>{"mbs"});
+  EXPECT_EQ(r.confidence, 92);
+}
+
+TEST(codec, session_status_round_trips) {
+  auto r = round_trip(session_status{"finished", 20, 7, 212.3, "done"});
+  EXPECT_EQ(r.state, "finished");
+  EXPECT_EQ(r.best_trial, 7);
+}
+
+TEST(codec, garbage_and_truncation_raise_decode_error) {
+  EXPECT_THROW(decode_envelope("\xc1\xff\x00garbage"), decode_error);
+  auto bytes = pack(make_envelope("s", 1, telemetry{1, 1, 1, 1}));
+  EXPECT_THROW(decode_envelope(bytes.substr(0, bytes.size() / 2)), decode_error);
+  EXPECT_THROW(decode_envelope(""), decode_error);
+  EXPECT_THROW(decode_envelope(pack(std::string("just a string"))), decode_error);
+}
+
+TEST(codec, future_schema_version_is_refused) {
+  auto e = make_envelope("s", 1, telemetry{});
+  e.v = schema_version + 1;
+  try {
+    decode_envelope(pack(e));
+    FAIL();
+  } catch (const decode_error& err) {
+    EXPECT_NE(std::string(err.what()).find("schema version 2"), std::string::npos);
+  }
+}
+
+TEST(codec, body_of_the_wrong_type_is_refused) {
+  auto e = make_envelope("s", 1, telemetry{});
+  EXPECT_THROW(body_of<trial_result>(e), decode_error);
+}
+
+TEST(topics, are_prefix_filterable) {
+  EXPECT_EQ(topics::trial_state("abc", 3), "trial.abc.3.state");
+  EXPECT_EQ(topics::trial_state("abc", 3).rfind(topics::trial_prefix("abc"), 0), 0u);
+  EXPECT_EQ(topics::telemetry("abc", 12), "telemetry.abc.12");
+  EXPECT_EQ(topics::proposal("abc"), "proposal.abc");
+}
+
+} // namespace
+} // namespace paratune::wire

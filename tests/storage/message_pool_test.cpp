@@ -1,0 +1,131 @@
+#include "storage/message_pool.hpp"
+
+#include <csignal>
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "messages/codec.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+class message_pool_test : public ::testing::Test {
+protected:
+  void SetUp() override { dir_ = test::make_temp_dir("pool"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<message_pool> open_pool() {
+    auto pool = message_pool::open(dir_);
+    EXPECT_TRUE(pool) << (pool ? "" : to_string(pool.error()));
+    return pool ? std::move(*pool) : nullptr;
+  }
+
+  static wire::envelope result(const std::string& session, int trial, double tflops) {
+    wire::trial_result r;
+    r.trial = trial;
+    r.status = "succeeded";
+    r.tflops_per_gpu = tflops;
+    r.config = {{"tp", "2"}, {"pp", "1"}};
+    return wire::make_envelope(session, trial, r);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(message_pool_test, appends_and_reads_back_in_order_after_reopen) {
+  {
+    auto pool = open_pool();
+    ASSERT_TRUE(pool);
+    EXPECT_EQ(*pool->append(result("s1", 1, 100)), 1u);
+    EXPECT_EQ(*pool->append(result("s2", 1, 50)), 2u);
+    EXPECT_EQ(*pool->append(result("s1", 2, 120)), 3u);
+    EXPECT_EQ(*pool->append(result("s1", 3, 130)), 4u);
+  }
+  auto pool = open_pool(); // continues the existing pool
+  ASSERT_TRUE(pool);
+  EXPECT_EQ(pool->next_seq(), 5u);
+  auto history = pool->session_history("s1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 3u);
+  EXPECT_EQ((*history)[0].seq, 1u);
+  EXPECT_EQ((*history)[1].seq, 3u);
+  EXPECT_EQ((*history)[2].seq, 4u);
+  auto third = wire::body_of<wire::trial_result>((*history)[2]);
+  EXPECT_EQ(third.trial, 3);
+  EXPECT_DOUBLE_EQ(third.tflops_per_gpu, 130);
+  EXPECT_EQ(third.config.at("tp"), "2");
+  EXPECT_EQ(*pool->append(result("s2", 2, 60)), 5u);
+  auto sessions = pool->sessions();
+  ASSERT_TRUE(sessions);
+  EXPECT_EQ(*sessions, (std::vector<std::string>{"s1", "s2"}));
+}
+
+TEST_F(message_pool_test, session_prefix_does_not_leak_into_longer_ids) {
+  auto pool = open_pool();
+  ASSERT_TRUE(pool->append(result("abc", 1, 1)));
+  ASSERT_TRUE(pool->append(result("abcd", 1, 2)));
+  EXPECT_EQ(pool->session_history("abc")->size(), 1u);
+  EXPECT_EQ(pool->session_history("abcd")->size(), 1u);
+  EXPECT_EQ(pool->session_history("ab")->size(), 0u);
+}
+
+TEST_F(message_pool_test, indexes_the_latest_record_of_each_trial) {
+  auto pool = open_pool();
+  wire::trial_started st;
+  st.trial = 7;
+  ASSERT_TRUE(pool->append(wire::make_envelope("s", 7, st)));
+  auto latest = pool->latest_trial_record("s", 7);
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->type, "trial_started");
+  ASSERT_TRUE(pool->append(result("s", 7, 99)));
+  latest = pool->latest_trial_record("s", 7);
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->type, "trial_result");
+  EXPECT_FALSE(pool->latest_trial_record("s", 8));
+}
+
+TEST_F(message_pool_test, a_second_writer_is_refused_with_a_clear_error) {
+  auto pool = open_pool();
+  auto second = message_pool::open(dir_);
+  ASSERT_FALSE(second);
+  EXPECT_NE(to_string(second.error()).find("cannot open message pool"), std::string::npos);
+}
+
+// A child process appends as fast as it can and is killed with SIGKILL at an
+// arbitrary moment. Every record that survived must be whole: decodable,
+// indexed by its session, and counted by next_seq.
+TEST_F(message_pool_test, crash_between_writes_leaves_no_half_record) {
+  for (int round = 0; round < 3; ++round) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto pool = message_pool::open(dir_);
+      if (!pool)
+        _exit(3);
+      for (int i = 1;; ++i)
+        (*pool)->append(result("crash", i, i));
+    }
+    usleep(150000 + round * 70000);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << status;
+  }
+  auto pool = open_pool();
+  ASSERT_TRUE(pool);
+  auto history = pool->session_history("crash");
+  ASSERT_TRUE(history) << to_string(history.error());
+  ASSERT_GT(history->size(), 10u);
+  EXPECT_EQ(pool->next_seq(), history->size() + 1);
+  for (size_t i = 0; i < history->size(); ++i) {
+    EXPECT_EQ((*history)[i].seq, i + 1);
+    EXPECT_NO_THROW(wire::body_of<wire::trial_result>((*history)[i]));
+  }
+}
+
+} // namespace
+} // namespace paratune
