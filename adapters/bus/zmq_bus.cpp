@@ -1,0 +1,194 @@
+#include "adapters/bus/zmq_bus.hpp"
+
+#include <array>
+
+#include <spdlog/spdlog.h>
+#include <zmq_addon.hpp>
+
+namespace paratune {
+
+namespace {
+
+constexpr int high_water_mark = 100000;
+constexpr auto poll_interval = std::chrono::milliseconds(5);
+
+void set_common(zmq::socket_t& s) {
+  s.set(zmq::sockopt::linger, 0); // never block context shutdown
+}
+
+std::string unique_suffix() {
+  static std::atomic<int> counter{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+} // namespace
+
+bus_endpoints bus_endpoints::inproc(const std::string& name) {
+  return {"inproc://" + name + "-pub", "inproc://" + name + "-sub"};
+}
+
+bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep)
+  : ctx_(ctx),
+    control_endpoint_("inproc://paratune-proxy-control-" + unique_suffix()),
+    xsub_(ctx, zmq::socket_type::xsub),
+    xpub_(ctx, zmq::socket_type::xpub) {
+  set_common(xsub_);
+  set_common(xpub_);
+  xsub_.set(zmq::sockopt::rcvhwm, high_water_mark);
+  xpub_.set(zmq::sockopt::sndhwm, high_water_mark);
+  xsub_.bind(ep.publish);
+  xpub_.bind(ep.subscribe);
+  zmq::socket_t ready(ctx_, zmq::socket_type::pair);
+  ready.bind(control_endpoint_ + "-ready");
+  thread_ = std::thread([this] {
+    zmq::socket_t control(ctx_, zmq::socket_type::pair);
+    set_common(control);
+    control.bind(control_endpoint_);
+    {
+      zmq::socket_t ready(ctx_, zmq::socket_type::pair);
+      ready.connect(control_endpoint_ + "-ready");
+      ready.send(zmq::str_buffer("up"), zmq::send_flags::none);
+    }
+    try {
+      zmq::proxy_steerable(xsub_, xpub_, zmq::socket_ref{}, control);
+    } catch (const zmq::error_t& e) {
+      if (e.num() != ETERM)
+        spdlog::error("bus proxy stopped: {}", e.what());
+    }
+  });
+  zmq::message_t up;
+  (void)ready.recv(up); // the control socket is bound before we return
+}
+
+bus_proxy::~bus_proxy() {
+  try {
+    zmq::socket_t control(ctx_, zmq::socket_type::pair);
+    set_common(control);
+    control.connect(control_endpoint_);
+    control.send(zmq::str_buffer("TERMINATE"), zmq::send_flags::none);
+  } catch (const zmq::error_t& e) {
+    spdlog::warn("bus proxy stop: {}", e.what());
+  }
+  thread_.join();
+}
+
+bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep)
+  : socket_(ctx, zmq::socket_type::pub) {
+  set_common(socket_);
+  socket_.set(zmq::sockopt::sndhwm, high_water_mark);
+  socket_.connect(ep.publish);
+}
+
+void bus_publisher::publish(const std::string& topic, const std::string& payload) {
+  std::array<unsigned char, 8> seq;
+  ++seq_;
+  for (int i = 0; i < 8; ++i)
+    seq[i] = static_cast<unsigned char>(seq_ >> (56 - 8 * i));
+  std::array<zmq::const_buffer, 3> parts{zmq::buffer(topic), zmq::buffer(payload),
+                                         zmq::buffer(seq)};
+  (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);
+}
+
+bus_subscriber::bus_subscriber(zmq::context_t& ctx, const bus_endpoints& ep) {
+  thread_ = std::thread([this, &ctx, ep] { run(ctx, ep); });
+  while (!started_)
+    std::this_thread::yield();
+}
+
+bus_subscriber::~bus_subscriber() {
+  stop_ = true;
+  thread_.join();
+}
+
+int bus_subscriber::subscribe(const std::string& prefix, handler h) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  const int id = next_id_++;
+  entries_.push_back({id, prefix, std::move(h)});
+  pending_.emplace_back(true, prefix);
+  return id;
+}
+
+void bus_subscriber::unsubscribe(int id) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (auto it = entries_.begin(); it != entries_.end(); ++it)
+    if (it->id == id) {
+      pending_.emplace_back(false, it->prefix);
+      entries_.erase(it);
+      return;
+    }
+}
+
+bool bus_subscriber::await_connected(bus_publisher& pub,
+                                     std::chrono::milliseconds timeout) {
+  const auto topic = "_hello." + unique_suffix();
+  std::atomic<bool> seen{false};
+  const int id = subscribe(topic, [&](const std::string&, const std::string&) { seen = true; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!seen && std::chrono::steady_clock::now() < deadline) {
+    pub.publish(topic, "hello");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  unsubscribe(id);
+  // Let the poller finish any hello it is dispatching before `seen` dies.
+  std::this_thread::sleep_for(2 * poll_interval);
+  return seen;
+}
+
+void bus_subscriber::apply_pending(zmq::socket_t& sub) {
+  std::vector<std::pair<bool, std::string>> work;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    work.swap(pending_);
+  }
+  for (const auto& [add, prefix] : work) {
+    if (add)
+      sub.set(zmq::sockopt::subscribe, prefix);
+    else
+      sub.set(zmq::sockopt::unsubscribe, prefix);
+  }
+}
+
+void bus_subscriber::dispatch(const std::string& topic, const std::string& payload) {
+  std::vector<handler> targets;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    for (const auto& e : entries_)
+      if (topic.compare(0, e.prefix.size(), e.prefix) == 0)
+        targets.push_back(e.h);
+  }
+  for (const auto& h : targets) {
+    try {
+      h(topic, payload);
+    } catch (const std::exception& e) {
+      ++dropped_;
+      spdlog::warn("bus handler for '{}' failed: {}", topic, e.what());
+    }
+  }
+}
+
+void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep) {
+  zmq::socket_t sub(ctx, zmq::socket_type::sub);
+  set_common(sub);
+  sub.set(zmq::sockopt::rcvhwm, high_water_mark);
+  sub.connect(ep.subscribe);
+  started_ = true;
+  zmq::pollitem_t items[] = {{sub.handle(), 0, ZMQ_POLLIN, 0}};
+  while (!stop_) {
+    apply_pending(sub);
+    zmq::poll(items, 1, poll_interval);
+    if (!(items[0].revents & ZMQ_POLLIN))
+      continue;
+    std::vector<zmq::message_t> frames;
+    while (zmq::recv_multipart(sub, std::back_inserter(frames), zmq::recv_flags::dontwait)) {
+      if (frames.size() < 2) {
+        ++dropped_;
+        spdlog::warn("bus: dropped a message with {} frame(s)", frames.size());
+      } else {
+        dispatch(frames[0].to_string(), frames[1].to_string());
+      }
+      frames.clear();
+    }
+  }
+}
+
+} // namespace paratune

@@ -1,0 +1,114 @@
+#include "adapters/process/child_process.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <system_error>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace paratune {
+
+namespace {
+
+/// Longest line kept; the rest of an over-long line is dropped so a child
+/// printing binary junk cannot exhaust memory.
+constexpr size_t max_line = 1 << 16;
+
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, int out_fd) {
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(out_fd, STDERR_FILENO);
+  close(out_fd);
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  const std::string msg = "exec " + argv[0] + " failed: " + std::strerror(errno) + "\n";
+  (void)!write(STDERR_FILENO, msg.data(), msg.size());
+  _exit(127);
+}
+
+} // namespace
+
+child_process::child_process(std::vector<std::string> argv, line_handler on_line,
+                             exit_handler on_exit)
+  : on_line_(std::move(on_line)), on_exit_(std::move(on_exit)) {
+  if (argv.empty())
+    throw std::invalid_argument("child_process: empty argv");
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe");
+  pid_ = fork();
+  if (pid_ < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::system_error(errno, std::generic_category(), "fork");
+  }
+  if (pid_ == 0) {
+    close(fds[0]);
+    exec_child(argv, fds[1]);
+  }
+  close(fds[1]);
+  reader_ = std::thread([this, fd = fds[0]] { read_loop(fd); });
+}
+
+child_process::~child_process() {
+  if (!finished_)
+    terminate(500);
+  if (reader_.joinable())
+    reader_.join();
+}
+
+void child_process::terminate(int grace_ms) {
+  if (finished_ || pid_ <= 0)
+    return;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (!finished_ && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!finished_)
+    kill(pid_, SIGKILL);
+}
+
+void child_process::read_loop(int fd) {
+  std::string line;
+  char buf[8192];
+  bool overflow = false;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buf[i] == '\n') {
+        if (on_line_)
+          on_line_(line);
+        line.clear();
+        overflow = false;
+      } else if (line.size() < max_line) {
+        line.push_back(buf[i]);
+      } else {
+        overflow = true;
+      }
+    }
+  }
+  (void)overflow;
+  if (!line.empty() && on_line_)
+    on_line_(line);
+  close(fd);
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status)
+                   : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+  finished_ = true;
+  if (on_exit_)
+    on_exit_(code);
+}
+
+} // namespace paratune

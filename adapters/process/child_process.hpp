@@ -1,0 +1,49 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace paratune {
+
+/// A child process started with fork and exec of an argv (never through a
+/// shell), its stdout and stderr merged into one pipe that a reader thread
+/// splits into lines.
+class child_process {
+public:
+  /// Called on the reader thread for every line (without the newline).
+  using line_handler = std::function<void(const std::string& line)>;
+  /// Called on the reader thread once, after the last line: the exit code,
+  /// or 128 + signal number when the child was killed.
+  using exit_handler = std::function<void(int status)>;
+
+  /// Starts argv[0] (a path) with the arguments. Throws std::system_error
+  /// when the pipe or fork fails; an exec failure shows as exit status 127
+  /// with a line saying why.
+  child_process(std::vector<std::string> argv, line_handler on_line, exit_handler on_exit);
+  /// Kills the child if it still runs and joins the reader thread.
+  ~child_process();
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  /// SIGTERM, then SIGKILL after `grace_ms`. Safe from any thread.
+  void terminate(int grace_ms = 2000);
+  bool finished() const { return finished_; }
+
+private:
+  void read_loop(int fd);
+
+  pid_t pid_ = -1;
+  line_handler on_line_;
+  exit_handler on_exit_;
+  std::atomic<bool> finished_{false};
+  std::thread reader_;
+};
+
+} // namespace paratune
