@@ -21,6 +21,11 @@ struct perf_calibration {
   double overlap_slowdown = 1.0;        ///< multiplies the compute slowdown under overlap
   double memory_overhead_scale = 1.0;   ///< multiplies allocator/context overhead
   double straggler = 1.0;               ///< slowest-rank factor on step time (>= 1)
+
+  // The software stack the job runs on. Not perturbed: these are facts
+  // about the framework version, not constants of the hardware.
+  bool flash_attention = true;  ///< fused attention: no a*s^2 scores in memory or HBM traffic
+  bool tp_comm_overlap = false; ///< --tp-comm-overlap (TE userbuffers) hides most TP traffic
 };
 
 /// Memory of one pipeline stage's busiest GPU, in MiB.

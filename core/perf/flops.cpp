@@ -1,0 +1,57 @@
+#include "core/perf/flops.hpp"
+
+#include <algorithm>
+
+namespace paratune {
+
+namespace {
+
+double tokens_per_iteration(const perf_context& x) { return x.gbs * x.seq; }
+
+// Attention-score FLOPs (Q K^T and A V) of all layers, forward only,
+// counting the full s x s matrix.
+double attention_score_forward(const perf_context& x) {
+  return 4 * tokens_per_iteration(x) * x.seq * x.q * x.layers;
+}
+
+} // namespace
+
+double model_flops_noncausal(const perf_context& x) {
+  const double h = x.h;
+  const double gated = x.swiglu ? 1.5 : 1.0;
+  const double f = x.moe ? x.moe_ffn : x.ffn;
+  const double k = x.moe ? x.topk : 1.0;
+  const double term = (1 + x.kv_heads / x.heads + x.seq / h) * (x.q / h)
+                      + (f / h) * k * gated + x.vocab / (2 * x.layers * h);
+  return 12 * tokens_per_iteration(x) * x.layers * h * h * term;
+}
+
+double recomputed_layer_fraction(const perf_context& x) {
+  const auto& c = *x.config;
+  if (c.recompute != recompute_mode::full)
+    return 0;
+  if (!c.recompute_block || c.recompute_layers <= 0)
+    return 1; // uniform recomputes every layer, whatever its group size
+  double recomputed = 0;
+  for (int l : x.stage_layers)
+    recomputed += std::min<double>(l, double(c.recompute_layers) * x.vpp);
+  return recomputed / x.layers;
+}
+
+iteration_flops count_flops(const perf_context& x) {
+  iteration_flops f;
+  f.model = model_flops_noncausal(x);
+  const double scores = attention_score_forward(x);
+  // Forward + backward = 3x forward; causal masking halves the scores.
+  f.model_causal = f.model - 3 * scores / 2;
+  const double logits = 6 * tokens_per_iteration(x) * x.h * x.vocab;
+  const double layer_forward = (f.model - logits) / 3;
+  f.hardware = f.model;
+  if (x.config->recompute == recompute_mode::full)
+    f.hardware += layer_forward * recomputed_layer_fraction(x);
+  else if (x.config->recompute == recompute_mode::selective)
+    f.hardware += scores;
+  return f;
+}
+
+} // namespace paratune

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/perf/perf_context.hpp"
+
+namespace paratune {
+
+/// FLOPs of one training iteration (forward + backward, all GPUs together).
+struct iteration_flops {
+  double model = 0;         ///< Megatron <= 0.15 / Korthikanti: non-causal attention
+  double model_causal = 0;  ///< Megatron 0.16+ / MaxText: attention scores halved
+  double hardware = 0;      ///< model (non-causal) plus recomputed forward work
+};
+
+/// Megatron's num_floating_point_operations of the r0.8..0.15 era:
+/// 12 B s L h^2 ((1 + g/a + s/h) q/h + (f/h) k gated + V/(2 L h)).
+double model_flops_noncausal(const perf_context& x);
+
+/// Fraction of the transformer layers whose forward runs twice.
+double recomputed_layer_fraction(const perf_context& x);
+
+iteration_flops count_flops(const perf_context& x);
+
+} // namespace paratune

@@ -1,0 +1,188 @@
+#include "core/perf/memory_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paratune {
+
+namespace {
+
+constexpr double mib = 1024.0 * 1024.0;
+
+// Shards of the dense optimizer state: DP times CP (CP ranks hold the same
+// weights and reduce their gradients together).
+int dense_shards(const perf_context& x) { return x.dp * x.cp; }
+
+int expert_shards(const perf_context& x) {
+  return std::max(1, x.world / (x.tp * x.ep * x.pp));
+}
+
+// MoE MLP activations per token on one GPU: each of the top-k copies keeps
+// its permuted input, the up projection and the activation, plus the
+// dispatch and combine buffers; experts see uneven loads (x1.1).
+double moe_mlp_activation(const perf_context& x) {
+  const double up = (x.swiglu ? 2 : 1) * x.moe_ffn;
+  const double per_copy = 2 * x.h + 2 * up / x.tp + 2 * x.moe_ffn / x.tp;
+  return 1.1 * x.topk * per_copy + 4 * x.topk * x.h / (x.sp ? x.tp : 1);
+}
+
+double dense_mlp_activation(const perf_context& x) {
+  const double up = (x.swiglu ? 2 : 1) * x.ffn;
+  return (2 * up + 2 * x.ffn) / x.tp;
+}
+
+// Stored attention scores without flash attention: softmax output, and
+// with dropout also its mask and output (5 a s^2 b / t bytes).
+double score_activation(const perf_context& x) {
+  const bool kept = !x.cal.flash_attention
+                    && x.config->recompute == recompute_mode::none;
+  if (!kept)
+    return 0;
+  return (x.dropout ? 5 : 2) * (x.heads / x.tp) * x.seq;
+}
+
+} // namespace
+
+param_bytes bytes_per_param(precision p, bool dist_opt, int shards) {
+  param_bytes b;
+  const double sharded = dist_opt ? 1.0 / std::max(1, shards) : 1.0;
+  if (p == precision::fp16) {
+    b.weights = 2;
+    b.gradients = 2;
+    b.optimizer = 16 * sharded; // fp32 master, fp32 grad copy, Adam m and v
+  } else {
+    b.weights = 2;
+    b.gradients = 4;            // fp32 main grads
+    b.optimizer = 12 * sharded; // fp32 master, Adam m and v
+  }
+  return b;
+}
+
+stage_params params_on_stage(const perf_context& x, int stage) {
+  stage_params s;
+  const double layers = x.stage_layers[stage];
+  const double norms = 2 * (x.rmsnorm ? 1 : 2) * x.h;
+  const double router = x.moe ? x.h * x.experts : 0;
+  // Norms and router are replicated across TP; the rest is split.
+  s.dense = layers * ((x.layer_params - norms - router) / x.tp + norms + router);
+  s.experts = layers * x.layer_expert_params / (x.ep * x.tp);
+  const bool last = stage == x.pp - 1;
+  if (stage == 0)
+    s.dense += x.embedding_params / x.tp;
+  // The output layer: its own weights when untied; a copy of the embedding
+  // on the last stage when tied and pipelined.
+  if (last && (!x.tied || x.pp > 1))
+    s.dense += x.embedding_params / x.tp;
+  if (last)
+    s.dense += (x.rmsnorm ? 1 : 2) * x.h;
+  return s;
+}
+
+double layer_activation_bytes(const perf_context& x) {
+  const double seq_split = x.sp ? x.tp : 1;
+  // Norm inputs (2 x 2), QKV and fc1 inputs (2 + 2), dropout masks (2 x 1):
+  // Korthikanti's "10", replicated across TP unless SP splits it.
+  const double replicated = (8 + (x.dropout ? 2 : 0)) * x.h / seq_split;
+  // Q, K, V and the attention output (the out-projection input).
+  const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local);
+  const double mlp = x.moe ? moe_mlp_activation(x) : dense_mlp_activation(x);
+  return x.tokens * (replicated + attention + mlp + score_activation(x));
+}
+
+double layer_checkpoint_bytes(const perf_context& x) {
+  return 2 * x.tokens * x.h / (x.sp ? x.tp : 1);
+}
+
+double in_flight_micro_batches(const perf_context& x, int stage) {
+  const double m = x.micro_batches;
+  if (x.vpp <= 1)
+    return std::min<double>(x.pp - stage, m);
+  const double chunks = 2.0 * (x.pp - stage - 1) + double(x.vpp - 1) * x.pp + 1;
+  return std::min(chunks, m * x.vpp) / x.vpp;
+}
+
+namespace {
+
+// Layers of a stage (per micro-batch in flight) that keep only their input
+// under full recompute, and the working set recomputed during backward.
+struct recompute_split {
+  double checkpointed = 0;  ///< layers storing their input only
+  double stored = 0;        ///< layers storing everything
+  double checkpoints = 0;   ///< inputs kept (one per uniform group)
+  double working = 0;       ///< layers rematerialised at once in backward
+};
+
+recompute_split split_layers(const perf_context& x, int stage) {
+  const auto& c = *x.config;
+  const double layers = x.stage_layers[stage];
+  recompute_split r;
+  if (c.recompute != recompute_mode::full) {
+    r.stored = layers;
+    return r;
+  }
+  const double group = c.recompute_layers > 0 ? c.recompute_layers : 1;
+  if (c.recompute_block && c.recompute_layers > 0) {
+    r.checkpointed = std::min(layers, group * x.vpp);
+    r.stored = layers - r.checkpointed;
+    r.checkpoints = r.checkpointed;
+    r.working = 1;
+  } else {
+    r.checkpointed = layers;
+    r.checkpoints = std::ceil(layers / group);
+    r.working = std::min(layers, group);
+  }
+  return r;
+}
+
+double embedding_activation_bytes(const perf_context& x) {
+  const double ids = 8 * x.mbs * x.seq_local;
+  const double mask = x.dropout ? x.tokens * x.h / (x.sp ? x.tp : 1) : 0;
+  return ids + mask;
+}
+
+} // namespace
+
+double stage_activation_bytes(const perf_context& x, int stage) {
+  const double full = layer_activation_bytes(x);
+  const double in_flight = in_flight_micro_batches(x, stage);
+  const recompute_split r = split_layers(x, stage);
+  double bytes = in_flight * (r.stored * full + r.checkpoints * layer_checkpoint_bytes(x));
+  bytes += r.working * full; // one micro-batch rematerialised in backward
+  if (stage == 0)
+    bytes += in_flight * embedding_activation_bytes(x);
+  return bytes;
+}
+
+double logits_bytes(const perf_context& x) {
+  const double logits = x.tokens * x.vocab / x.tp;
+  // Unfused: bf16 logits, their fp32 copy and the fp32 softmax kept for
+  // backward. Fused cross-entropy works in place on the bf16 logits.
+  const double per_logit = x.config->fused_ce ? 4 : 10;
+  // Final norm input and output.
+  const double norm = 4 * x.tokens * x.h / (x.sp ? x.tp : 1);
+  return logits * per_logit + norm;
+}
+
+memory_breakdown stage_memory(const perf_context& x, int stage) {
+  memory_breakdown b;
+  b.stage = stage;
+  const stage_params params = params_on_stage(x, stage);
+  const param_bytes dense = bytes_per_param(x.prec, x.config->dist_opt, dense_shards(x));
+  const param_bytes expert = bytes_per_param(x.prec, x.config->dist_opt, expert_shards(x));
+  // FP8 keeps an fp8 copy (and transpose) of each weight next to bf16.
+  const double fp8_cache = x.prec == precision::fp8 ? 1.0 : 0.0;
+  b.weights_mib = (params.dense * (dense.weights + fp8_cache)
+                   + params.experts * (expert.weights + fp8_cache)) / mib;
+  b.gradients_mib = (params.dense * dense.gradients + params.experts * expert.gradients) / mib;
+  b.optimizer_mib = (params.dense * dense.optimizer + params.experts * expert.optimizer) / mib;
+  b.activations_mib = stage_activation_bytes(x, stage) / mib;
+  b.logits_mib = stage == x.pp - 1 ? logits_bytes(x) / mib : 0;
+  const double scale = x.cal.memory_overhead_scale;
+  b.overhead_mib = scale * (x.profile->context_mib
+                            + x.profile->fragmentation * (b.activations_mib + b.logits_mib));
+  b.total_mib = b.weights_mib + b.gradients_mib + b.optimizer_mib
+                + b.activations_mib + b.logits_mib + b.overhead_mib;
+  return b;
+}
+
+} // namespace paratune

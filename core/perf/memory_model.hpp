@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/perf/perf_context.hpp"
+
+namespace paratune {
+
+/// Bytes per parameter of each state, following Megatron's distributed
+/// optimizer table: bf16 18 = 2 + 4 + 12 (6 + 12/d sharded), fp16 20 =
+/// 2 + 2 + 16 (4 + 16/d sharded). `shards` is the data-parallel size the
+/// distributed optimizer divides the optimizer state by (1 without it).
+struct param_bytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+param_bytes bytes_per_param(precision p, bool dist_opt, int shards);
+
+/// Parameters one GPU of pipeline stage `stage` holds.
+struct stage_params {
+  double dense = 0;    ///< replicated over DP (x CP)
+  double experts = 0;  ///< replicated over expert-DP
+  double total() const { return dense + experts; }
+};
+stage_params params_on_stage(const perf_context& x, int stage);
+
+/// Activation bytes one transformer layer keeps for one micro-batch on one
+/// GPU when nothing is recomputed (Korthikanti Table 2, generalised to
+/// SwiGLU, GQA, MoE and CP; no a*s^2 term with flash attention).
+double layer_activation_bytes(const perf_context& x);
+/// What a fully recomputed layer keeps: its input.
+double layer_checkpoint_bytes(const perf_context& x);
+/// Micro-batches (in units of a whole stage) stage `stage` holds at peak:
+/// min(p - i, m) for 1F1B, the interleaved warm-up count / v otherwise.
+double in_flight_micro_batches(const perf_context& x, int stage);
+/// All activation bytes of stage `stage` at its peak, recompute included.
+double stage_activation_bytes(const perf_context& x, int stage);
+/// Output layer and loss buffers of the last stage (one micro-batch).
+double logits_bytes(const perf_context& x);
+
+memory_breakdown stage_memory(const perf_context& x, int stage);
+
+} // namespace paratune

@@ -1,0 +1,85 @@
+#include "core/perf/perf_context.hpp"
+
+#include <algorithm>
+
+#include "core/megatron_rules.hpp"
+
+namespace paratune {
+
+namespace {
+
+void set_model(perf_context& x, const model_spec& m, int tp) {
+  x.h = m.hidden;
+  x.heads = m.heads;
+  x.kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  x.head_dim = m.head_size();
+  x.q = x.heads * x.head_dim;
+  x.kv = x.kv_heads * x.head_dim;
+  x.ffn = m.ffn;
+  x.moe = m.is_moe();
+  x.moe_ffn = x.moe ? (m.moe_ffn > 0 ? m.moe_ffn : m.ffn) : 0;
+  x.experts = m.experts;
+  x.topk = x.moe ? std::max(1, m.topk) : 0;
+  x.vocab = double(m.padded_vocab(tp));
+  x.layers = m.layers;
+  x.swiglu = m.swiglu;
+  x.tied = m.tied_embeddings;
+  x.rmsnorm = m.rmsnorm;
+  // GPT-style models (LayerNorm, GeLU) train with dropout 0.1 and keep
+  // 1-byte masks; Llama-style models (SwiGLU) train with dropout 0.
+  x.dropout = !m.swiglu;
+}
+
+void set_params(perf_context& x) {
+  const double gated = x.swiglu ? 3 : 2;
+  const double norms = 2 * (x.rmsnorm ? 1 : 2) * x.h;
+  const double attention = 2 * x.h * x.q + 2 * x.h * x.kv;
+  x.layer_params = attention + norms;
+  if (x.moe) {
+    x.layer_params += x.h * x.experts; // router
+    x.layer_expert_params = x.experts * gated * x.h * x.moe_ffn;
+  } else {
+    x.layer_params += gated * x.h * x.ffn;
+  }
+  x.embedding_params = x.vocab * x.h;
+}
+
+} // namespace
+
+perf_context make_context(const model_spec& m, const cluster_spec& cluster,
+                          int world_size, const training_config& c, precision p,
+                          const perf_calibration& cal) {
+  perf_context x;
+  x.model = &m;
+  x.cluster = &cluster;
+  x.config = &c;
+  x.profile = &profile_for(cluster.device);
+  x.cal = cal;
+  x.prec = p;
+  set_model(x, m, c.tp);
+  x.world = std::max(1, world_size);
+  x.tp = std::max(1, c.tp);
+  x.pp = std::max(1, c.pp);
+  x.cp = std::max(1, c.cp);
+  x.ep = std::max(1, c.ep);
+  x.vpp = std::max(1, c.vpp);
+  x.dp = std::max(1, c.data_parallel(world_size));
+  x.mbs = std::max(1, c.mbs);
+  x.gbs = std::max(1, c.gbs);
+  x.seq = c.seq;
+  x.micro_batches = std::max(1, c.micro_batches(world_size));
+  if (c.micro_batches(world_size) == 0) // gbs not divisible: round up
+    x.micro_batches = std::max(1, int((x.gbs + x.mbs * x.dp - 1) / (x.mbs * x.dp)));
+  x.sp = c.sp && x.tp > 1;
+  x.stage_layers = stage_layers(m, c);
+  if (x.stage_layers.empty()) // invalid split: spread as evenly as possible
+    for (int i = 0; i < x.pp; ++i)
+      x.stage_layers.push_back(m.layers / x.pp + (i < m.layers % x.pp ? 1 : 0));
+  x.seq_local = x.seq / x.cp;
+  x.tokens = x.mbs * x.seq_local;
+  x.kv_local = std::max(x.kv / x.tp, x.head_dim);
+  set_params(x);
+  return x;
+}
+
+} // namespace paratune

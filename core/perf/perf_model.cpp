@@ -1,0 +1,78 @@
+#include "core/perf/perf_model.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/perf/flops.hpp"
+#include "core/perf/memory_model.hpp"
+#include "core/perf/perf_context.hpp"
+#include "core/perf/time_model.hpp"
+
+namespace paratune {
+
+namespace {
+
+double total(const time_breakdown& t) {
+  return t.compute_s + t.recompute_s + t.tp_comm_s + t.dp_comm_s + t.pp_comm_s
+         + t.ep_comm_s + t.cp_comm_s + t.bubble_s + t.optimizer_s + t.other_s;
+}
+
+const char* largest_part(const time_breakdown& t) {
+  const std::pair<const char*, double> parts[] = {
+      {"compute", t.compute_s},     {"recompute", t.recompute_s},
+      {"tp_comm", t.tp_comm_s},     {"dp_comm", t.dp_comm_s},
+      {"pp_comm", t.pp_comm_s},     {"ep_comm", t.ep_comm_s},
+      {"cp_comm", t.cp_comm_s},     {"bubble", t.bubble_s},
+      {"optimizer", t.optimizer_s}, {"other", t.other_s}};
+  const auto* best = std::max_element(
+      std::begin(parts), std::end(parts),
+      [](const auto& a, const auto& b) { return a.second < b.second; });
+  return best->first;
+}
+
+void fill_memory(const perf_context& x, const cluster_spec& cluster,
+                 perf_prediction& out) {
+  out.stages.reserve(x.pp);
+  for (int i = 0; i < x.pp; ++i)
+    out.stages.push_back(stage_memory(x, i));
+  out.peak = *std::max_element(
+      out.stages.begin(), out.stages.end(),
+      [](const auto& a, const auto& b) { return a.total_mib < b.total_mib; });
+  out.peak_memory_mib = out.peak.total_mib;
+  out.memory_limit_mib = cluster.memory_mib();
+  out.margin = x.profile->margin;
+  out.fits = out.peak_memory_mib * (1 + out.margin) <= out.memory_limit_mib;
+}
+
+void fill_rates(const perf_context& x, const cluster_spec& cluster, precision p,
+                perf_prediction& out) {
+  const iteration_flops f = count_flops(x);
+  const double t = out.iteration_time_s;
+  const double gpus = x.world;
+  const double peak = cluster.device.peak_tflops(p) * 1e12;
+  out.tflops_per_gpu = f.model / (t * gpus) / 1e12;
+  out.mfu = f.model / (t * gpus * peak);
+  out.mfu_causal = f.model_causal / (t * gpus * peak);
+  out.hfu = f.hardware / (t * gpus * peak);
+  out.tokens_per_s_per_gpu = x.gbs * x.seq / (t * gpus);
+}
+
+} // namespace
+
+perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
+                        int world_size, const training_config& c, precision p,
+                        const perf_calibration& cal) {
+  const perf_context x = make_context(m, cluster, world_size, c, p, cal);
+  perf_prediction out;
+  fill_memory(x, cluster, out);
+  out.time = time_iteration(x);
+  const double base = total(out.time);
+  const double straggler = std::max(1.0, cal.straggler);
+  out.time.other_s += base * (straggler - 1);
+  out.iteration_time_s = base * straggler;
+  fill_rates(x, cluster, p, out);
+  out.limiting_factor = out.fits ? largest_part(out.time) : "memory";
+  return out;
+}
+
+} // namespace paratune
