@@ -1,0 +1,30 @@
+#include "adapters/megatron/megatron_log.hpp"
+
+#include "adapters/megatron/text_scan.hpp"
+
+namespace paratune {
+
+const char* to_string(log_error_kind k) {
+  switch (k) {
+  case log_error_kind::oom: return "oom";
+  case log_error_kind::nccl_timeout: return "nccl_timeout";
+  case log_error_kind::config_invalid: return "config_invalid";
+  case log_error_kind::nan: return "nan";
+  case log_error_kind::other: return "other";
+  }
+  return "other";
+}
+
+std::optional<std::string_view> find_value(const iteration_record& r, std::string_view key) {
+  for (const auto& [k, v] : r.values)
+    if (k == key) return std::string_view(v);
+  return std::nullopt;
+}
+
+std::optional<double> find_number(const iteration_record& r, std::string_view key) {
+  const auto v = find_value(r, key);
+  if (!v) return std::nullopt;
+  return scan::leading_double(*v);
+}
+
+} // namespace paratune
