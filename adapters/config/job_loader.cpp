@@ -1,0 +1,137 @@
+#include "adapters/config/job_loader.hpp"
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "adapters/config/catalog.hpp"
+#include "adapters/config/yaml_fields.hpp"
+#include "core/input_error.hpp"
+#include "core/megatron_rules.hpp"
+
+namespace paratune {
+
+using yaml_fields::optional;
+using yaml_fields::required;
+
+namespace {
+
+std::string scalar_text(const YAML::Node& n, const std::string& where) {
+  if (!n.IsScalar())
+    throw input_error(where + ": expected a single value");
+  return n.as<std::string>();
+}
+
+training_config read_initial(const YAML::Node& node, const std::string& where) {
+  if (!node || !node.IsMap())
+    throw input_error(where + ": missing field 'initial' (the first configuration, "
+                              "e.g. {tp: 1, pp: 1, mbs: 1, gbs: 512, seq: 4096})");
+  for (const char* key : {"gbs", "seq"})
+    if (!node[key])
+      throw input_error(where + ": initial: missing field '" + std::string(key) + "'");
+  training_config c;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    try {
+      set_value(c, key, scalar_text(kv.second, where + ": initial: " + key));
+    } catch (const input_error& e) {
+      throw input_error(where + ": initial: " + e.what());
+    }
+  }
+  return c;
+}
+
+std::map<std::string, std::vector<std::string>>
+read_search(const YAML::Node& node, const std::string& where) {
+  std::map<std::string, std::vector<std::string>> out;
+  if (!node.IsMap())
+    throw input_error(where + ": search: expected a mapping of key -> list of values");
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    const auto field = where + ": search: " + key;
+    if (!kv.second.IsSequence() || kv.second.size() == 0)
+      throw input_error(field + ": expected a non-empty list of values");
+    training_config probe;
+    for (const auto& v : kv.second) {
+      auto text = scalar_text(v, field);
+      try {
+        set_value(probe, key, text);
+      } catch (const input_error& e) {
+        throw input_error(where + ": search: " + e.what());
+      }
+      out[key].push_back(get_value(probe, key)); // normalized (1 -> true ...)
+    }
+  }
+  return out;
+}
+
+/// True when at least one combination of the search space passes the rules.
+bool any_valid(const job_spec& job) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> dims(job.search.begin(),
+                                                                     job.search.end());
+  training_config c = job.initial;
+  std::function<bool(size_t)> walk = [&](size_t i) {
+    if (i == dims.size())
+      return check_megatron_rules(job.model, c, job.world_size()).empty();
+    for (const auto& v : dims[i].second) {
+      set_value(c, dims[i].first, v);
+      if (walk(i + 1))
+        return true;
+    }
+    return false;
+  };
+  return walk(0);
+}
+
+} // namespace
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw input_error(path + ": cannot read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+job_spec load_job(const std::string& path) {
+  const auto root = yaml_fields::load_file(path);
+  job_spec job;
+  job.name = optional<std::string>(root, "name", path, "job");
+  const auto model = required<std::string>(root, "model", path);
+  const auto cluster = required<std::string>(root, "cluster", path);
+  try {
+    job.model = load_model(model);
+    job.cluster = load_cluster(cluster);
+  } catch (const input_error& e) {
+    throw input_error(path + ": " + e.what());
+  }
+  job.nodes = optional<int>(root, "nodes", path, 1);
+  if (job.nodes < 1)
+    throw input_error(path + ": field 'nodes' must be at least 1");
+  const auto prec = optional<std::string>(root, "precision", path, "bf16");
+  if (!parse_precision(prec, job.prec))
+    throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"
+                      + prec + "'");
+  job.initial = read_initial(root["initial"], path);
+  job.trials = optional<int>(root, "trials", path, 20);
+  if (job.trials < 1)
+    throw input_error(path + ": field 'trials' must be at least 1");
+  if (auto sim = root["simulation"]) {
+    job.seed = optional<uint64_t>(sim, "seed", path + ": simulation", 1);
+    job.train_iters = optional<int>(sim, "train_iters", path + ": simulation", 12);
+    if (job.train_iters < 4)
+      throw input_error(path + ": simulation: field 'train_iters' must be at least 4 "
+                               "(warm-up iterations are not scored)");
+  }
+  job.search = root["search"]
+                 ? read_search(root["search"], path)
+                 : default_search_space(job.model, job.cluster, job.world_size(), job.initial);
+  if (!any_valid(job))
+    throw input_error(path + ": search: no configuration in the search space passes "
+                             "Megatron's rules for " + job.model.name + " on "
+                      + std::to_string(job.world_size()) + " devices");
+  return job;
+}
+
+} // namespace paratune

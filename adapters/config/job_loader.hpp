@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+
+#include "core/job_spec.hpp"
+
+namespace paratune {
+
+/// Reads a tuning job from YAML:
+///
+///   name: llama3-8b-a100x8
+///   model: llama3-8b            # catalog name or a model YAML path
+///   cluster: dgx-a100-80g       # catalog name or a cluster YAML path
+///   nodes: 1
+///   precision: fp16
+///   initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}
+///   search:                     # optional; the default space when absent
+///     tp: [1, 2, 4, 8]
+///   trials: 20
+///   simulation: {seed: 7, train_iters: 12}
+///
+/// Throws input_error naming the file and the field that is missing or
+/// wrong, or saying that the search space holds no valid configuration.
+job_spec load_job(const std::string& path);
+
+/// The job file's text (stored in the pool with the session).
+std::string read_text_file(const std::string& path);
+
+} // namespace paratune

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/perf/perf_model.hpp"
+#include "core/trial_outcome.hpp"
+
+namespace paratune {
+
+/// The pre-launch memory screen: the model's peak estimate, corrected by
+/// what this session measured.
+///
+/// Memory errors are mostly a fixed offset (allocator, context, workspaces
+/// the model does not see), so the measured - predicted difference of the
+/// nearest successful run is added to the prediction. Without measurements
+/// the model's own margin stands in. An OOM also teaches locally: a close
+/// neighbour predicted to need about as much memory is refused too.
+class memory_screen {
+public:
+  using predictor = std::function<const perf_prediction&(const training_config&)>;
+
+  memory_screen(const std::vector<trial_outcome>& history, predictor predict);
+
+  /// Why `c` cannot fit, or nothing.
+  std::optional<std::string> check(const training_config& c, const perf_prediction& p) const;
+
+  /// The corrected peak estimate in MiB, and whether a measurement backs it.
+  std::pair<double, bool> corrected_peak(const training_config& c,
+                                         const perf_prediction& p) const;
+
+private:
+  const std::vector<trial_outcome>& history_;
+  predictor predict_;
+};
+
+/// How different two configurations are: structural keys (tp, pp, cp, ep)
+/// weigh 3, mbs, recompute and vpp 2, flags 1.
+int config_distance(const training_config& a, const training_config& b);
+
+} // namespace paratune

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+/// Everything fixed for a tuning session that the reasoner needs.
+struct tuning_context {
+  model_spec model;
+  cluster_spec cluster;
+  int world_size = 8;
+  precision prec = precision::bf16;
+  /// The job's first configuration. Keys outside `search` keep its values.
+  training_config initial;
+  /// Tunable keys and the values each may take; other keys stay fixed.
+  std::map<std::string, std::vector<std::string>> search;
+};
+
+/// One change of one key, as OptiCo writes it.
+struct config_change {
+  std::string key;
+  std::string from;
+  std::string to;
+};
+
+/// The name OptiCo's tables use for a canonical key: mbs -> MBS,
+/// recompute -> AC, overlap_grad -> OVERLAP_GRAD_REDUCE, ...
+std::string display_name(const std::string& key);
+
+/// "Change AC from full to none." (several changes joined by "; ").
+std::string change_text(const std::vector<config_change>& changes);
+
+/// The changes between two configurations, canonical key order.
+std::vector<config_change> diff(const training_config& from,
+                                const training_config& to);
+
+} // namespace paratune

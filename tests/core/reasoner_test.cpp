@@ -1,0 +1,196 @@
+#include "core/reasoning/reasoner.hpp"
+#include "core/reasoning/safety_guards.hpp"
+
+#include <gtest/gtest.h>
+
+namespace paratune {
+namespace {
+
+model_spec gpt3_7b() {
+  model_spec m;
+  m.name = "gpt3-7b"; m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 32;
+  m.ffn = 16384; m.vocab = 50257; m.rmsnorm = false; m.tied_embeddings = true;
+  return m;
+}
+
+cluster_spec a100() {
+  cluster_spec c;
+  c.name = "dgx-a100-80g";
+  c.device = {"A100-SXM4-80GB", 312, 0, 80, 2039, false};
+  c.devices_per_node = 8;
+  c.scale_up = {"NVLink3", 300, 10};
+  c.scale_out = {"IB-HDR", 25, 20};
+  return c;
+}
+
+/// The appendix D situation: GPT3-7B on 16 A100s, fp16, GBS 1024, seq 4096.
+training_config base_config();
+
+tuning_context appendix_d_context() {
+  tuning_context ctx;
+  ctx.initial = base_config();
+  ctx.model = gpt3_7b();
+  ctx.cluster = a100();
+  ctx.world_size = 16;
+  ctx.prec = precision::fp16;
+  ctx.search = {{"mbs", {"1", "2", "4", "8"}}, {"tp", {"1", "2", "4", "8"}},
+                {"pp", {"1", "2", "4", "8"}}, {"recompute", {"none", "selective", "full"}},
+                {"recompute_layers", {"0", "1", "2"}},
+                {"overlap_grad", {"false", "true"}}, {"overlap_param", {"false", "true"}},
+                {"fused_ce", {"false", "true"}}};
+  return ctx;
+}
+
+training_config base_config() {
+  return parse_config("tp=1,pp=1,mbs=2,gbs=1024,seq=4096,dist_opt=true,overlap_grad=true,"
+                      "overlap_param=true,fused_ce=true");
+}
+
+trial_outcome oom(training_config c) {
+  trial_outcome r;
+  r.config = c;
+  r.status = trial_status::failed;
+  r.failure = failure_kind::oom;
+  r.blamed = {"mbs"};
+  r.memory_limit_mib = 81920;
+  r.reason = "MICRO_BATCH_SIZE caused CUDA OutOfMemoryError (Confidence: 92)";
+  return r;
+}
+
+trial_outcome ran(training_config c, double mfu, double mem_mib, double gpu) {
+  trial_outcome r;
+  r.config = c;
+  r.mfu = mfu;
+  r.tflops_per_gpu = mfu * 312;
+  r.peak_memory_mib = mem_mib;
+  r.memory_limit_mib = 81920;
+  r.gpu_util_pct = gpu;
+  return r;
+}
+
+std::vector<trial_outcome> appendix_d_history() {
+  std::vector<trial_outcome> h;
+  auto c = base_config();
+  auto with = [&](const char* text) { return parse_config(text, c); };
+  h.push_back(oom(with("mbs=8,recompute=selective")));
+  h.push_back(oom(with("mbs=4,recompute=selective")));
+  h.push_back(ran(with("mbs=1,recompute=full"), 0.40, 30000, 70));
+  h.push_back(oom(with("mbs=4,recompute=none")));
+  // The current run, last row: MFU 0.44, 73% busy, 44402 MiB (54%).
+  h.push_back(ran(with("mbs=2,recompute=full,recompute_layers=2"), 0.440064, 44402, 73.4184));
+  return h;
+}
+
+TEST(reasoner, appendix_d_turns_recomputation_off_and_never_proposes_micro_batch_4) {
+  auto ctx = appendix_d_context();
+  auto history = appendix_d_history();
+  auto a = analyze(ctx, history);
+  EXPECT_EQ(a.health.state, health_state::performance_tune);
+  EXPECT_EQ(a.base_trial, 4); // the current run, the last row
+  ASSERT_TRUE(a.selected);
+  EXPECT_EQ(a.selected->config.recompute, recompute_mode::none) << a.reasoning;
+  EXPECT_NE(a.selected->text.find("AC from full to none"), std::string::npos)
+    << a.selected->text;
+  for (const auto& s : a.ranked) {
+    EXPECT_FALSE(s.config.mbs >= 4 && s.config.tp == 1 && s.config.pp == 1)
+      << "proposed a known failure: " << s.text;
+    for (const auto& h : history)
+      EXPECT_FALSE(s.config == h.config) << "duplicate: " << s.text;
+  }
+  EXPECT_NE(a.reasoning.find("PERFORMANCE_TUNE"), std::string::npos);
+}
+
+TEST(reasoner, health_states_follow_optico_thresholds) {
+  auto c = base_config();
+  EXPECT_EQ(diagnose_health(ran(c, 0.2, 20000, 40)).state, health_state::severely_underutilized);
+  c.pp = 4;
+  EXPECT_EQ(diagnose_health(ran(c, 0.45, 60000, 70)).state, health_state::high_pp_overhead);
+  c.pp = 1;
+  EXPECT_EQ(diagnose_health(ran(c, 0.55, 79000, 90)).state, health_state::memory_bound);
+  EXPECT_EQ(diagnose_health(ran(c, 0.55, 50000, 90)).state, health_state::performance_tune);
+  EXPECT_STREQ(directive_of(health_state::high_pp_overhead), "REDUCE_PIPELINE_DEPTH");
+}
+
+TEST(reasoner, pipeline_overhead_directive_reduces_pipeline_depth_first) {
+  auto ctx = appendix_d_context();
+  auto c = parse_config("pp=4,tp=2,mbs=1,recompute=full", base_config());
+  ctx.initial = c;
+  auto a = analyze(ctx, {ran(c, 0.35, 30000, 65)});
+  EXPECT_EQ(a.health.state, health_state::high_pp_overhead);
+  ASSERT_TRUE(a.selected);
+  EXPECT_EQ(a.selected->group, "directive");
+  EXPECT_EQ(a.selected->config.pp, 2);
+  EXPECT_EQ(a.selected->config.tp, 2);
+}
+
+TEST(reasoner, empty_history_runs_the_initial_configuration) {
+  auto ctx = appendix_d_context();
+  auto c = parse_config("tp=2,mbs=1,recompute=full", base_config());
+  ctx.initial = c;
+  auto a = analyze(ctx, {});
+  ASSERT_TRUE(a.selected);
+  EXPECT_EQ(a.selected->group, "initial");
+  EXPECT_EQ(a.selected->config, c);
+}
+
+TEST(reasoner, stops_when_nothing_new_and_valid_remains) {
+  auto ctx = appendix_d_context();
+  ctx.search = {{"mbs", {"1", "2"}}};
+  auto c = parse_config("mbs=1,recompute=full", base_config());
+  auto history = std::vector<trial_outcome>{ran(c, 0.4, 30000, 70),
+                                            ran(parse_config("mbs=2", c), 0.42, 40000, 72)};
+  ctx.initial = c;
+  auto a = analyze(ctx, history);
+  EXPECT_FALSE(a.selected) << a.reasoning;
+  EXPECT_TRUE(a.exhausted);
+  EXPECT_NE(a.reasoning.find("nothing new and valid remains"), std::string::npos);
+}
+
+TEST(safety_guards, known_oom_covers_configurations_needing_more_memory) {
+  auto failed = parse_config("mbs=4,recompute=selective", base_config());
+  EXPECT_TRUE(needs_at_least_as_much_memory(parse_config("mbs=8", failed), failed));
+  EXPECT_TRUE(needs_at_least_as_much_memory(parse_config("recompute=none", failed), failed));
+  EXPECT_FALSE(needs_at_least_as_much_memory(parse_config("recompute=full", failed), failed));
+  EXPECT_FALSE(needs_at_least_as_much_memory(parse_config("mbs=2", failed), failed));
+  EXPECT_FALSE(needs_at_least_as_much_memory(parse_config("tp=2", failed), failed));
+}
+
+TEST(safety_guards, a_transient_failure_may_be_retried_once) {
+  auto ctx = appendix_d_context();
+  auto c = base_config();
+  trial_outcome timeout;
+  timeout.config = c;
+  timeout.status = trial_status::failed;
+  timeout.failure = failure_kind::nccl_timeout;
+  std::vector<trial_outcome> h{timeout};
+  auto predictor = [&ctx](const training_config& c) -> const perf_prediction& {
+    static perf_prediction p;
+    p = predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
+    return p;
+  };
+  safety_guards g(ctx, h, predictor);
+  EXPECT_FALSE(g.duplicate(c));
+  h.push_back(timeout);
+  safety_guards g2(ctx, h, predictor);
+  EXPECT_TRUE(g2.duplicate(c));
+}
+
+TEST(safety_guards, constraint_names_the_rule_or_the_search_space) {
+  auto ctx = appendix_d_context();
+  std::vector<trial_outcome> h;
+  auto predictor = [&ctx](const training_config& c) -> const perf_prediction& {
+    static perf_prediction p;
+    p = predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
+    return p;
+  };
+  safety_guards g(ctx, h, predictor);
+  auto bad = parse_config("mbs=3", base_config());
+  EXPECT_EQ(*g.constraint(bad), "outside the search space (mbs=3)");
+  auto odd = parse_config("tp=8,pp=4", base_config());
+  auto r = g.constraint(odd);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->find("violates a Megatron rule"), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
