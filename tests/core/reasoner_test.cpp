@@ -194,3 +194,43 @@ TEST(safety_guards, constraint_names_the_rule_or_the_search_space) {
 
 } // namespace
 } // namespace paratune
+
+#include "core/reasoning/failure_analysis.hpp"
+
+namespace paratune {
+namespace {
+
+TEST(failure_analysis, out_of_memory_blames_micro_batch_and_recompute) {
+  auto c = parse_config("mbs=4,recompute=none");
+  auto v = analyze_failure("oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", c, 1);
+  EXPECT_EQ(v.kind, failure_kind::oom);
+  EXPECT_EQ(v.blamed, (std::vector<std::string>{"mbs", "recompute"}));
+  EXPECT_FALSE(v.retry);
+  EXPECT_EQ(v.summary, "MBS 4 with AC none caused CUDA OutOfMemoryError (Confidence: 92)");
+}
+
+TEST(failure_analysis, assertion_names_the_parameter) {
+  auto c = parse_config("tp=4,pp=2");
+  auto v = analyze_failure("config_invalid",
+                           "num_attention_heads (14) must be a multiple of tensor_model_parallel_size (4).", c, 1);
+  EXPECT_EQ(v.kind, failure_kind::config_invalid);
+  EXPECT_EQ(v.blamed, std::vector<std::string>{"tp"});
+  EXPECT_EQ(v.confidence, 95);
+  EXPECT_NE(v.summary.find("TP 4 caused a start-up assertion"), std::string::npos);
+}
+
+TEST(failure_analysis, timeouts_and_lost_nodes_are_retried) {
+  training_config c;
+  auto t = analyze_failure("nccl_timeout", "Watchdog caught collective operation timeout", c, 1);
+  EXPECT_EQ(t.kind, failure_kind::nccl_timeout);
+  EXPECT_TRUE(t.retry);
+  EXPECT_TRUE(t.blamed.empty());
+  auto n = analyze_failure("other", "RuntimeError: NCCL communicator was aborted on rank 9. Original reason for "
+                           "failure was: NCCL error: remote process exited or there was a network error", c, 1);
+  EXPECT_EQ(n.kind, failure_kind::node_failure);
+  EXPECT_TRUE(n.retry);
+  EXPECT_EQ(n.summary, "A peer process or node was lost. No parameter issue. RETRY (Confidence: 75)");
+}
+
+} // namespace
+} // namespace paratune

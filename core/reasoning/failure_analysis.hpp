@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/trial_outcome.hpp"
+
+namespace paratune {
+
+/// The Failure Analysis step (OptiCo appendix D.5) as rules: from the first
+/// error a run printed, decide whether a parameter caused it, which one,
+/// and how sure that is.
+struct failure_verdict {
+  failure_kind kind = failure_kind::other;
+  std::vector<std::string> blamed; ///< canonical keys
+  int confidence = 0;              ///< 0..100
+  bool retry = false;              ///< not parameter-related: the same config may run again
+  std::string summary;             ///< OptiCo's 30-word form, e.g. "MBS 4 caused ... (Confidence: 92)"
+};
+
+/// `error_kind` is the log parser's class (oom, nccl_timeout,
+/// config_invalid, nan, other or empty), `message` the first error line.
+failure_verdict analyze_failure(const std::string& error_kind, const std::string& message,
+                                const training_config& config, int exit_code);
+
+} // namespace paratune
