@@ -1,0 +1,220 @@
+#include "adapters/profile/xprof_http_client.hpp"
+
+#include "core/input_error.hpp"
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+namespace paratune {
+
+namespace {
+
+using failure = xprof_http_error::failure;
+
+// curl_global_init is not thread-safe; do it once, before the first handle.
+void init_curl_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct body_sink {
+  std::string data;
+  std::size_t limit = 0;
+  bool overflowed = false;
+};
+
+std::size_t write_body(char* ptr, std::size_t size, std::size_t n, void* user) {
+  auto* sink = static_cast<body_sink*>(user);
+  std::size_t bytes = size * n;
+  if (sink->data.size() + bytes > sink->limit) {
+    sink->overflowed = true;
+    return 0;  // makes curl stop with CURLE_WRITE_ERROR
+  }
+  sink->data.append(ptr, bytes);
+  return bytes;
+}
+
+failure classify(CURLcode rc, bool overflowed) {
+  switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return failure::unreachable;
+    case CURLE_OPERATION_TIMEDOUT: return failure::timeout;
+    case CURLE_WRITE_ERROR: return overflowed ? failure::too_large : failure::transport;
+    default: return failure::transport;
+  }
+}
+
+// A short printable excerpt of an answer, for error messages.
+std::string excerpt(const std::string& body) {
+  std::string out;
+  for (char c : body.substr(0, 160))
+    out.push_back(c >= 0x20 && c < 0x7f ? c : '?');
+  return body.size() > 160 ? out + "..." : out;
+}
+
+struct curl_deleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+
+std::string escape(CURL* curl, const std::string& s) {
+  char* e = curl_easy_escape(curl, s.c_str(), static_cast<int>(s.size()));
+  std::string out = e ? e : "";
+  curl_free(e);
+  return out;
+}
+
+} // namespace
+
+xprof_http_client::xprof_http_client(std::string base_url, xprof_http_options options)
+    : base_url_(std::move(base_url)), options_(std::move(options)) {
+  while (!base_url_.empty() && base_url_.back() == '/')
+    base_url_.pop_back();
+  init_curl_once();
+}
+
+std::string xprof_http_client::get(
+    const std::string& route,
+    const std::vector<std::pair<std::string, std::string>>& query) const {
+  std::unique_ptr<CURL, curl_deleter> curl(curl_easy_init());
+  if (!curl)
+    throw xprof_http_error(failure::transport, 0, "cannot create a libcurl handle");
+  std::string url = base_url_ + options_.route_prefix + route;
+  for (std::size_t i = 0; i < query.size(); ++i)
+    url += (i == 0 ? "?" : "&") + query[i].first + "=" + escape(curl.get(), query[i].second);
+
+  body_sink sink;
+  sink.limit = options_.max_body_bytes;
+  char error_text[CURL_ERROR_SIZE] = {};
+  CURL* c = curl.get();
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM (threads)
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // xprof gzips large answers
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "paratune-xprof-client");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
+
+  CURLcode rc = curl_easy_perform(c);
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  if (rc != CURLE_OK) {
+    failure kind = classify(rc, sink.overflowed);
+    std::string why = error_text[0] ? error_text : curl_easy_strerror(rc);
+    if (kind == failure::too_large)
+      why = "answer larger than " + std::to_string(options_.max_body_bytes) + " bytes";
+    throw xprof_http_error(kind, status, "GET " + url + " failed: " + why);
+  }
+  if (status != 200)
+    throw xprof_http_error(failure::http_status, status,
+                           "GET " + url + " answered HTTP " + std::to_string(status) + ": "
+                               + excerpt(sink.data));
+  return std::move(sink.data);
+}
+
+std::vector<std::string> xprof_http_client::get_string_list(
+    const std::string& route, const std::vector<std::pair<std::string, std::string>>& query,
+    bool hostnames) const {
+  std::string body = get(route, query);
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  auto bad = [&](const std::string& why) {
+    return xprof_http_error(failure::malformed, 200,
+                            base_url_ + options_.route_prefix + route + ": " + why
+                                + " (answer: " + excerpt(body) + ")");
+  };
+  if (j.is_discarded())
+    throw bad("answer is not JSON");
+  if (!j.is_array())
+    throw bad("expected a JSON list");
+  std::vector<std::string> out;
+  for (const auto& item : j) {
+    if (item.is_string())
+      out.push_back(item.get<std::string>());
+    else if (hostnames && item.is_object() && item.contains("hostname")
+             && item["hostname"].is_string())
+      out.push_back(item["hostname"].get<std::string>());
+    else
+      throw bad("unexpected list item " + excerpt(item.dump()));
+  }
+  return out;
+}
+
+std::vector<std::string> xprof_http_client::runs() const {
+  return get_string_list("/runs", {}, false);
+}
+
+std::vector<std::string> xprof_http_client::tools(const std::string& run) const {
+  auto list = get_string_list("/run_tools", {{"run", run}}, false);
+  for (auto& t : list)
+    if (!t.empty() && t.back() == '^')  // old servers mark tools with '^'
+      t.pop_back();
+  return list;
+}
+
+std::vector<std::string> xprof_http_client::hosts(const std::string& run,
+                                                  const std::string& tool) const {
+  return get_string_list("/hosts", {{"run", run}, {"tag", tool}}, true);
+}
+
+std::string xprof_http_client::tool_data(const std::string& run, const std::string& tool,
+                                         const std::string& host) const {
+  return get("/data", {{"run", run}, {"tag", tool}, {"host", host}});
+}
+
+xprof_profile xprof_http_client::fetch_profile(const std::string& run, const std::string& host,
+                                               const xprof_read_options& options) const {
+  std::vector<std::string> offered = tools(run);
+  std::vector<std::string> wanted;
+  for (auto tool : xprof_known_tools)  // in application order
+    if (std::find(offered.begin(), offered.end(), tool) != offered.end())
+      wanted.emplace_back(tool);
+  if (wanted.empty())
+    throw input_error(base_url_ + ": run '" + run
+                      + "' offers none of overview_page, op_profile, roofline_model, hlo_stats, "
+                        "input_pipeline_analyzer, framework_op_stats");
+
+  xprof_accumulator acc;
+  acc.options = options;
+  std::vector<std::string> failures;
+  std::optional<xprof_http_error> first_http_error;
+  for (const auto& tool : wanted) {
+    std::string where = base_url_ + " run=" + run + " tool=" + tool;
+    try {
+      auto listed = hosts(run, tool);
+      std::string chosen = host;
+      if (std::find(listed.begin(), listed.end(), host) == listed.end())
+        chosen = listed.empty() ? host : listed.front();
+      apply_xprof_tool(tool, tool_data(run, tool, chosen), acc, where + " host=" + chosen);
+    } catch (const xprof_http_error& e) {
+      if (!first_http_error)
+        first_http_error = e;
+      failures.emplace_back(e.what());
+    } catch (const input_error& e) {
+      if (!first_http_error)
+        first_http_error = xprof_http_error(failure::malformed, 200, e.what());
+      failures.emplace_back(e.what());
+    }
+  }
+  if (acc.profile.tools.empty())
+    throw *first_http_error;
+  xprof_profile p = finish_xprof_profile(std::move(acc));
+  if (!failures.empty()) {
+    p.partial = true;
+    p.warnings.insert(p.warnings.end(), failures.begin(), failures.end());
+  }
+  return p;
+}
+
+} // namespace paratune
