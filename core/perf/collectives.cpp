@@ -26,12 +26,13 @@ int topology_chips(const std::string& topo) {
   return product * std::max(current, 1);
 }
 
-// Ring steps, bounded the way NCCL's tree and multi-ring algorithms bound the
-// latency term on large groups.
+// Latency units of one collective: the link latency is per collective
+// (Calculon's convention), growing with the depth of NCCL's trees on large
+// groups.
 double latency_steps(int n) {
   if (n <= 1)
     return 0;
-  return std::min<double>(n - 1, 2 * std::ceil(std::log2(double(n))));
+  return std::max(1.0, std::ceil(std::log2(double(n))) / 2);
 }
 
 } // namespace
@@ -87,7 +88,7 @@ double all_to_all_time(const group_link& g, double bytes) {
   if (g.size <= 1 || bytes <= 0)
     return 0;
   const double n = g.size;
-  return (n - 1) * g.latency_s / 4 + (n - 1) / n * bytes / g.bytes_per_s;
+  return 2 * latency_steps(g.size) * g.latency_s + (n - 1) / n * bytes / g.bytes_per_s;
 }
 
 double p2p_time(const group_link& g, double bytes) {

@@ -11,6 +11,7 @@ namespace paratune {
 struct device_profile {
   double gemm_efficiency = 0.85;      ///< best dense GEMM fraction of peak (large, square)
   double gemm_dim_knee = 48;          ///< a GEMM dimension this small halves its efficiency
+  double gemm_half_flops = 2e9;       ///< a GEMM of this many FLOPs runs at half efficiency (tails, launch)
   double attention_efficiency = 0.6;  ///< flash attention fraction of peak
   double hbm_efficiency = 0.8;        ///< element-wise kernels' fraction of HBM bandwidth
   double kernel_overhead_s = 4e-6;    ///< launch + tail per kernel
@@ -20,7 +21,7 @@ struct device_profile {
   double iteration_overhead_s = 0.0;  ///< data loading, logging, timers per iteration
   double context_mib = 1500;          ///< CUDA context, NCCL communicators, workspaces
   double fragmentation = 0.12;        ///< caching-allocator slack, fraction of activations
-  double margin = 0.02;               ///< safety margin of the fit verdict
+  double margin = 0.08;               ///< safety margin of the fit verdict (model error, allocator slack)
 };
 
 /// The profile of `d`, chosen by its name (A100, H100, H200, TPU v5e/v5p/v6e);

@@ -11,6 +11,7 @@ kernel_target make_kernel_target(const device_spec& d, const device_profile& pro
   t.hbm_bytes_per_s = d.hbm_gbps * 1e9;
   t.gemm_efficiency = std::min(1.0, prof.gemm_efficiency * cal.gemm_efficiency_scale);
   t.dim_knee = prof.gemm_dim_knee * cal.gemm_size_shift;
+  t.half_flops = prof.gemm_half_flops * cal.gemm_size_shift;
   t.attention_efficiency =
       std::min(1.0, prof.attention_efficiency * cal.gemm_efficiency_scale);
   t.hbm_efficiency = prof.hbm_efficiency;
@@ -22,10 +23,12 @@ kernel_target make_kernel_target(const device_spec& d, const device_profile& pro
   return t;
 }
 
-double gemm_efficiency(const kernel_target& t, double m, double n, double k) {
+double gemm_efficiency(const kernel_target& t, double m, double n, double k,
+                       double batch) {
   const double knee = t.dim_knee;
-  return t.gemm_efficiency * (m / (m + knee)) * (n / (n + knee))
-         * (k / (k + knee));
+  const double flops = 2 * m * n * k * batch;
+  return t.gemm_efficiency * flops / (flops + t.half_flops) * (m / (m + knee))
+         * (n / (n + knee)) * (k / (k + knee));
 }
 
 double gemm_time(const kernel_target& t, double m, double n, double k) {

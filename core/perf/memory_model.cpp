@@ -83,8 +83,11 @@ double layer_activation_bytes(const perf_context& x) {
   // Norm inputs (2 x 2), QKV and fc1 inputs (2 + 2), dropout masks (2 x 1):
   // Korthikanti's "10", replicated across TP unless SP splits it.
   const double replicated = (8 + (x.dropout ? 2 : 0)) * x.h / seq_split;
-  // Q, K, V and the attention output (the out-projection input).
-  const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local);
+  // Q, K, V (views of the fused QKV output) and the attention output (the
+  // out-projection input). Rotary embedding writes new Q and K tensors that
+  // flash attention keeps while the fused buffer stays alive through V.
+  const double rotary = x.rotary ? 2 * (x.q / x.tp + x.kv_local) : 0;
+  const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local) + rotary;
   const double mlp = x.moe ? moe_mlp_activation(x) : dense_mlp_activation(x);
   return x.tokens * (replicated + attention + mlp + score_activation(x));
 }
@@ -155,9 +158,10 @@ double stage_activation_bytes(const perf_context& x, int stage) {
 
 double logits_bytes(const perf_context& x) {
   const double logits = x.tokens * x.vocab / x.tp;
-  // Unfused: bf16 logits, their fp32 copy and the fp32 softmax kept for
-  // backward. Fused cross-entropy works in place on the bf16 logits.
-  const double per_logit = x.config->fused_ce ? 4 : 10;
+  // Unfused: the fp32 copy of the logits, exponentiated and normalised in
+  // place and kept for backward, while the bf16 GEMM output is still alive
+  // (6 B). The fused kernel never holds both (4 B).
+  const double per_logit = x.config->fused_ce ? 4 : 6;
   // Final norm input and output.
   const double norm = 4 * x.tokens * x.h / (x.sp ? x.tp : 1);
   return logits * per_logit + norm;

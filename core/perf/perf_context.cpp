@@ -25,9 +25,11 @@ void set_model(perf_context& x, const model_spec& m, int tp) {
   x.swiglu = m.swiglu;
   x.tied = m.tied_embeddings;
   x.rmsnorm = m.rmsnorm;
-  // GPT-style models (LayerNorm, GeLU) train with dropout 0.1 and keep
-  // 1-byte masks; Llama-style models (SwiGLU) train with dropout 0.
+  // GPT-style models (LayerNorm, GeLU, learned positions) train with
+  // dropout 0.1 and keep 1-byte masks; Llama-style models (SwiGLU) use
+  // rotary embeddings and train with dropout 0.
   x.dropout = !m.swiglu;
+  x.rotary = m.swiglu;
 }
 
 void set_params(perf_context& x) {

@@ -31,6 +31,7 @@ struct perf_context {
   double vocab = 0;    ///< padded for TP
   double layers = 0;
   bool swiglu = false, moe = false, dropout = false, tied = false, rmsnorm = true;
+  bool rotary = false; ///< rotary position embedding (Llama-style models)
 
   // Parallel layout.
   int world = 1, tp = 1, pp = 1, cp = 1, ep = 1, vpp = 1, dp = 1;

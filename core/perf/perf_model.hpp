@@ -26,6 +26,7 @@ struct perf_calibration {
   // about the framework version, not constants of the hardware.
   bool flash_attention = true;  ///< fused attention: no a*s^2 scores in memory or HBM traffic
   bool tp_comm_overlap = false; ///< --tp-comm-overlap (TE userbuffers) hides most TP traffic
+  bool p2p_scatter_gather = false; ///< pre-core Megatron: pipeline sends 1/tp of the activation, then all-gathers
 };
 
 /// Memory of one pipeline stage's busiest GPU, in MiB.

@@ -45,7 +45,8 @@ pass attention_core(const perf_context& x, const kernel_target& k) {
   }
   // Unfused: two batched GEMMs over the full s x s scores, then the scores
   // stream through HBM in softmax, dropout and the second GEMM.
-  const double eta = gemm_efficiency(k, x.seq, x.seq, x.head_dim);
+  const double eta = gemm_efficiency(k, x.seq_local, x.seq, x.head_dim,
+                                     x.mbs * x.heads / x.tp);
   const double gemms = score_flops / (k.peak_flops * eta);
   const double scores = x.mbs * (x.heads / x.tp) * x.seq_local * x.seq;
   const double bytes = scores * (x.dropout ? 13 : 8);
@@ -53,30 +54,45 @@ pass attention_core(const perf_context& x, const kernel_target& k) {
   return {fwd, 2 * fwd};
 }
 
-// Norms, residual adds, dropout, the MLP activation and rotary embedding.
+// Norms (read + write, 2 x 4 B), residual adds (2 x 6 B, with dropout fused
+// into them: +1 B mask each), the MLP activation and rotary embedding.
 pass elementwise(const perf_context& x, const kernel_target& k) {
-  const double hidden = (20 + (x.dropout ? 10 : 0)) * x.h / seq_split(x);
+  const double hidden = (20 + (x.dropout ? 2 : 0)) * x.h / seq_split(x);
   const double f = x.moe ? x.topk * x.moe_ffn * 1.1 : x.ffn;
   const double activation = (x.swiglu ? 6 : 4) * f / x.tp;
-  const double rotary = x.swiglu ? 4 * (x.q / x.tp + x.kv_local) : 0;
+  const double rotary = x.rotary ? 4 * (x.q / x.tp + x.kv_local) : 0;
   const double permute = x.moe ? 8 * x.topk * x.h : 0;
   const double bytes = x.tokens * (hidden + activation + rotary + permute);
   return {memory_time(k, bytes, 10), memory_time(k, 2 * bytes, 16)};
 }
 
-void add_tp(const perf_context& x, layer_times& t) {
+double overlap_cost(const perf_context& x) {
+  return x.profile->overlap_slowdown * x.cal.overlap_slowdown;
+}
+
+// `gemm_backward` is the layer's backward GEMM time, half of which (the
+// data-gradient GEMMs) can hide SP's all-gather redo.
+void add_tp(const perf_context& x, layer_times& t, double gemm_backward) {
   if (x.tp <= 1)
     return;
   const group_link g = link_for_group(*x.cluster, *x.profile, x.cal, x.tp, 1);
   // Two all-reduces (or all-gather + reduce-scatter with SP, same volume)
   // of the full b*s*h activation per pass.
-  const double one = all_reduce_time(g, 2 * x.tokens * x.h);
+  const double activation = 2 * x.tokens * x.h;
+  const double one = all_reduce_time(g, activation);
   double forward = 2 * one, backward = 2 * one;
+  if (x.sp) {
+    // SP keeps only the sharded inputs of the QKV and fc1 GEMMs and
+    // gathers them again for the weight gradients, behind the data grads.
+    const double redo = 2 * all_gather_time(g, activation);
+    const double window = gemm_backward / 2;
+    backward += std::max(0.0, redo - window);
+    t.overlap_penalty += overlap_cost(x) * std::min(redo, window);
+  }
   if (x.cal.tp_comm_overlap) {
     // Userbuffers overlap hides most of it behind the adjacent GEMMs.
     const double hidden = 0.8;
-    t.overlap_penalty += x.profile->overlap_slowdown * x.cal.overlap_slowdown
-                         * hidden * (forward + backward);
+    t.overlap_penalty += overlap_cost(x) * hidden * (forward + backward);
     forward *= 1 - hidden;
     backward *= 1 - hidden;
   }
@@ -93,7 +109,7 @@ void add_cp(const perf_context& x, layer_times& t, const pass& attention) {
   const double kv_bytes = 2 * 2 * x.kv_local * x.tokens;
   const double forward = (x.cp - 1) * p2p_time(g, kv_bytes);
   const double backward = 2 * forward;
-  const double slow = x.profile->overlap_slowdown * x.cal.overlap_slowdown;
+  const double slow = overlap_cost(x);
   t.cp = std::max(0.0, forward - attention.forward)
          + std::max(0.0, backward - attention.backward);
   t.overlap_penalty += slow * (std::min(forward, attention.forward)
@@ -113,16 +129,16 @@ void add_ep(const perf_context& x, layer_times& t) {
 
 layer_times time_layer(const perf_context& x, const kernel_target& k) {
   const pass attention = attention_core(x, k);
-  pass work = from(gemm_pass(k, x.tokens, x.q / x.tp + 2 * x.kv_local, x.h))
-              + from(gemm_pass(k, x.tokens, x.h, x.q / x.tp))
-              + (x.moe ? moe_mlp_gemms(x, k) : dense_mlp_gemms(x, k))
-              + attention + elementwise(x, k);
+  const pass gemms = from(gemm_pass(k, x.tokens, x.q / x.tp + 2 * x.kv_local, x.h))
+                     + from(gemm_pass(k, x.tokens, x.h, x.q / x.tp))
+                     + (x.moe ? moe_mlp_gemms(x, k) : dense_mlp_gemms(x, k));
+  const pass work = gemms + attention + elementwise(x, k);
   layer_times t;
   t.forward = work.forward;
   t.backward = work.backward;
   t.attention_forward = attention.forward;
   t.recompute = work.forward;
-  add_tp(x, t);
+  add_tp(x, t, gemms.backward);
   add_cp(x, t, attention);
   add_ep(x, t);
   return t;
@@ -161,9 +177,15 @@ double pipeline_p2p(const perf_context& x) {
     return 0;
   const int stride = x.tp * x.cp * x.dp;
   const group_link g = link_for_group(*x.cluster, *x.profile, x.cal, 2, stride);
-  const double bytes = 2 * x.tokens * x.h / seq_split(x);
+  const bool split = x.sp || x.cal.p2p_scatter_gather;
+  const double bytes = 2 * x.tokens * x.h / (split ? x.tp : 1);
   // Each chunk sends its output forward and its input gradient backward.
-  return 2 * x.vpp * p2p_time(g, bytes);
+  double t = 2 * x.vpp * p2p_time(g, bytes);
+  if (x.cal.p2p_scatter_gather && !x.sp && x.tp > 1) {
+    const group_link tpg = link_for_group(*x.cluster, *x.profile, x.cal, x.tp, 1);
+    t += 2 * x.vpp * all_gather_time(tpg, 2 * x.tokens * x.h);
+  }
+  return t;
 }
 
 } // namespace
