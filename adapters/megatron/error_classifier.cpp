@@ -66,12 +66,19 @@ bool ends_with_error_word(std::string_view t) {
   return t.ends_with("Error") || t.ends_with("Exception");
 }
 
+// argparse rejecting the command line: `pretrain_gpt.py: error: ...`.
+bool is_argparse_error(std::string_view s) {
+  const std::size_t at = scan::find(s, ".py: error: ");
+  return at != std::string_view::npos && s.substr(0, at).find(' ') == std::string_view::npos;
+}
+
 // The failure a known message text names, wherever it appears in the line.
 std::optional<log_error_kind> signature_kind(std::string_view s) {
   if (contains_any(s, oom_phrases)) return log_error_kind::oom;
   if (contains_any(s, nccl_phrases)) return log_error_kind::nccl_timeout;
   if (contains_any(s, nan_phrases)) return log_error_kind::nan;
-  if (contains_any(s, config_phrases)) return log_error_kind::config_invalid;
+  if (contains_any(s, config_phrases) || is_argparse_error(s))
+    return log_error_kind::config_invalid;
   return std::nullopt;
 }
 

@@ -15,13 +15,15 @@ std::optional<std::string_view> exception_type(std::string_view trimmed);
 /// What kind of failure `text` (a line without launcher prefix, leading
 /// spaces kept) reports, or nothing when it reports none. Signatures, checked in this order:
 ///   oom            `CUDA out of memory` (old and new PyTorch texts),
-///                  `CUDA error: out of memory`, `OutOfMemoryError`
+///                  `CUDA error: out of memory`, any *OutOfMemoryError
+///                  exception line
 ///   nccl_timeout   the ProcessGroupNCCL watchdog lines of every PyTorch
 ///                  generation
 ///   nan            the rerun state machine's `found NaN|Inf in local ...`
 ///                  and `Spiky loss`
 ///   config_invalid Megatron's start-up rule texts (`is not divisible by`,
-///                  `must be a multiple of`, ...) and any AssertionError or
+///                  `must be a multiple of`, ...), argparse's
+///                  `pretrain_gpt.py: error: ...`, and any AssertionError or
 ///                  ValueError exception line
 ///   other          any other exception line
 /// Warnings, indented traceback source and non-fatal noise

@@ -12,6 +12,14 @@
 
 namespace paratune {
 
+namespace {
+
+// How far (in lines) the `assert` source may precede a bare AssertionError:
+// Python prints it right before, but other ranks' lines may interleave.
+constexpr int64_t max_assert_distance = 4;
+
+} // namespace
+
 void megatron_log_parser::feed(std::string_view bytes) {
   splitter_.feed(bytes, [this](std::string_view line) { consume_line(line); });
   log_.partial = splitter_.cut_lines() > 0;
@@ -180,10 +188,11 @@ bool megatron_log_parser::read_startup_line(std::string_view trimmed, int64_t li
 
 void megatron_log_parser::read_error(std::string_view text, std::string_view trimmed,
                                      int64_t line) {
-  // A bare `AssertionError` says nothing; the traceback source line before
-  // it holds the condition that failed.
+  // A bare `AssertionError` says nothing; the traceback source line just
+  // before it holds the condition that failed.
   if (trimmed.starts_with("assert ")) {
     last_assert_.assign(trimmed);
+    last_assert_line_ = line;
     return;
   }
   const auto kind = classify_error_line(text);
@@ -192,7 +201,7 @@ void megatron_log_parser::read_error(std::string_view text, std::string_view tri
   // torchrun's ChildFailedError only repeats a failure already reported.
   if (type && is_launcher_failure(*type) && !log_.errors.empty()) return;
   std::string message(trimmed);
-  if (type && type->size() == trimmed.size() && !last_assert_.empty())
+  if (type && type->size() == trimmed.size() && line - last_assert_line_ <= max_assert_distance)
     message += " (" + last_assert_ + ")";
   add_error(*kind, line, std::move(message));
 }

@@ -58,6 +58,7 @@ private:
   bool all_ranks_timer_open_ = false;      ///< an `all` block timer has a rank value yet
   int64_t last_iteration_ = 0;
   std::string last_assert_;                ///< traceback source of the last `assert`
+  int64_t last_assert_line_ = -1000;
   std::unordered_set<std::string> seen_errors_;
 };
 

@@ -232,3 +232,23 @@ TEST(errors, exception_type_reads_dotted_and_cxx_names) {
 
 } // namespace
 } // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST(config_invalid, argparse_rejection_but_not_slurm_errors) {
+  EXPECT_EQ(kind_of("pretrain_gpt.py: error: unrecognized arguments: --tensor-parallel 2"),
+            log_error_kind::config_invalid);
+  EXPECT_EQ(kind_of("slurmstepd: error: *** STEP 1809579.0 ON r8i3n1 CANCELLED AT "
+                    "2021-05-23T08:45:57 ***"),
+            std::nullopt);
+}
+
+TEST(config_invalid, a_distant_assert_source_is_not_attached) {
+  const auto log = parse_text("    assert x == 1\nline\nline\nline\nline\nline\nAssertionError\n");
+  ASSERT_EQ(log.errors.size(), 1u);
+  EXPECT_EQ(log.errors[0].message, "AssertionError");
+}
+
+} // namespace
+} // namespace paratune
