@@ -1,0 +1,164 @@
+// Each configuration knob moves time and memory the way Megatron-LM does.
+
+#include <gtest/gtest.h>
+
+#include "core/perf/memory_model.hpp"
+#include "core/perf/perf_context.hpp"
+#include "core/perf/perf_model.hpp"
+#include "tests/perf/perf_specs.hpp"
+
+namespace paratune {
+namespace {
+
+using test::dgx_a100;
+using test::gpt;
+using test::llama3_8b;
+
+model_spec small_moe() {
+  model_spec m = llama3_8b();
+  m.name = "moe";
+  m.layers = 16;
+  m.experts = 8;
+  m.topk = 2;
+  m.moe_ffn = 4096;
+  return m;
+}
+
+training_config base(int tp, int pp) {
+  training_config c;
+  c.tp = tp; c.pp = pp; c.mbs = 1; c.gbs = 256; c.seq = 4096;
+  c.dist_opt = c.overlap_grad = c.overlap_param = true;
+  return c;
+}
+
+perf_prediction run(const training_config& c, const model_spec& m = llama3_8b(),
+                    int world = 8) {
+  return predict(m, dgx_a100(), world, c, precision::bf16);
+}
+
+TEST(perf_features, fused_cross_entropy_saves_a_little_time_and_memory) {
+  auto c = base(2, 1);
+  const auto plain = run(c);
+  c.fused_ce = true;
+  const auto fused = run(c);
+  // 4 instead of 6 bytes per logit: 2 B x 4096 x 64128 = 501 MiB plus slack.
+  EXPECT_NEAR(plain.peak.logits_mib - fused.peak.logits_mib, 501, 1);
+  EXPECT_LT(fused.iteration_time_s, plain.iteration_time_s);
+  EXPECT_GT(fused.iteration_time_s, 0.97 * plain.iteration_time_s);
+}
+
+TEST(perf_features, interleaving_shrinks_the_bubble) {
+  auto c = base(1, 4);
+  c.gbs = 64;
+  const auto flat = run(c);
+  c.vpp = 2;
+  const auto inter = run(c);
+  EXPECT_NEAR(inter.time.bubble_s / flat.time.bubble_s, 0.5, 0.02);
+  EXPECT_GT(inter.time.pp_comm_s, flat.time.pp_comm_s);
+  // and holds more activations on stage 0: 1 + (p-1)/(p v) = 1.375.
+  EXPECT_NEAR(inter.stages[0].activations_mib / flat.stages[0].activations_mib, 1.375, 0.01);
+}
+
+TEST(perf_features, grad_overlap_hides_data_parallel_time) {
+  auto c = base(1, 2);
+  c.overlap_grad = c.overlap_param = false;
+  const auto exposed = run(c, llama3_8b(), 32);
+  c.overlap_grad = c.overlap_param = true;
+  const auto hidden = run(c, llama3_8b(), 32);
+  EXPECT_LT(hidden.time.dp_comm_s, 0.5 * exposed.time.dp_comm_s);
+}
+
+TEST(perf_features, distributed_optimizer_shards_the_optimizer_state) {
+  auto c = base(2, 1);
+  c.dist_opt = c.overlap_param = false;
+  const auto plain = run(c);
+  c.dist_opt = true;
+  const auto sharded = run(c);
+  EXPECT_NEAR(sharded.peak.optimizer_mib * 4, plain.peak.optimizer_mib, 1e-6);
+  EXPECT_DOUBLE_EQ(sharded.peak.gradients_mib, plain.peak.gradients_mib);
+}
+
+TEST(perf_features, sequence_parallel_splits_the_replicated_activations) {
+  auto c = base(4, 1);
+  const auto tp = run(c);
+  c.sp = true;
+  const auto sp = run(c);
+  // Llama layer: 8 replicated + 28.5 split s*b*h bytes -> (8 + 28.5) / 4.
+  EXPECT_NEAR(sp.peak.activations_mib / tp.peak.activations_mib,
+              (36.5 / 4) / (8 + 28.5 / 4), 0.01);
+}
+
+TEST(perf_features, block_recompute_sits_between_none_and_full) {
+  auto c = base(2, 1);
+  const auto none = run(c);
+  c.recompute = recompute_mode::full;
+  const auto full = run(c);
+  c.recompute_block = true;
+  c.recompute_layers = 16;
+  const auto half = run(c);
+  EXPECT_LT(full.peak.activations_mib, half.peak.activations_mib);
+  EXPECT_LT(half.peak.activations_mib, none.peak.activations_mib);
+  EXPECT_LT(none.iteration_time_s, half.iteration_time_s);
+  EXPECT_LT(half.iteration_time_s, full.iteration_time_s);
+  EXPECT_NEAR(half.hfu / half.mfu - 1, (full.hfu / full.mfu - 1) / 2, 1e-9);
+}
+
+TEST(perf_features, uneven_pipeline_moves_memory_off_the_first_stage) {
+  auto c = base(1, 4);
+  const auto even = run(c);
+  c.first_pp_layers = 5;
+  c.last_pp_layers = 9;
+  const auto uneven = run(c);
+  EXPECT_LT(uneven.stages[0].total_mib, even.stages[0].total_mib);
+  EXPECT_GT(uneven.stages[3].weights_mib, even.stages[3].weights_mib);
+}
+
+TEST(perf_features, context_parallel_splits_the_sequence) {
+  auto c = base(2, 1);
+  c.seq = 8192;
+  const auto one = run(c);
+  c.cp = 2;
+  const auto two = run(c);
+  EXPECT_NEAR(two.peak.activations_mib / one.peak.activations_mib, 0.5, 0.01);
+  EXPECT_GT(two.time.cp_comm_s + two.time.compute_s, 0);
+  EXPECT_NEAR(two.tokens_per_s_per_gpu / one.tokens_per_s_per_gpu, 1.0, 0.25);
+}
+
+TEST(perf_features, expert_parallel_splits_experts_and_adds_all_to_all) {
+  training_config c = base(1, 1);
+  const auto one = run(c, small_moe());
+  c.ep = 8;
+  const auto eight = run(c, small_moe());
+  EXPECT_GT(eight.time.ep_comm_s, 0);
+  EXPECT_DOUBLE_EQ(one.time.ep_comm_s, 0);
+  EXPECT_LT(eight.peak.weights_mib, one.peak.weights_mib / 3);
+}
+
+TEST(perf_features, tp_across_nodes_is_slow) {
+  const model_spec m = gpt(32, 4096, 32);
+  training_config c = base(8, 1);
+  c.seq = 2048;
+  const auto inside = run(c, m, 16);
+  c.tp = 16;
+  const auto across = run(c, m, 16);
+  // Twice the micro-batches per TP group, and the ring runs at the NICs'
+  // 8 x 25 GB/s instead of NVLink's 300 GB/s.
+  EXPECT_GT(across.time.tp_comm_s, 3 * inside.time.tp_comm_s);
+  EXPECT_GT(across.iteration_time_s, inside.iteration_time_s);
+}
+
+TEST(perf_features, calibration_knobs_move_the_prediction) {
+  const auto c = base(2, 2);
+  const auto base_p = run(c, llama3_8b(), 32);
+  perf_calibration slow;
+  slow.gemm_efficiency_scale = 0.8;
+  slow.straggler = 1.1;
+  slow.memory_overhead_scale = 2.0;
+  const auto p = predict(llama3_8b(), dgx_a100(), 32, c, precision::bf16, slow);
+  EXPECT_GT(p.iteration_time_s, 1.2 * base_p.iteration_time_s);
+  EXPECT_GT(p.peak.overhead_mib, 1.9 * base_p.peak.overhead_mib);
+  EXPECT_NEAR(p.time.other_s, p.iteration_time_s * (1 - 1 / 1.1), 1e-9);
+}
+
+} // namespace
+} // namespace paratune
