@@ -19,10 +19,14 @@ namespace fs = std::filesystem;
 
 fs::path kineto_corpus() {
   const char* env = std::getenv("PARATUNE_SHARED_DIR");
-  fs::path shared = env && *env ? fs::path(env)
-                                : fs::path(__FILE__).parent_path().parent_path().parent_path()
-                                      / "shared";
-  return shared / "corpus" / "kineto";
+  if (env && *env)
+    return fs::path(env) / "corpus" / "kineto";
+  // ../shared beside the checkout: found from this file's path (absolute in
+  // CMake builds) or from the working directory (the repository root).
+  for (fs::path root : {fs::absolute(__FILE__).parent_path().parent_path(), fs::current_path()})
+    if (fs::is_directory(root.parent_path() / "shared"))
+      return root.parent_path() / "shared" / "corpus" / "kineto";
+  return "shared/corpus/kineto";
 }
 
 const std::vector<std::pair<std::string, std::string>>& traces() {
