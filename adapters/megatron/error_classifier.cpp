@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "adapters/megatron/bigram_filter.hpp"
 #include "adapters/megatron/text_scan.hpp"
 
 namespace paratune {
@@ -12,50 +13,52 @@ bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || scan::is_digit(c) || c == '_';
 }
 
-template <std::size_t N>
-bool contains_any(std::string_view s, const std::array<std::string_view, N>& needles) {
-  for (const auto n : needles)
-    if (scan::contains(s, n)) return true;
-  return false;
+struct phrase {
+  log_error_kind kind;
+  std::string_view text;
+  bigram_filter::signature sig;
+};
+
+constexpr phrase make(log_error_kind kind, std::string_view text) {
+  return {kind, text, bigram_filter::signature_of(text)};
 }
 
-// Specific texts only: prose that merely mentions memory must not match.
-constexpr std::array<std::string_view, 5> oom_phrases = {
-  "CUDA out of memory",         // allocator, every PyTorch version
-  "CUDA error: out of memory",  // non-allocator (cuBLAS, NCCL init)
-  "HIP out of memory",          // ROCm builds
-  "XPU out of memory",
-  "CUDA_ERROR_OUT_OF_MEMORY",   // driver API
+using k = log_error_kind;
+
+// In priority order: a line that names two failures gets the first kind.
+constexpr std::array phrases = {
+  // Specific texts only: prose that merely mentions memory must not match.
+  make(k::oom, "CUDA out of memory"),         // allocator, every PyTorch version
+  make(k::oom, "CUDA error: out of memory"),  // non-allocator (cuBLAS, NCCL init)
+  make(k::oom, "HIP out of memory"),          // ROCm builds
+  make(k::oom, "XPU out of memory"),
+  make(k::oom, "CUDA_ERROR_OUT_OF_MEMORY"),   // driver API
+  // ProcessGroupNCCL watchdog, every PyTorch generation (§2).
+  make(k::nccl_timeout, "Watchdog caught collective operation timeout"),
+  make(k::nccl_timeout, "detected by watchdog"),  // 2.4+: "Exception (either an error or
+                                                  // timeout) detected by watchdog", "failure ..."
+  make(k::nccl_timeout, "watchdog thread terminated with exception"),
+  make(k::nccl_timeout, "NCCL operations have failed or timed out"),
+  // Rerun state machine and grad-norm checks.
+  make(k::nan, "found NaN in"),
+  make(k::nan, "found Inf in"),
+  make(k::nan, "Spiky loss"),
+  make(k::nan, "NaN or Inf"),
+  // Megatron-LM's start-up rule texts (notes/input_formats.md §1.6) and the
+  // ones core/megatron_rules.cpp reproduces.
+  make(k::config_invalid, "is not divisible by"),      // world/batch/microbatch/divide()
+  make(k::config_invalid, "must be a multiple"),       // "... a multiple (or divisor) of tp"
+  make(k::config_invalid, "should be a multiple of"),  // seq-length vs CP, experts vs EP
+  make(k::config_invalid, "should be divisible by"),   // layers vs PP
+  make(k::config_invalid, "must be divisible by"),     // layers per virtual stage
+  make(k::config_invalid, "number of microbatches should be at least"),
+  make(k::config_invalid, "must be non None"),         // num_experts with EP
+  make(k::config_invalid, "need pipeline_model_parallel_size"),
+  make(k::config_invalid, "not supported with the interleaved schedule"),
 };
 
-constexpr std::array<std::string_view, 4> nccl_phrases = {
-  "Watchdog caught collective operation timeout",
-  "detected by watchdog",  // 2.4+: "Exception (either an error or timeout) detected by
-                           // watchdog", "failure detected by watchdog at work sequence id"
-  "watchdog thread terminated with exception",
-  "NCCL operations have failed or timed out",
-};
-
-constexpr std::array<std::string_view, 4> nan_phrases = {
-  "found NaN in",  // rerun state machine, grad-norm checks
-  "found Inf in",
-  "Spiky loss",
-  "NaN or Inf",
-};
-
-// Megatron-LM's start-up rule texts (notes/input_formats.md §1.6) and the
-// ones core/megatron_rules.cpp reproduces.
-constexpr std::array<std::string_view, 9> config_phrases = {
-  "is not divisible by",         // world/batch/microbatch/divide()
-  "must be a multiple",          // "... must be a multiple (or divisor) of tensor_model_parallel_size"
-  "should be a multiple of",     // seq-length vs CP, experts vs EP
-  "should be divisible by",      // layers vs PP
-  "must be divisible by",        // layers per virtual stage
-  "number of microbatches should be at least",
-  "must be non None",            // num_experts with EP
-  "need pipeline_model_parallel_size",
-  "not supported with the interleaved schedule",
-};
+constexpr std::string_view argparse_marker = ".py: error: ";
+constexpr auto argparse_sig = bigram_filter::signature_of(argparse_marker);
 
 bool looks_like_warning(std::string_view s) {
   return s.starts_with("WARNING") || s.starts_with("Warning") || scan::contains(s, "Warning:")
@@ -68,17 +71,16 @@ bool ends_with_error_word(std::string_view t) {
 
 // argparse rejecting the command line: `pretrain_gpt.py: error: ...`.
 bool is_argparse_error(std::string_view s) {
-  const std::size_t at = scan::find(s, ".py: error: ");
+  const std::size_t at = scan::find(s, argparse_marker);
   return at != std::string_view::npos && s.substr(0, at).find(' ') == std::string_view::npos;
 }
 
 // The failure a known message text names, wherever it appears in the line.
 std::optional<log_error_kind> signature_kind(std::string_view s) {
-  if (contains_any(s, oom_phrases)) return log_error_kind::oom;
-  if (contains_any(s, nccl_phrases)) return log_error_kind::nccl_timeout;
-  if (contains_any(s, nan_phrases)) return log_error_kind::nan;
-  if (contains_any(s, config_phrases) || is_argparse_error(s))
-    return log_error_kind::config_invalid;
+  const bigram_filter filter(s);
+  for (const auto& p : phrases)
+    if (filter.may_contain(p.sig) && scan::contains(s, p.text)) return p.kind;
+  if (filter.may_contain(argparse_sig) && is_argparse_error(s)) return k::config_invalid;
   return std::nullopt;
 }
 

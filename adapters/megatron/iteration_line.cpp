@@ -1,5 +1,7 @@
 #include "adapters/megatron/iteration_line.hpp"
 
+#include <algorithm>
+
 #include "adapters/megatron/line_prefix.hpp"
 #include "adapters/megatron/text_scan.hpp"
 
@@ -65,6 +67,8 @@ bool parse_iteration_line(std::string_view text, iteration_record& out) {
   out.elapsed_ms = 0;
   out.tflops_per_gpu.reset();
   out.values.clear();
+  // One allocation instead of five regrowths: a line has ~12 pieces.
+  out.values.reserve(static_cast<std::size_t>(std::count(s.begin(), s.end(), '|')));
   bool saw_elapsed = false;
   std::optional<double> fork_seconds;
   scan::for_each_piece(s, [&](std::string_view piece) {
