@@ -97,7 +97,10 @@ std::optional<std::string_view> exception_type(std::string_view s) {
   }
   const std::string_view type = s.substr(0, i);
   if (type.size() < 5 || !ends_with_error_word(type)) return std::nullopt;
-  if (i < s.size() && s[i] != ':' && s[i] != ' ') return std::nullopt;
+  // `Type: message`, a bare `Type`, or `Type (detail)`; not prose such as
+  // Python's harmless "Exception ignored in: <function ...>".
+  const std::string_view rest = s.substr(i);
+  if (!rest.empty() && rest[0] != ':' && !rest.starts_with(" (")) return std::nullopt;
   return type;
 }
 

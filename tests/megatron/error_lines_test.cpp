@@ -197,6 +197,7 @@ TEST(not_errors, warnings_noise_and_prose) {
            "If reserved memory is >> allocated memory try setting max_split_size_mb",
            "number of nan iterations:   0",
            "ErrorCount: 0",
+           "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>",
        })
     EXPECT_EQ(kind_of(line), std::nullopt) << line;
 }
@@ -248,6 +249,40 @@ TEST(config_invalid, a_distant_assert_source_is_not_attached) {
   const auto log = parse_text("    assert x == 1\nline\nline\nline\nline\nline\nAssertionError\n");
   ASSERT_EQ(log.errors.size(), 1u);
   EXPECT_EQ(log.errors[0].message, "AssertionError");
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST(errors, a_failed_torchrun_job_reports_its_cause_once) {
+  const auto log = parse_text(
+      "[rank3]: Traceback (most recent call last):\n"
+      "[rank3]:   File \"/workspace/Megatron-LM/pretrain_gpt.py\", line 278, in <module>\n"
+      "[rank3]:     pretrain(\n"
+      "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 3 has "
+      "a total capacity of 79.11 GiB of which 312.00 MiB is free.\n"
+      "E11-22 05:33:30 12922 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+      "(exitcode: 1) local_rank: 3 (pid: 12922) of binary: /usr/bin/python\n"
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+      "============================================================\n"
+      "pretrain_gpt.py FAILED\n"
+      "Root Cause (first observed failure):\n"
+      "  exitcode  : 1 (pid: 12922)\n");
+  ASSERT_EQ(log.errors.size(), 1u);
+  EXPECT_EQ(log.errors[0].kind, log_error_kind::oom);
+  EXPECT_EQ(log.errors[0].line, 4);
+}
+
+TEST(errors, a_lost_peer_is_other_with_its_reason) {
+  const auto log = parse_text(
+      "[rank5]: RuntimeError: NCCL communicator was aborted on rank 5. Original reason for failure "
+      "was: NCCL error: remote process exited or there was a network error\n");
+  ASSERT_EQ(log.errors.size(), 1u);
+  EXPECT_EQ(log.errors[0].kind, log_error_kind::other);
+  EXPECT_NE(log.errors[0].message.find("remote process exited"), std::string::npos);
 }
 
 } // namespace
