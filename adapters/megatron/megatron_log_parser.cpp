@@ -45,14 +45,17 @@ void megatron_log_parser::consume_line(std::string_view raw) {
 
 bool megatron_log_parser::read_block_line(std::string_view text) {
   if (text.size() < 3 || text[0] != ' ') return false;
-  if (in_args_) {
-    std::string_view name, value;
-    if (parse_arg_line(text, name, value)) {
-      log_.args.insert_or_assign(std::string(name), std::string(value));
-      return true;
-    }
-  }
-  if (!timer_block_ || log_.timers.empty()) return false;
+  return (in_args_ && read_arg(text)) || (timer_block_ && read_timer_entry(text));
+}
+
+bool megatron_log_parser::read_arg(std::string_view text) {
+  std::string_view name, value;
+  if (!parse_arg_line(text, name, value)) return false;
+  log_.args.insert_or_assign(std::string(name), std::string(value));
+  return true;
+}
+
+bool megatron_log_parser::read_timer_entry(std::string_view text) {
   auto& timers = log_.timers.back().timers;
   if (*timer_block_ != timer_block::all_ranks) {
     timer_value v;
@@ -60,6 +63,7 @@ bool megatron_log_parser::read_block_line(std::string_view text) {
     timers.push_back(std::move(v));
     return true;
   }
+  // `all`: a name line, then one line per rank; keep the extremes.
   if (const auto t = parse_all_ranks_time(text); t && !timers.empty()) {
     auto& v = timers.back();
     v.min_ms = all_ranks_timer_open_ ? std::min(*v.min_ms, *t) : *t;
@@ -151,6 +155,7 @@ bool megatron_log_parser::read_one_line_timers(std::string_view trimmed, int64_t
   r.iteration = last_iteration_;
   r.line = line;
   log_.timers.push_back(std::move(r));
+  timer_block_.reset();  // its entries are all on this line
   return true;
 }
 

@@ -41,6 +41,8 @@ public:
 private:
   void consume_line(std::string_view raw);
   bool read_block_line(std::string_view text);
+  bool read_arg(std::string_view text);
+  bool read_timer_entry(std::string_view text);
   bool read_known_line(std::string_view text, std::string_view trimmed, int64_t line);
   bool read_bracketed(std::string_view text, std::string_view trimmed, int64_t line);
   bool read_iteration(std::string_view text, int64_t line);
@@ -54,7 +56,7 @@ private:
   megatron_log log_;
   line_splitter splitter_{max_line_bytes};
   bool in_args_ = false;                   ///< between the argument dump markers
-  std::optional<timer_block> timer_block_;  ///< the timer block lines now belong to
+  std::optional<timer_block> timer_block_;  ///< open block; its entries go to log_.timers.back()
   bool all_ranks_timer_open_ = false;      ///< an `all` block timer has a rank value yet
   int64_t last_iteration_ = 0;
   std::string last_assert_;                ///< traceback source of the last `assert`
