@@ -17,6 +17,7 @@ struct job_spec {
   std::string name;
   model_spec model;
   cluster_spec cluster;
+  std::string cluster_ref;    ///< the cluster as the job names it (catalog name or file)
   int nodes = 1;
   precision prec = precision::bf16;
   /// The first configuration to run. Its seq and gbs are fixed for the job.

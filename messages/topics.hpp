@@ -9,6 +9,7 @@ namespace paratune::topics {
 
 inline std::string session_status(const std::string& sid) { return "session." + sid + ".status"; }
 inline std::string analysis(const std::string& sid) { return "analysis." + sid; }
+inline std::string report(const std::string& sid) { return "report." + sid; }
 inline std::string proposal(const std::string& sid) { return "proposal." + sid; }
 inline std::string trial_state(const std::string& sid, int trial) {
   return "trial." + sid + "." + std::to_string(trial) + ".state";

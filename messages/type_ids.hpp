@@ -20,8 +20,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, start_atom, "start")
   /// A session ended: (done_atom, session, state).
   CAF_ADD_ATOM(paratune, paratune, done_atom, "done")
-  /// Child process output: (line_atom, trial, text).
+  /// Child process output: (line_atom, trial key, text).
   CAF_ADD_ATOM(paratune, paratune, line_atom, "line")
-  /// Child process ended: (exited_atom, trial, exit status).
+  /// Child process ended: (exited_atom, trial key, exit status).
   CAF_ADD_ATOM(paratune, paratune, exited_atom, "exited")
+  /// A periodic self-message (watchdogs).
+  CAF_ADD_ATOM(paratune, paratune, tick_atom, "tick")
 CAF_END_TYPE_ID_BLOCK(paratune)

@@ -19,17 +19,83 @@ constexpr int schema_version = 1;
 /// A training configuration as canonical key -> value text.
 using config_map = std::map<std::string, std::string>;
 
-/// Opens a session: the job as the user gave it, resolved.
+/// A model's dimensions (core model_spec).
+struct model_wire {
+  std::string name, family, size;
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
+  bool swiglu = false, tied_embeddings = false, rmsnorm = true;
+  int experts = 0, topk = 0, moe_ffn = 0, max_seq = 0;
+  MSGPACK_DEFINE_MAP(name, family, size, layers, hidden, heads, kv_heads, head_dim, ffn, vocab,
+                     swiglu, tied_embeddings, rmsnorm, experts, topk, moe_ffn, max_seq)
+};
+
+/// A link class (core link_spec).
+struct link_wire {
+  std::string name;
+  double gbps = 0, latency_us = 0;
+  MSGPACK_DEFINE_MAP(name, gbps, latency_us)
+};
+
+/// A cluster (core cluster_spec).
+struct cluster_wire {
+  std::string name, device_name, ici_topology;
+  double peak_tflops_16 = 0, peak_tflops_fp8 = 0, hbm_gib = 0, hbm_gbps = 0;
+  bool tpu = false;
+  int devices_per_node = 8, max_nodes = 0;
+  link_wire scale_up, scale_out;
+  MSGPACK_DEFINE_MAP(name, device_name, ici_topology, peak_tflops_16, peak_tflops_fp8, hbm_gib,
+                     hbm_gbps, tpu, devices_per_node, max_nodes, scale_up, scale_out)
+};
+
+/// Opens a session: the job, resolved, so that the session can be resumed
+/// and re-analysed from the pool alone.
 struct session_opened {
   std::string job_name;
-  std::string model;
-  std::string cluster;
+  model_wire model;
+  cluster_wire cluster;
+  int nodes = 1;
   int world_size = 0;
   std::string precision;
   config_map initial;
+  std::map<std::string, std::vector<std::string>> search;
   int trials = 0;
+  int train_iters = 12;
+  uint64_t seed = 1;
+  std::string sim_path;   ///< the paratune-sim executable trials run
+  std::string sim_cluster; ///< the cluster as the simulator loads it (name or file)
+  double sim_time_scale = 0.0002; ///< wall seconds per simulated second
+  double sim_failure_rate = 0.03; ///< injected NCCL timeouts and node losses
   std::string job_yaml;   ///< the job file's text, for reproducibility
-  MSGPACK_DEFINE_MAP(job_name, model, cluster, world_size, precision, initial, trials, job_yaml)
+  MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
+                     trials, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
+                     sim_failure_rate, job_yaml)
+};
+
+/// One ranked candidate of an analysis.
+struct suggestion_wire {
+  config_map config;
+  std::string text;
+  std::string group;
+  std::string why;
+  double predicted_tflops = 0;
+  double predicted_peak_mib = 0;
+  std::string rejected;   ///< empty when it passed every guard
+  MSGPACK_DEFINE_MAP(config, text, group, why, predicted_tflops, predicted_peak_mib, rejected)
+};
+
+/// The Bottleneck Analysis agent's report: health, ranked suggestions and
+/// the rejected ones with the guard that rejected them.
+struct analysis_report {
+  int after_trial = 0;
+  std::string health;
+  std::string directive;
+  int base_trial = 0;     ///< 1-based, 0 when moving from the initial configuration
+  std::vector<suggestion_wire> ranked;
+  std::vector<suggestion_wire> rejected;
+  bool exhausted = false;
+  std::string reasoning;
+  MSGPACK_DEFINE_MAP(after_trial, health, directive, base_trial, ranked, rejected, exhausted,
+                     reasoning)
 };
 
 /// The coordinator asks for the next step after `after_trial` trials.
@@ -52,8 +118,9 @@ struct proposal {
   double predicted_peak_mib = 0;
   std::string reasoning;         ///< the full chain, in words
   std::vector<std::string> ranked; ///< the ranked suggestions, as text
+  std::vector<std::string> argv;   ///< the launch command (simulator and Megatron-LM arguments)
   MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
-                     predicted_tflops, predicted_peak_mib, reasoning, ranked)
+                     predicted_tflops, predicted_peak_mib, reasoning, ranked, argv)
 };
 
 /// The validator launched a trial.
@@ -133,6 +200,7 @@ struct envelope {
 template <class T> constexpr const char* type_name();
 template <> constexpr const char* type_name<session_opened>() { return "session_opened"; }
 template <> constexpr const char* type_name<analysis_request>() { return "analysis_request"; }
+template <> constexpr const char* type_name<analysis_report>() { return "analysis_report"; }
 template <> constexpr const char* type_name<proposal>() { return "proposal"; }
 template <> constexpr const char* type_name<trial_started>() { return "trial_started"; }
 template <> constexpr const char* type_name<telemetry>() { return "telemetry"; }

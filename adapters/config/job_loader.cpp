@@ -103,6 +103,7 @@ job_spec load_job(const std::string& path) {
   try {
     job.model = load_model(model);
     job.cluster = load_cluster(cluster);
+    job.cluster_ref = cluster;
   } catch (const input_error& e) {
     throw input_error(path + ": " + e.what());
   }

@@ -95,3 +95,21 @@ TEST(megatron_args, bad_flag_value_names_the_flag) {
 
 } // namespace
 } // namespace paratune
+
+#include "core/trial_scoring.hpp"
+
+namespace paratune {
+namespace {
+
+TEST(trial_scoring, skips_warm_up_and_hiccups) {
+  std::vector<iteration_sample> s = {{1, 30000, 5}, {2, 1300, 150}, {3, 1000, 200},
+                                     {4, 1010, 198}, {5, 2500, 80}, {6, 990, 202}};
+  auto r = score_iterations(s);
+  EXPECT_EQ(r.scored, 3);
+  EXPECT_DOUBLE_EQ(r.iteration_ms, 1000);
+  EXPECT_DOUBLE_EQ(r.tflops_per_gpu, 200);
+  EXPECT_EQ(score_iterations({{1, 100, 1}, {2, 100, 1}}).scored, 0);
+}
+
+} // namespace
+} // namespace paratune

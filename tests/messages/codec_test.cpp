@@ -19,12 +19,31 @@ T round_trip(const T& body) {
 }
 
 TEST(codec, session_opened_round_trips) {
-  session_opened s{"job", "llama3-8b", "dgx-a100-80g", 8, "fp16", {{"tp", "8"}}, 20, "name: job\n"};
+  session_opened s;
+  s.job_name = "job"; s.model.name = "llama3-8b"; s.model.layers = 32;
+  s.cluster.name = "dgx-a100-80g"; s.cluster.scale_out.gbps = 25;
+  s.world_size = 8; s.precision = "fp16"; s.initial = {{"tp", "8"}};
+  s.search = {{"mbs", {"1", "2"}}}; s.trials = 20; s.job_yaml = "name: job\n";
   auto r = round_trip(s);
   EXPECT_EQ(r.job_name, "job");
+  EXPECT_EQ(r.model.layers, 32);
+  EXPECT_DOUBLE_EQ(r.cluster.scale_out.gbps, 25);
   EXPECT_EQ(r.world_size, 8);
   EXPECT_EQ(r.initial.at("tp"), "8");
+  EXPECT_EQ(r.search.at("mbs").size(), 2u);
   EXPECT_EQ(r.job_yaml, "name: job\n");
+}
+
+TEST(codec, analysis_report_round_trips) {
+  analysis_report a;
+  a.after_trial = 2; a.health = "MEMORY_BOUND"; a.directive = "RESOLVE_MEMORY_PRESSURE";
+  a.ranked.push_back({{{"mbs", "1"}}, "Change MBS from 2 to 1.", "standard", "memory", 150, 70000, ""});
+  a.rejected.push_back({{{"mbs", "4"}}, "Change MBS from 2 to 4.", "standard", "x", 0, 0, "known failure"});
+  auto r = round_trip(a);
+  EXPECT_EQ(r.health, "MEMORY_BOUND");
+  ASSERT_EQ(r.ranked.size(), 1u);
+  EXPECT_EQ(r.ranked[0].text, "Change MBS from 2 to 1.");
+  EXPECT_EQ(r.rejected[0].rejected, "known failure");
 }
 
 TEST(codec, analysis_request_round_trips) {

@@ -1,0 +1,31 @@
+#pragma once
+
+// Typed interfaces of the infrastructure actors. Agents themselves are
+// dynamically typed: they react to bus messages (bus_atom, topic, payload)
+// and to their own internal messages.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/type_ids.hpp"
+
+namespace paratune {
+
+/// Owns the Global Message Pool. The single writer: sequence numbers are
+/// allocated here.
+using pool_actor = caf::typed_actor<
+  // Stores an envelope (msgpack bytes); replies with its sequence number.
+  caf::replies_to<append_atom, std::string>::with<uint64_t>,
+  // Every envelope of a session, in order.
+  caf::replies_to<history_atom, std::string>::with<std::vector<std::string>>>;
+
+/// Owns the bus PUB socket (a ZeroMQ socket must stay on one thread).
+using egress_actor = caf::typed_actor<
+  // Publishes payload on topic; fire and forget, like PUB itself.
+  caf::reacts_to<publish_atom, std::string, std::string>>;
+
+} // namespace paratune

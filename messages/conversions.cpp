@@ -1,0 +1,127 @@
+#include "messages/conversions.hpp"
+
+#include <map>
+
+#include "core/input_error.hpp"
+#include "messages/codec.hpp"
+
+namespace paratune::wire {
+
+model_wire to_wire(const model_spec& m) {
+  return {m.name, m.family, m.size, m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn,
+          m.vocab, m.swiglu, m.tied_embeddings, m.rmsnorm, m.experts, m.topk, m.moe_ffn,
+          m.max_seq};
+}
+
+model_spec from_wire(const model_wire& w) {
+  model_spec m;
+  m.name = w.name; m.family = w.family; m.size = w.size; m.layers = w.layers;
+  m.hidden = w.hidden; m.heads = w.heads; m.kv_heads = w.kv_heads; m.head_dim = w.head_dim;
+  m.ffn = w.ffn; m.vocab = w.vocab; m.swiglu = w.swiglu; m.tied_embeddings = w.tied_embeddings;
+  m.rmsnorm = w.rmsnorm; m.experts = w.experts; m.topk = w.topk; m.moe_ffn = w.moe_ffn;
+  m.max_seq = w.max_seq;
+  if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.kv_heads <= 0 || m.vocab <= 0)
+    throw input_error("stored model '" + m.name + "' has non-positive dimensions");
+  return m;
+}
+
+cluster_wire to_wire(const cluster_spec& c) {
+  cluster_wire w;
+  w.name = c.name; w.device_name = c.device.name; w.ici_topology = c.ici_topology;
+  w.peak_tflops_16 = c.device.peak_tflops_16; w.peak_tflops_fp8 = c.device.peak_tflops_fp8;
+  w.hbm_gib = c.device.hbm_gib; w.hbm_gbps = c.device.hbm_gbps; w.tpu = c.device.tpu;
+  w.devices_per_node = c.devices_per_node; w.max_nodes = c.max_nodes;
+  w.scale_up = {c.scale_up.name, c.scale_up.gbps, c.scale_up.latency_us};
+  w.scale_out = {c.scale_out.name, c.scale_out.gbps, c.scale_out.latency_us};
+  return w;
+}
+
+cluster_spec from_wire(const cluster_wire& w) {
+  cluster_spec c;
+  c.name = w.name; c.ici_topology = w.ici_topology;
+  c.device = {w.device_name, w.peak_tflops_16, w.peak_tflops_fp8, w.hbm_gib, w.hbm_gbps, w.tpu};
+  c.devices_per_node = w.devices_per_node; c.max_nodes = w.max_nodes;
+  c.scale_up = {w.scale_up.name, w.scale_up.gbps, w.scale_up.latency_us};
+  c.scale_out = {w.scale_out.name, w.scale_out.gbps, w.scale_out.latency_us};
+  if (c.devices_per_node <= 0 || c.device.peak_tflops_16 <= 0)
+    throw input_error("stored cluster '" + c.name + "' is incomplete");
+  return c;
+}
+
+config_map to_wire(const training_config& c) { return to_map(c); }
+
+training_config from_wire(const config_map& m) {
+  training_config c;
+  for (const auto& [k, v] : m)
+    set_value(c, k, v);
+  return c;
+}
+
+suggestion_wire to_wire(const suggestion& s) {
+  return {to_wire(s.config), s.text, s.group, s.why, s.predicted_tflops, s.predicted_peak_mib,
+          s.rejected.value_or("")};
+}
+
+analysis_report to_wire(const analysis& a, int after_trial) {
+  analysis_report r;
+  r.after_trial = after_trial;
+  r.health = to_string(a.health.state);
+  r.directive = directive_of(a.health.state);
+  r.base_trial = a.base_trial + 1;
+  for (const auto& s : a.ranked)
+    r.ranked.push_back(to_wire(s));
+  for (const auto& s : a.rejected)
+    r.rejected.push_back(to_wire(s));
+  r.exhausted = a.exhausted;
+  r.reasoning = a.reasoning;
+  return r;
+}
+
+tuning_context context_of(const session_opened& s) {
+  tuning_context ctx;
+  ctx.model = from_wire(s.model);
+  ctx.cluster = from_wire(s.cluster);
+  ctx.world_size = s.world_size;
+  if (!parse_precision(s.precision, ctx.prec))
+    throw input_error("stored precision '" + s.precision + "' is unknown");
+  ctx.initial = from_wire(s.initial);
+  ctx.search = s.search;
+  return ctx;
+}
+
+std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
+  std::map<int, trial_outcome> by_trial;
+  for (const auto& e : history) {
+    if (e.type == type_name<trial_result>()) {
+      auto r = body_of<trial_result>(e);
+      trial_outcome o;
+      o.config = from_wire(r.config);
+      if (!parse_trial_status(r.status, o.status))
+        throw input_error("stored trial status '" + r.status + "' is unknown");
+      o.tflops_per_gpu = r.tflops_per_gpu;
+      o.mfu = r.mfu;
+      o.peak_memory_mib = r.peak_memory_mib;
+      o.memory_limit_mib = r.memory_limit_mib;
+      o.gpu_util_pct = r.gpu_util_pct;
+      o.reason = r.reason;
+      if (o.status == trial_status::failed)
+        parse_failure_kind(r.error_kind == "" ? "other" : r.error_kind, o.failure);
+      by_trial[r.trial] = o;
+    } else if (e.type == type_name<failure_diagnosis>()) {
+      auto d = body_of<failure_diagnosis>(e);
+      auto it = by_trial.find(d.trial);
+      if (it == by_trial.end())
+        continue;
+      parse_failure_kind(d.kind, it->second.failure);
+      it->second.blamed = d.blamed;
+      it->second.confidence = d.confidence;
+      it->second.reason = d.summary;
+    }
+  }
+  std::vector<trial_outcome> out;
+  for (auto& [_, o] : by_trial)
+    out.push_back(std::move(o));
+  return out;
+}
+
+} // namespace paratune::wire

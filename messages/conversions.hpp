@@ -1,0 +1,32 @@
+#pragma once
+
+#include <vector>
+
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/reasoning/reasoner.hpp"
+#include "core/trial_outcome.hpp"
+#include "messages/wire_types.hpp"
+
+namespace paratune::wire {
+
+// Between core/ types and wire bodies. Decoding functions throw
+// paratune::input_error when a stored value does not parse.
+
+model_wire to_wire(const model_spec& m);
+model_spec from_wire(const model_wire& w);
+cluster_wire to_wire(const cluster_spec& c);
+cluster_spec from_wire(const cluster_wire& w);
+config_map to_wire(const training_config& c);
+training_config from_wire(const config_map& m);
+suggestion_wire to_wire(const suggestion& s);
+analysis_report to_wire(const analysis& a, int after_trial);
+
+/// The reasoner's context for a session.
+tuning_context context_of(const session_opened& s);
+
+/// The session's trials as the reasoner sees them, in trial order: every
+/// trial_result, with the failure diagnosis of that trial folded in.
+std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history);
+
+} // namespace paratune::wire

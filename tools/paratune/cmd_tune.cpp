@@ -1,0 +1,115 @@
+// paratune tune JOB.yaml: a closed-loop tuning session on the simulated cluster.
+
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/bus_bridge.hpp"
+#include "actors/runtime.hpp"
+#include "adapters/config/job_loader.hpp"
+#include "messages/conversions.hpp"
+#include "messages/topics.hpp"
+#include "messages/type_ids.hpp"
+#include "tools/paratune/command.hpp"
+#include "tools/paratune/session_summary.hpp"
+#include "tools/paratune/tune_view.hpp"
+
+namespace paratune::cli {
+
+namespace {
+
+struct tune_options {
+  std::string job_file;
+  std::string db = "paratune-pool";
+  int trials = 0;
+  bool json = false;
+};
+
+std::string sim_executable() {
+  if (const char* env = std::getenv("PARATUNE_SIM"); env && *env)
+    return env;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (exe.parent_path() / "paratune-sim").string();
+}
+
+wire::session_opened session_record(const job_spec& job, const tune_options& o) {
+  wire::session_opened s;
+  s.job_name = job.name;
+  s.model = wire::to_wire(job.model);
+  s.cluster = wire::to_wire(job.cluster);
+  s.nodes = job.nodes;
+  s.world_size = job.world_size();
+  s.precision = to_string(job.prec);
+  s.initial = wire::to_wire(job.initial);
+  s.search = job.search;
+  s.trials = o.trials > 0 ? o.trials : job.trials;
+  s.train_iters = job.train_iters;
+  s.seed = job.seed;
+  s.sim_path = sim_executable();
+  s.sim_cluster = job.cluster_ref;
+  s.job_yaml = read_text_file(o.job_file);
+  return s;
+}
+
+int run_tune(const tune_options& o) {
+  const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
+  auto record = session_record(job, o);
+  spdlog::set_level(spdlog::level::warn);
+  caf::actor_system_config cfg;
+  cfg.add_message_types<caf::id_block::paratune>();
+  caf::actor_system sys{cfg};
+  auto rt = runtime::start(sys, {o.db, {}, true, false});
+  if (!rt) {
+    std::cerr << "error: " << to_string(rt.error()) << '\n';
+    return 1;
+  }
+  const auto id = new_session_id();
+  if (!o.json)
+    std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "
+              << job.cluster.device.name << " (" << job.cluster.name << "), " << record.trials
+              << " trials, pool " << o.db << "\n";
+  auto view = sys.spawn(tune_view, id, record.trials, isatty(STDOUT_FILENO) != 0, o.json);
+  auto& bridge = (*rt)->bridge();
+  for (const auto& prefix : {topics::proposal(id), topics::trial_prefix(id),
+                             topics::failure_prefix(id), "telemetry." + id + "."})
+    bridge.subscribe(prefix, view);
+  caf::scoped_actor self{sys};
+  (*rt)->start_session(id, record, self);
+  std::string state = "running";
+  self->receive_while([&] { return state == "running"; })(
+    [&](done_atom, const std::string&, const std::string& s) { state = s; });
+  auto history = (*rt)->history(id);
+  (*rt)->stop();
+  caf::anon_send_exit(view, caf::exit_reason::user_shutdown);
+  if (!history) {
+    std::cerr << "error: " << to_string(history.error()) << '\n';
+    return 1;
+  }
+  auto summary = summarize(id, *history);
+  if (o.json)
+    std::cout << to_json(summary).dump(2) << '\n';
+  else
+    std::cout << render_text(summary);
+  return summary.best ? 0 : 1;
+}
+
+command_action setup(CLI::App& app) {
+  auto o = std::make_shared<tune_options>();
+  app.add_option("job", o->job_file, "the job file (YAML)")->required();
+  app.add_option("--db", o->db, "the Global Message Pool directory (RocksDB)");
+  app.add_option("--trials", o->trials, "trial budget (overrides the job's)")
+    ->check(CLI::PositiveNumber);
+  app.add_flag("--json", o->json, "print one JSON object at the end instead of text");
+  return [o] { return run_tune(*o); };
+}
+
+registrar reg{{"tune", "run a tuning session on the embedded simulated cluster", setup}};
+
+} // namespace
+
+} // namespace paratune::cli

@@ -1,0 +1,138 @@
+#include "tools/paratune/session_summary.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "core/megatron_args.hpp"
+#include "messages/codec.hpp"
+#include "messages/conversions.hpp"
+
+namespace paratune::cli {
+
+session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
+  session_summary s;
+  s.session = session;
+  s.state = "running";
+  std::map<int, wire::proposal> proposals;
+  std::map<int, trial_row> rows;
+  for (const auto& e : history) {
+    if (e.type == wire::type_name<wire::session_opened>()) {
+      s.job = wire::body_of<wire::session_opened>(e);
+    } else if (e.type == wire::type_name<wire::proposal>()) {
+      auto p = wire::body_of<wire::proposal>(e);
+      proposals[p.trial] = p;
+    } else if (e.type == wire::type_name<wire::trial_result>()) {
+      auto r = wire::body_of<wire::trial_result>(e);
+      trial_row row;
+      row.index = r.trial;
+      row.config = r.config;
+      row.status = r.status;
+      row.mfu = r.mfu;
+      row.tflops_per_gpu = r.tflops_per_gpu;
+      row.peak_memory_mib = r.peak_memory_mib;
+      row.reason = r.reason;
+      if (auto it = proposals.find(r.trial); it != proposals.end()) {
+        row.change = it->second.change;
+        if (r.status == "succeeded")
+          row.reason = it->second.why;
+      } else if (r.status == "skipped") {
+        row.change = "Run the initial configuration.";
+      }
+      rows[r.trial] = row;
+    } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
+      auto d = wire::body_of<wire::failure_diagnosis>(e);
+      if (auto it = rows.find(d.trial); it != rows.end())
+        it->second.reason = d.summary;
+    } else if (e.type == wire::type_name<wire::session_status>()) {
+      auto st = wire::body_of<wire::session_status>(e);
+      if (st.state != "running")
+        s.state = st.state;
+    }
+  }
+  for (auto& [_, row] : rows) {
+    s.trials.push_back(row);
+    if (row.status != "succeeded")
+      continue;
+    if (!s.first_success)
+      s.first_success = row;
+    if (!s.best || row.tflops_per_gpu > s.best->tflops_per_gpu)
+      s.best = row;
+  }
+  return s;
+}
+
+std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c) {
+  megatron_launch l;
+  l.model = wire::from_wire(s.job.model);
+  l.config = wire::from_wire(c);
+  parse_precision(s.job.precision, l.prec);
+  l.train_iters = s.job.train_iters;
+  return render_megatron_args(l);
+}
+
+nlohmann::json to_json(const session_summary& s) {
+  nlohmann::json j;
+  j["session"] = s.session;
+  j["state"] = s.state;
+  if (s.best) {
+    j["best"] = {{"trial", s.best->index},
+                 {"config", s.best->config},
+                 {"mfu", s.best->mfu},
+                 {"tflops_per_gpu", s.best->tflops_per_gpu},
+                 {"peak_memory_mib", s.best->peak_memory_mib},
+                 {"megatron_args", megatron_args_of(s, s.best->config)}};
+    if (s.first_success && s.first_success->tflops_per_gpu > 0)
+      j["best"]["gain_over_first"] = s.best->tflops_per_gpu / s.first_success->tflops_per_gpu - 1;
+  } else {
+    j["best"] = nullptr;
+  }
+  j["trials"] = nlohmann::json::array();
+  for (const auto& r : s.trials)
+    j["trials"].push_back({{"index", r.index},
+                           {"config", r.config},
+                           {"change", r.change},
+                           {"status", r.status},
+                           {"mfu", r.mfu},
+                           {"tflops_per_gpu", r.tflops_per_gpu},
+                           {"peak_memory_mib", r.peak_memory_mib},
+                           {"reason", r.reason}});
+  return j;
+}
+
+std::string render_trial_line(const trial_row& r, int budget) {
+  char buf[512];
+  if (r.status == "succeeded")
+    std::snprintf(buf, sizeof buf,
+                  "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "              why: %s\n",
+                  r.index, budget, r.status.c_str(), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
+                  r.change.c_str(), r.reason.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "trial %2d/%d  %-9s %s\n              why: %s\n", r.index,
+                  budget, r.status.c_str(), r.change.c_str(), r.reason.c_str());
+  return buf;
+}
+
+std::string render_text(const session_summary& s) {
+  std::string out = "\nsession " + s.session + " " + s.state + " after "
+                    + std::to_string(s.trials.size()) + " trial(s)\n";
+  if (!s.best)
+    return out + "no trial succeeded\n";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "best: trial %d, MFU %.3f, %.1f TFLOP/s/GPU, peak %.0f MiB\n",
+                s.best->index, s.best->mfu, s.best->tflops_per_gpu, s.best->peak_memory_mib);
+  out += buf;
+  if (s.first_success && s.first_success->tflops_per_gpu > 0) {
+    std::snprintf(buf, sizeof buf, "gain over the first run (trial %d): %+.1f%%\n",
+                  s.first_success->index,
+                  100 * (s.best->tflops_per_gpu / s.first_success->tflops_per_gpu - 1));
+    out += buf;
+  }
+  out += "configuration:";
+  for (const auto& [k, v] : s.best->config)
+    out += " " + k + "=" + v;
+  out += "\nMegatron-LM arguments:\n  " + join_args(megatron_args_of(s, s.best->config)) + "\n";
+  return out;
+}
+
+} // namespace paratune::cli

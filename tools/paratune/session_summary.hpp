@@ -1,0 +1,49 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/wire_types.hpp"
+
+namespace paratune::cli {
+
+/// One trial of a finished session, as the user reads it.
+struct trial_row {
+  int index = 0;
+  wire::config_map config;
+  std::string change;     ///< what changed, e.g. "Change AC from full to none."
+  std::string status;     ///< succeeded, failed, skipped
+  double mfu = 0;
+  double tflops_per_gpu = 0;
+  double peak_memory_mib = 0;
+  std::string reason;     ///< why it was chosen, or why it failed / was skipped
+};
+
+/// A session read back from the pool.
+struct session_summary {
+  std::string session;
+  std::string state;      ///< finished, exhausted, or running when it did not end
+  wire::session_opened job;
+  std::vector<trial_row> trials;
+  std::optional<trial_row> best;
+  std::optional<trial_row> first_success;
+};
+
+session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);
+
+/// Megatron-LM arguments of a configuration of the session's job.
+std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c);
+
+/// The `--json` document.
+nlohmann::json to_json(const session_summary& s);
+
+/// The human-readable report printed after the live lines.
+std::string render_text(const session_summary& s);
+
+/// One live line for a finished trial.
+std::string render_trial_line(const trial_row& r, int budget);
+
+} // namespace paratune::cli
