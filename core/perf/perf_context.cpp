@@ -10,9 +10,10 @@ namespace {
 
 void set_model(perf_context& x, const model_spec& m, int tp) {
   x.h = m.hidden;
-  x.heads = m.heads;
-  x.kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  x.head_dim = m.head_size();
+  // Guard the divisions: an unchecked spec must not crash the screen.
+  x.heads = std::max(1, m.heads);
+  x.kv_heads = m.kv_heads > 0 ? m.kv_heads : x.heads;
+  x.head_dim = m.head_dim > 0 ? m.head_dim : double(m.hidden) / x.heads;
   x.q = x.heads * x.head_dim;
   x.kv = x.kv_heads * x.head_dim;
   x.ffn = m.ffn;
@@ -21,7 +22,7 @@ void set_model(perf_context& x, const model_spec& m, int tp) {
   x.experts = m.experts;
   x.topk = x.moe ? std::max(1, m.topk) : 0;
   x.vocab = double(m.padded_vocab(tp));
-  x.layers = m.layers;
+  x.layers = std::max(1, m.layers);
   x.swiglu = m.swiglu;
   x.tied = m.tied_embeddings;
   x.rmsnorm = m.rmsnorm;

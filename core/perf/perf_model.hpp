@@ -70,11 +70,17 @@ struct perf_prediction {
   double margin = 0;                ///< safety margin applied in the fit verdict (fraction)
   bool fits = false;                ///< peak * (1 + margin) <= device memory
   time_breakdown time;
-  std::string limiting_factor;      ///< "compute", "tp_comm", "bubble", "memory", ...
+  /// "memory" when it does not fit, else the largest time part: "compute",
+  /// "recompute", "tp_comm", "dp_comm", "pp_comm", "ep_comm", "cp_comm",
+  /// "bubble", "optimizer" or "other".
+  std::string limiting_factor;
 };
 
 /// Predicts time and memory of `c` on `world_size` devices of `cluster`.
-/// The configuration must satisfy check_megatron_rules.
+/// The configuration should satisfy check_megatron_rules; others still get
+/// finite numbers (uneven splits are spread, batches rounded up). MFU is
+/// counted against the peak of precision `p` (the FP8 peak for fp8).
+/// Formulas, constants and measured errors: docs/performance_model.md.
 perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
                         int world_size, const training_config& c, precision p,
                         const perf_calibration& cal = {});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/perf/memory_model.hpp"
 #include "core/perf/perf_context.hpp"
 #include "core/perf/perf_model.hpp"
@@ -158,6 +160,43 @@ TEST(perf_features, calibration_knobs_move_the_prediction) {
   EXPECT_GT(p.iteration_time_s, 1.2 * base_p.iteration_time_s);
   EXPECT_GT(p.peak.overhead_mib, 1.9 * base_p.peak.overhead_mib);
   EXPECT_NEAR(p.time.other_s, p.iteration_time_s * (1 - 1 / 1.1), 1e-9);
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Every knob combination yields finite, positive numbers, valid or not by
+// Megatron's rules (the screen runs before the rules in some callers).
+TEST(perf_features, predictions_are_finite_across_a_sweep) {
+  model_spec moe = test::llama3_8b();
+  moe.experts = 8; moe.topk = 2; moe.moe_ffn = 2048;
+  int checked = 0;
+  for (const model_spec& m : {test::llama3_8b(), moe, test::gpt(24, 2048, 16)})
+    for (int tp : {1, 2, 8, 16})
+      for (int pp : {1, 3, 4})
+        for (int cp : {1, 2})
+          for (int vpp : {1, 2})
+            for (auto rc : {recompute_mode::none, recompute_mode::selective, recompute_mode::full})
+              for (bool flags : {false, true}) {
+                training_config c;
+                c.tp = tp; c.pp = pp; c.cp = cp; c.vpp = vpp; c.recompute = rc;
+                c.ep = m.is_moe() && flags ? 4 : 1;
+                c.sp = flags && tp > 1;
+                c.dist_opt = c.overlap_grad = c.overlap_param = c.fused_ce = flags;
+                c.recompute_block = flags;
+                c.recompute_layers = flags && rc == recompute_mode::full ? 2 : 0;
+                c.mbs = 2; c.gbs = 256; c.seq = 4096;
+                const auto p = predict(m, test::dgx_h100(), 64, c, precision::bf16);
+                ASSERT_TRUE(std::isfinite(p.iteration_time_s) && p.iteration_time_s > 0);
+                ASSERT_TRUE(std::isfinite(p.peak_memory_mib) && p.peak_memory_mib > 0);
+                ASSERT_TRUE(std::isfinite(p.mfu) && p.mfu > 0 && p.mfu < 1);
+                ASSERT_EQ(int(p.stages.size()), pp);
+                ++checked;
+              }
+  EXPECT_EQ(checked, 3 * 4 * 3 * 2 * 2 * 3 * 2);
 }
 
 } // namespace
