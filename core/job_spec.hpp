@@ -28,6 +28,7 @@ struct job_spec {
   int trials = 20;            ///< trial budget
   int train_iters = 12;       ///< iterations per trial run
   uint64_t seed = 1;          ///< simulated cluster seed
+  bool retry_transient = false; ///< rerun a config after an NCCL timeout or lost node
 
   int world_size() const { return nodes * cluster.devices_per_node; }
 };

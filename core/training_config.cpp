@@ -193,6 +193,14 @@ std::string canonical_key(const training_config& c) {
   return out;
 }
 
+std::string fingerprint(const training_config& c) {
+  const int fields[] = {c.tp, c.pp, c.cp, c.ep, c.vpp, c.mbs, c.gbs, c.seq, c.sp,
+                        static_cast<int>(c.recompute), c.recompute_block, c.recompute_layers,
+                        c.dist_opt, c.overlap_grad, c.overlap_param, c.fused_ce,
+                        c.first_pp_layers, c.last_pp_layers};
+  return std::string(reinterpret_cast<const char*>(fields), sizeof fields);
+}
+
 std::map<std::string, std::string> to_map(const training_config& c) {
   std::map<std::string, std::string> out;
   for (const auto& b : bindings())

@@ -61,6 +61,10 @@ training_config parse_config(const std::string& text,
 /// Every key and value, canonical order: "tp=2,pp=1,cp=1,...".
 std::string canonical_key(const training_config& c);
 
+/// A compact binary key of every field: cheap to build, for hash maps in
+/// hot loops. Equal configurations have equal fingerprints.
+std::string fingerprint(const training_config& c);
+
 /// As a key -> text map (for JSON and YAML output).
 std::map<std::string, std::string> to_map(const training_config& c);
 

@@ -86,6 +86,7 @@ tuning_context context_of(const session_opened& s) {
     throw input_error("stored precision '" + s.precision + "' is unknown");
   ctx.initial = from_wire(s.initial);
   ctx.search = s.search;
+  ctx.retry_transient = s.retry_transient;
   return ctx;
 }
 

@@ -59,6 +59,7 @@ struct session_opened {
   config_map initial;
   std::map<std::string, std::vector<std::string>> search;
   int trials = 0;
+  bool retry_transient = false;
   int train_iters = 12;
   uint64_t seed = 1;
   std::string sim_path;   ///< the paratune-sim executable trials run
@@ -67,7 +68,7 @@ struct session_opened {
   double sim_failure_rate = 0.03; ///< injected NCCL timeouts and node losses
   std::string job_yaml;   ///< the job file's text, for reproducibility
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
-                     trials, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
+                     trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml)
 };
 

@@ -116,6 +116,7 @@ job_spec load_job(const std::string& path) {
                       + prec + "'");
   job.initial = read_initial(root["initial"], path);
   job.trials = optional<int>(root, "trials", path, 20);
+  job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
   if (job.trials < 1)
     throw input_error(path + ": field 'trials' must be at least 1");
   if (auto sim = root["simulation"]) {

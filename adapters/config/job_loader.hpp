@@ -17,6 +17,7 @@ namespace paratune {
 ///   search:                     # optional; the default space when absent
 ///     tp: [1, 2, 4, 8]
 ///   trials: 20
+///   retry_transient_failures: false   # rerun after an NCCL timeout / lost node
 ///   simulation: {seed: 7, train_iters: 12}
 ///
 /// Throws input_error naming the file and the field that is missing or

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/reasoning/tuning_context.hpp"
 
 namespace paratune {
 
@@ -18,17 +17,23 @@ constexpr int oom_neighbour_distance = 3;
 } // namespace
 
 int config_distance(const training_config& a, const training_config& b) {
-  int d = 0;
-  for (const auto& ch : diff(a, b)) {
-    const auto& k = ch.key;
-    d += (k == "tp" || k == "pp" || k == "cp" || k == "ep") ? 3
-         : (k == "mbs" || k == "recompute" || k == "vpp") ? 2 : 1;
-  }
-  return d;
+  // Field by field, no strings: this runs for every candidate against every
+  // past trial.
+  auto w = [](bool differs, int weight) { return differs ? weight : 0; };
+  return w(a.tp != b.tp, 3) + w(a.pp != b.pp, 3) + w(a.cp != b.cp, 3) + w(a.ep != b.ep, 3)
+         + w(a.mbs != b.mbs, 2) + w(a.recompute != b.recompute, 2) + w(a.vpp != b.vpp, 2)
+         + w(a.gbs != b.gbs, 1) + w(a.seq != b.seq, 1) + w(a.sp != b.sp, 1)
+         + w(a.recompute_block != b.recompute_block, 1)
+         + w(a.recompute_layers != b.recompute_layers, 1) + w(a.dist_opt != b.dist_opt, 1)
+         + w(a.overlap_grad != b.overlap_grad, 1) + w(a.overlap_param != b.overlap_param, 1)
+         + w(a.fused_ce != b.fused_ce, 1) + w(a.first_pp_layers != b.first_pp_layers, 1)
+         + w(a.last_pp_layers != b.last_pp_layers, 1);
 }
 
 memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)
-  : history_(history), predict_(std::move(predict)) {
+  : history_(history) {
+  for (const auto& h : history)
+    history_peaks_.push_back(predict(h.config).peak_memory_mib);
 }
 
 std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
@@ -36,7 +41,8 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
   int best = 1 << 30;
   double sum = 0;
   int n = 0;
-  for (const auto& h : history_) {
+  for (size_t i = 0; i < history_.size(); ++i) {
+    const auto& h = history_[i];
     if (h.status != trial_status::succeeded || h.peak_memory_mib <= 0)
       continue;
     const int d = config_distance(c, h.config);
@@ -47,7 +53,7 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
       sum = 0;
       n = 0;
     }
-    sum += h.peak_memory_mib - predict_(h.config).peak_memory_mib;
+    sum += h.peak_memory_mib - history_peaks_[i];
     ++n;
   }
   if (n == 0)
@@ -66,7 +72,7 @@ std::optional<std::string> memory_screen::check(const training_config& c,
       continue;
     if (config_distance(c, h.config) > oom_neighbour_distance)
       continue;
-    const double failed_need = predict_(h.config).peak_memory_mib;
+    const double failed_need = history_peaks_[i];
     if (p.peak_memory_mib >= oom_neighbour_ratio * failed_need) {
       std::snprintf(buf, sizeof buf,
                     "memory screen: predicted peak %.0f MiB is close to trial %zu's %.0f MiB, "

@@ -33,7 +33,7 @@ public:
 
 private:
   const std::vector<trial_outcome>& history_;
-  predictor predict_;
+  std::vector<double> history_peaks_; ///< predicted peak of each past trial
 };
 
 /// How different two configurations are: structural keys (tp, pp, cp, ep)

@@ -25,14 +25,17 @@ std::string fmt(const char* f, double a, double b = 0) {
 class evaluator {
 public:
   evaluator(const tuning_context& ctx, const std::vector<trial_outcome>& history)
-    : ctx_(ctx), history_(history) {}
+    : ctx_(ctx), history_(history) {
+    for (const auto& h : history)
+      history_tflops_.push_back(raw(h.config).tflops_per_gpu);
+  }
 
   const perf_prediction& raw(const training_config& c) {
-    auto key = canonical_key(c);
+    auto key = fingerprint(c);
     auto it = cache_.find(key);
     if (it == cache_.end())
-      it = cache_.emplace(key, predict(ctx_.model, ctx_.cluster, ctx_.world_size,
-                                       c, ctx_.prec)).first;
+      it = cache_.emplace(std::move(key), predict(ctx_.model, ctx_.cluster, ctx_.world_size,
+                                                  c, ctx_.prec)).first;
     return it->second;
   }
 
@@ -42,12 +45,13 @@ public:
     double ratio_sum = 0;
     int ratio_n = 0;
     int best = 1 << 30;
-    for (const auto& h : history_) {
+    for (size_t i = 0; i < history_.size(); ++i) {
+      const auto& h = history_[i];
       if (h.status != trial_status::succeeded || h.tflops_per_gpu <= 0)
         continue;
       if (h.config == c)
         return h.tflops_per_gpu;
-      const double predicted = raw(h.config).tflops_per_gpu;
+      const double predicted = history_tflops_[i];
       if (predicted <= 0)
         continue;
       const int d = config_distance(c, h.config);
@@ -69,6 +73,7 @@ private:
   const tuning_context& ctx_;
   const std::vector<trial_outcome>& history_;
   std::unordered_map<std::string, perf_prediction> cache_;
+  std::vector<double> history_tflops_; ///< predicted TFLOP/s of each past trial
 };
 
 /// Keeps a candidate self-consistent after a change: flags that other

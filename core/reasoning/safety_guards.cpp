@@ -70,13 +70,13 @@ std::optional<std::string> safety_guards::constraint(const training_config& c) c
 
 std::optional<std::string> safety_guards::duplicate(const training_config& c) const {
   int tries = 0;
-  bool only_retryable = true;
+  bool only_retryable = ctx_.retry_transient;
   for (size_t i = 0; i < history_.size(); ++i) {
     if (!(history_[i].config == c))
       continue;
     ++tries;
     only_retryable = only_retryable && history_[i].retryable();
-    if (!history_[i].retryable())
+    if (!ctx_.retry_transient || !history_[i].retryable())
       return "duplicate of trial " + std::to_string(i + 1);
   }
   if (tries >= 2 || (tries == 1 && !only_retryable))

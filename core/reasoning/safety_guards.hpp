@@ -21,8 +21,8 @@ public:
 
   /// A Megatron start-up rule or a value outside the search space.
   std::optional<std::string> constraint(const training_config& c) const;
-  /// The same configuration was tried before (any outcome; a retryable
-  /// failure may be tried once more).
+  /// The same configuration was tried before (any outcome; with
+  /// retry_transient, a transient failure may be tried once more).
   std::optional<std::string> duplicate(const training_config& c) const;
   /// The configuration matches a known failure: an OOM of a configuration
   /// that needs no more memory, or the blamed values of an invalid one.

@@ -20,6 +20,9 @@ struct tuning_context {
   training_config initial;
   /// Tunable keys and the values each may take; other keys stay fixed.
   std::map<std::string, std::vector<std::string>> search;
+  /// Run a configuration again after a failure that said nothing about it
+  /// (NCCL timeout, lost node). Off by default: no trial repeats another.
+  bool retry_transient = false;
 };
 
 /// One change of one key, as OptiCo writes it.

@@ -155,8 +155,9 @@ TEST(safety_guards, known_oom_covers_configurations_needing_more_memory) {
   EXPECT_FALSE(needs_at_least_as_much_memory(parse_config("tp=2", failed), failed));
 }
 
-TEST(safety_guards, a_transient_failure_may_be_retried_once) {
+TEST(safety_guards, a_transient_failure_may_be_retried_once_when_allowed) {
   auto ctx = appendix_d_context();
+  ctx.retry_transient = true;
   auto c = base_config();
   trial_outcome timeout;
   timeout.config = c;
@@ -173,6 +174,10 @@ TEST(safety_guards, a_transient_failure_may_be_retried_once) {
   h.push_back(timeout);
   safety_guards g2(ctx, h, predictor);
   EXPECT_TRUE(g2.duplicate(c));
+  ctx.retry_transient = false; // the default: never repeat a configuration
+  std::vector<trial_outcome> once{timeout};
+  safety_guards g3(ctx, once, predictor);
+  EXPECT_TRUE(g3.duplicate(c));
 }
 
 TEST(safety_guards, constraint_names_the_rule_or_the_search_space) {

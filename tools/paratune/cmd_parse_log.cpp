@@ -19,7 +19,8 @@ namespace {
 megatron_log parse_stdin() {
   megatron_log_parser parser;
   std::string buf(1 << 16, '\0');
-  while (std::cin.read(buf.data(), static_cast<std::streamsize>(buf.size())) || std::cin.gcount() > 0)
+  const auto size = static_cast<std::streamsize>(buf.size());
+  while (std::cin.read(buf.data(), size) || std::cin.gcount() > 0)
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(std::cin.gcount())));
   parser.finish();
   return parser.log();

@@ -49,6 +49,7 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.search = job.search;
   s.trials = o.trials > 0 ? o.trials : job.trials;
   s.train_iters = job.train_iters;
+  s.retry_transient = job.retry_transient;
   s.seed = job.seed;
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
