@@ -26,8 +26,10 @@ constexpr const char* timer_names[] = {
 
 constexpr const char* noise[] = {
   "[default3]:gpu-node-17:2134:2377 [3] NCCL INFO Channel 02/0 : 3[3] -> 4[4] via P2P/IPC/read",
-  "[default1]:INFO:megatron.core.distributed.param_and_grad_buffer:Number of buckets for gradient all-reduce / reduce-scatter: 1",
-  "[default5]:/usr/lib/python3/dist-packages/torch/distributed/c10d_logger.py:83: UserWarning: barrier(): using the device under current context.",
+  "[default1]:INFO:megatron.core.distributed.param_and_grad_buffer:Number of buckets for "
+  "gradient all-reduce / reduce-scatter: 1",
+  "[default5]:/usr/lib/python3/dist-packages/torch/distributed/c10d_logger.py:83: "
+  "UserWarning: barrier(): using the device under current context.",
   "[default0]:[rank0]:[W init.cpp:767] Warning: nvfuser is no longer supported in torch script",
   "[default2]:INFO:megatron.core.datasets.gpt_dataset:> total number of samples: 133387",
   "[default6]:  warnings.warn(",

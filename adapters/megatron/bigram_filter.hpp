@@ -44,7 +44,8 @@ public:
 private:
   // Fibonacci hashing of the 16-bit pair: the top 10 bits of the product.
   static constexpr uint16_t slot(char a, char b) {
-    const uint32_t pair = (uint32_t{static_cast<unsigned char>(a)} << 8) | static_cast<unsigned char>(b);
+    const uint32_t pair =
+      (uint32_t{static_cast<unsigned char>(a)} << 8) | static_cast<unsigned char>(b);
     return static_cast<uint16_t>((pair * 0x9E3779B1u) >> 22);
   }
 

@@ -9,7 +9,8 @@
 namespace paratune {
 
 /// Reads report_memory() output (launcher prefix already removed):
-///   `[Rank 0] (after 20 iterations) memory (MB) | allocated: X | max allocated: X | reserved: X | max reserved: X`
+///   `[Rank 0] (after 20 iterations) memory (MB) | allocated: X | max allocated: X |
+///    reserved: X | max reserved: X` (optionally `| total device memory used: X`)
 /// Ranks print without synchronisation, so several reports can be glued on
 /// one line; each `[Rank ` starts a new one. Appends one record per report
 /// (stamped with `line`) and returns how many it appended.

@@ -23,9 +23,10 @@ std::optional<args_marker> parse_args_marker(std::string_view trimmed);
 /// `['a', 'b']`, `torch.bfloat16`). Names of 48+ characters get no dots.
 bool parse_arg_line(std::string_view text, std::string_view& name, std::string_view& value);
 
-/// `using world size: 8, data-parallel size: 1, context-parallel size: 1 tensor-model-parallel size: 2, ...`
-/// in every version's wording (`data-parallel-size`, missing commas, the
-/// hierarchical context-parallel list at HEAD).
+/// `using world size: 8, data-parallel size: 1, context-parallel size: 1
+/// tensor-model-parallel size: 2, ...` in every version's wording
+/// (`data-parallel-size`, missing commas, the hierarchical context-parallel
+/// list at HEAD).
 bool parse_world_size_line(std::string_view trimmed, parallel_layout& out);
 
 /// `setting number of micro-batches to constant 4` (old) or

@@ -14,7 +14,8 @@ namespace paratune {
 ///   `Number of parameters in most loaded shard in billions: 6.4367`
 ///   `Number of parameters in other shards in billions: 0.1234`
 ///   `Activation memory footprint per transformer layer( (precise, without SP))?: 12.5 MB`
-///   `Theoretical memory footprints: weight and optimizer=46038.57 MB(, activation=X MB, total=X MB)?`
+///   `Theoretical memory footprints: weight and optimizer=46038.57 MB`
+///     (0.15+: `..., activation=X MB, total=X MB`)
 ///   `Theoretical memory footprints not yet supported for hybrid Mamba-Transformer models.`
 /// Returns false when the line is none of these.
 bool parse_theory_line(std::string_view trimmed, theoretical_memory& theory);

@@ -24,7 +24,7 @@ std::string read_file(const std::string& path) {
 
 struct fed {
   nlohmann::json log;
-  int iterations = 0, memory = 0, errors = 0;  // callback counts
+  int iterations = 0, memory = 0, errors = 0; // callback counts
 };
 
 template <class NextSize>
@@ -64,18 +64,16 @@ void expect_same_for_every_chunking(const std::string& bytes) {
 class corpus_chunking : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(corpus_chunking, one_byte_seven_byte_and_random_chunks_give_the_same_log) {
-  const std::string bytes =
-      read_file(test::shared_dir() + "/corpus/megatron_logs/" + GetParam());
+  const std::string bytes = read_file(test::shared_dir() + "/corpus/megatron_logs/" + GetParam());
   ASSERT_FALSE(bytes.empty());
   expect_same_for_every_chunking(bytes);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    megatron_logs, corpus_chunking,
-    ::testing::Values("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt",
-                      "jindajia_Megatron-LM_debug_terminal_oom_issue525.txt",
-                      "mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt",
-                      "shifang99_core_v0.7.0_tp2_pp4_startup_only.txt"));
+INSTANTIATE_TEST_SUITE_P(megatron_logs, corpus_chunking,
+                         ::testing::Values("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt",
+                                           "jindajia_Megatron-LM_debug_terminal_oom_issue525.txt",
+                                           "mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt",
+                                           "shifang99_core_v0.7.0_tp2_pp4_startup_only.txt"));
 
 TEST(chunking, crlf_over_long_lines_and_a_missing_final_newline) {
   std::string bytes =
@@ -84,7 +82,7 @@ TEST(chunking, crlf_over_long_lines_and_a_missing_final_newline) {
   bytes += std::string(megatron_log_parser::max_line_bytes + 100, 'x') + "\n";
   bytes += "[Rank 0] (after 1 iterations) memory (MB) | allocated: 1.5 | max allocated: 2.5 | "
            "reserved: 3.0 | max reserved: 4.0\r\n";
-  bytes += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.";  // no '\n'
+  bytes += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."; // no '\n'
   expect_same_for_every_chunking(bytes);
   const fed whole = feed_in_chunks(bytes, [&] { return bytes.size(); });
   EXPECT_EQ(whole.iterations, 1);

@@ -45,13 +45,13 @@ TEST_F(bigscience_log, reads_every_iteration_line_without_timestamps) {
   EXPECT_DOUBLE_EQ(its.front().elapsed_ms, 2152.2);
   EXPECT_EQ(its.front().line, 1510);
   EXPECT_FALSE(its.front().timestamp.has_value());
-  EXPECT_FALSE(its.front().tflops_per_gpu.has_value());  // no --log-throughput in 2021
+  EXPECT_FALSE(its.front().tflops_per_gpu.has_value()); // no --log-throughput in 2021
   EXPECT_EQ(its.back().iteration, 200);
   EXPECT_DOUBLE_EQ(its.back().elapsed_ms, 1382.2);
 }
 
 TEST_F(bigscience_log, keeps_every_key_of_an_iteration_line_in_order) {
-  const auto& first = log_->iterations[0];  // fp16 warm-up: all skipped, no loss key
+  const auto& first = log_->iterations[0]; // fp16 warm-up: all skipped, no loss key
   EXPECT_EQ(find_value(first, "learning rate"), "0.000E+00");
   EXPECT_EQ(find_value(first, "number of skipped iterations"), "10");
   EXPECT_FALSE(find_value(first, "lm loss").has_value());
@@ -73,11 +73,11 @@ TEST_F(bigscience_log, splits_memory_reports_glued_on_one_line) {
   EXPECT_EQ(*ranks.begin(), 0);
   EXPECT_EQ(*ranks.rbegin(), 15);
   // Line 1517 holds ranks 13, 12 and 14.
-  const auto glued = std::count_if(mem.begin(), mem.end(),
-                                   [](const memory_record& m) { return m.line == 1517; });
+  const auto glued =
+      std::count_if(mem.begin(), mem.end(), [](const memory_record& m) { return m.line == 1517; });
   EXPECT_EQ(glued, 3);
-  const auto r12 = std::find_if(mem.begin(), mem.end(),
-                                [](const memory_record& m) { return m.rank == 12; });
+  const auto r12 =
+      std::find_if(mem.begin(), mem.end(), [](const memory_record& m) { return m.rank == 12; });
   ASSERT_NE(r12, mem.end());
   EXPECT_EQ(r12->iteration, 20);
   EXPECT_DOUBLE_EQ(r12->allocated_mib, 23121.3212890625);
@@ -85,7 +85,7 @@ TEST_F(bigscience_log, splits_memory_reports_glued_on_one_line) {
   EXPECT_DOUBLE_EQ(r12->reserved_mib, 30542.0);
   double max_reserved = 0;
   for (const auto& m : mem) max_reserved = std::max(max_reserved, m.max_reserved_mib);
-  EXPECT_DOUBLE_EQ(max_reserved, 30806.0);  // rank 15
+  EXPECT_DOUBLE_EQ(max_reserved, 30806.0); // rank 15
 }
 
 TEST_F(bigscience_log, reads_the_argument_dump_and_world_size_line) {
@@ -105,7 +105,7 @@ TEST_F(bigscience_log, reads_the_argument_dump_and_world_size_line) {
 }
 
 TEST_F(bigscience_log, reads_the_old_one_line_timers) {
-  ASSERT_EQ(log_->timers.size(), 22u);  // 2 at startup, one per logged iteration
+  ASSERT_EQ(log_->timers.size(), 22u); // 2 at startup, one per logged iteration
   const auto& startup = log_->timers[0];
   EXPECT_EQ(startup.iteration, 0);
   ASSERT_NE(find_timer(startup, "load-checkpoint"), nullptr);
@@ -154,7 +154,7 @@ protected:
 megatron_log* jindajia_oom_log::log_ = nullptr;
 
 TEST_F(jindajia_oom_log, reports_exactly_the_oom_with_its_text_and_line) {
-  ASSERT_EQ(log_->errors.size(), 1u);  // torchrun's ChildFailedError only repeats it
+  ASSERT_EQ(log_->errors.size(), 1u); // torchrun's ChildFailedError only repeats it
   const auto& e = log_->errors[0];
   EXPECT_EQ(e.kind, log_error_kind::oom);
   EXPECT_STREQ(to_string(e.kind), "oom");
@@ -163,7 +163,7 @@ TEST_F(jindajia_oom_log, reports_exactly_the_oom_with_its_text_and_line) {
                                     "allocate 786.00 MiB (GPU 0; 31.74 GiB total capacity; "
                                     "28.82 GiB already allocated; 577.12 MiB free; 29.97 GiB "
                                     "reserved in total by PyTorch)"))
-    << e.message;
+      << e.message;
 }
 
 TEST_F(jindajia_oom_log, reads_the_argument_dump) {
@@ -185,7 +185,7 @@ TEST_F(jindajia_oom_log, reads_min_max_timers_and_startup_lines) {
   EXPECT_EQ(log_->timers[0].timers[0].name, "load-checkpoint");
   EXPECT_DOUBLE_EQ(*log_->timers[0].timers[0].min_ms, 1.19);
   EXPECT_DOUBLE_EQ(log_->timers[0].timers[0].max_ms, 1.19);
-  ASSERT_EQ(log_->timers[1].timers.size(), 2u);  // the indented dataset sizes are not timers
+  ASSERT_EQ(log_->timers[1].timers.size(), 2u); // the indented dataset sizes are not timers
   EXPECT_EQ(log_->timers[1].timers[1].name, "train/valid/test-data-iterators-setup");
   EXPECT_DOUBLE_EQ(log_->timers[1].timers[1].max_ms, 808.51);
   ASSERT_EQ(log_->parameters.size(), 1u);
@@ -235,7 +235,7 @@ TEST_F(mdk_log, reads_memory_and_the_weight_only_theoretical_memory_line) {
   EXPECT_DOUBLE_EQ(m.reserved_mib, 75682.0);
   EXPECT_DOUBLE_EQ(m.max_reserved_mib, 75682.0);
   EXPECT_DOUBLE_EQ(log_->memory[1].max_allocated_mib, 70522.5751953125);
-  const auto& t = log_->theory;  // the second run's report wins
+  const auto& t = log_->theory; // the second run's report wins
   EXPECT_DOUBLE_EQ(*t.weight_and_optimizer_mb, 41434.72);
   EXPECT_FALSE(t.activation_mb.has_value());
   EXPECT_FALSE(t.total_mb.has_value());
@@ -273,7 +273,8 @@ TEST_F(shifang_log, reads_the_argument_dump_and_layout) {
   ASSERT_TRUE(log_->layout.has_value());
   EXPECT_EQ(log_->layout->world_size, 8);
   EXPECT_EQ(log_->layout->context_parallel, 1);
-  EXPECT_EQ(log_->layout->tensor_parallel, 2);  // "... size: 1 tensor-model-parallel size: 2" (no comma)
+  EXPECT_EQ(log_->layout->tensor_parallel,
+            2); // "... size: 1 tensor-model-parallel size: 2" (no comma)
   EXPECT_EQ(log_->layout->pipeline_parallel, 4);
   EXPECT_EQ(log_->num_microbatches, 1);
 }
@@ -304,7 +305,7 @@ TEST(corpus_file, an_unreadable_file_is_an_input_error_naming_it) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/megatron.log"), std::string::npos);
   }
-  EXPECT_THROW(parse_megatron_log_file(test::shared_dir()), input_error);  // a directory
+  EXPECT_THROW(parse_megatron_log_file(test::shared_dir()), input_error); // a directory
 }
 
 } // namespace

@@ -21,12 +21,13 @@ std::optional<log_error_kind> kind_of(std::string_view line) {
 }
 
 TEST(oom, new_pytorch_text) {
-  EXPECT_EQ(kind_of("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 19.68 GiB. GPU "
-                    "0 has a total capacity of 23.68 GiB of which 11.88 GiB is free. Including "
-                    "non-PyTorch memory, this process has 11.79 GiB memory in use. Of the allocated "
-                    "memory 11.44 GiB is allocated by PyTorch, and 43.59 MiB is reserved by PyTorch "
-                    "but unallocated."),
-            log_error_kind::oom);
+  EXPECT_EQ(
+      kind_of("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 19.68 GiB. GPU "
+              "0 has a total capacity of 23.68 GiB of which 11.88 GiB is free. Including "
+              "non-PyTorch memory, this process has 11.79 GiB memory in use. Of the allocated "
+              "memory 11.44 GiB is allocated by PyTorch, and 43.59 MiB is reserved by PyTorch "
+              "but unallocated."),
+      log_error_kind::oom);
   EXPECT_EQ(kind_of("[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
                     "GiB. GPU 3 has a total capacity of 79.11 GiB of which 1.18 GiB is free. "
                     "Process 2752205 has 91.82 GiB memory in use."),
@@ -54,39 +55,43 @@ TEST(oom, each_rank_repeating_the_same_text_is_one_error) {
   const auto log = parse_text(text);
   ASSERT_EQ(log.errors.size(), 1u);
   EXPECT_EQ(log.errors[0].line, 1);
-  EXPECT_EQ(log.errors[0].message, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.");
+  EXPECT_EQ(log.errors[0].message,
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.");
 }
 
 TEST(nccl_timeout, every_pytorch_generation) {
-  for (const char* line : {
-           "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
-           "WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 "
-           "milliseconds before timing out.",
-           "[E ProcessGroupNCCL.cpp:481] [Rank 65] Watchdog caught collective operation timeout: "
-           "WorkNCCL(SeqNum=1559, OpType=_REDUCE_SCATTER_BASE, NumelIn=3121908768, "
-           "NumelOut=32519883, Timeout(ms)=1800000) ran for 1800441 milliseconds before timing out.",
-           "[E ProcessGroupNCCL.cpp:495] Some NCCL operations have failed or timed out.",
-           "[rank2]:[E ProcessGroupNCCL.cpp:754] [Rank 2] Watchdog caught collective operation "
-           "timeout: WorkNCCL(SeqNum=305, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-           "Timeout(ms)=600000) ran for 600381 milliseconds before timing out.",
-           "[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception "
-           "(either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
-           "work: 1582, last completed NCCL work: 1579.",
-           "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught "
-           "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=131072000, "
-           "NumelOut=131072000, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.",
-           "[rank1]:[E1218 20:27:21.484903450 ProcessGroupNCCL.cpp:2168] [PG ID 1 PG GUID 1 Rank 1]  "
-           "failure detected by watchdog at work sequence id: 1 PG status: last enqueued work: "
-           "547, last completed work: -1",
-           "  what():  [PG 1 Rank 1] Process group watchdog thread terminated with exception: [Rank "
-           "1] Watchdog caught collective operation timeout: WorkNCCL(...)",
-       })
+  for (
+      const char* line : {
+          "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 "
+          "milliseconds before timing out.",
+          "[E ProcessGroupNCCL.cpp:481] [Rank 65] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=1559, OpType=_REDUCE_SCATTER_BASE, NumelIn=3121908768, "
+          "NumelOut=32519883, Timeout(ms)=1800000) ran for 1800441 milliseconds before timing out.",
+          "[E ProcessGroupNCCL.cpp:495] Some NCCL operations have failed or timed out.",
+          "[rank2]:[E ProcessGroupNCCL.cpp:754] [Rank 2] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=305, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+          "Timeout(ms)=600000) ran for 600381 milliseconds before timing out.",
+          "[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception "
+          "(either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
+          "work: 1582, last completed NCCL work: 1579.",
+          "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught "
+          "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=131072000, "
+          "NumelOut=131072000, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.",
+          "[rank1]:[E1218 20:27:21.484903450 ProcessGroupNCCL.cpp:2168] [PG ID 1 PG GUID 1 Rank 1] "
+          " "
+          "failure detected by watchdog at work sequence id: 1 PG status: last enqueued work: "
+          "547, last completed work: -1",
+          "  what():  [PG 1 Rank 1] Process group watchdog thread terminated with exception: [Rank "
+          "1] Watchdog caught collective operation timeout: WorkNCCL(...)",
+      })
     EXPECT_EQ(kind_of(line), log_error_kind::nccl_timeout) << line;
 }
 
 TEST(config_invalid, megatron_rule_texts_as_raised) {
   for (const char* line : {
-           "AssertionError: world size (8) is not divisible by total_model_size (total_model_size=16)",
+           "AssertionError: world size (8) is not divisible by total_model_size "
+           "(total_model_size=16)",
            "AssertionError: world size (12) is not divisible by tensor model parallel size (8)",
            "AssertionError: world size (16) is not divisible by tensor parallel size (4) times "
            "pipeline parallel size (3) times context parallel size (1)",
@@ -94,7 +99,8 @@ TEST(config_invalid, megatron_rule_texts_as_raised) {
            "pipeline_model_parallel_size (4) x context_parallel_size (1)",
            "RuntimeError: world_size (8) is not divisible by 16",
            "RuntimeError: data_parallel_size (2) is not divisible by expert_model_parallel_size ",
-           "ValueError: num_attention_heads (32) must be a multiple of tensor_model_parallel_size (3).",
+           "ValueError: num_attention_heads (32) must be a multiple of tensor_model_parallel_size "
+           "(3).",
            "ValueError: num_query_groups (8) must be a multiple or divisor of "
            "tensor_model_parallel_size (16).",
            "AssertionError: global batch size (100) is not divisible by micro batch size (3) times "
@@ -105,7 +111,8 @@ TEST(config_invalid, megatron_rule_texts_as_raised) {
            "AssertionError: Number of experts should be a multiple of expert model parallel_size.",
            "AssertionError: num_experts must be non None to use expert model parallelism",
            "AssertionError: number of layers should be divisible by the pipeline parallel size",
-           "AssertionError: Number of layers should be divisible by the pipeline-model-parallel size",
+           "AssertionError: Number of layers should be divisible by the pipeline-model-parallel "
+           "size",
            "AssertionError: 7 is not divisible by 2",
            "[rank0]: AssertionError: world size (8) is not divisible by total_model_size "
            "(total_model_size=3)",
@@ -116,8 +123,9 @@ TEST(config_invalid, megatron_rule_texts_as_raised) {
 TEST(config_invalid, rule_texts_without_the_exception_name) {
   EXPECT_EQ(kind_of("world size (8) is not divisible by total_model_size (total_model_size=3)"),
             log_error_kind::config_invalid);
-  EXPECT_EQ(kind_of("num_attention_heads (32) must be a multiple of tensor_model_parallel_size (3)."),
-            log_error_kind::config_invalid);
+  EXPECT_EQ(
+      kind_of("num_attention_heads (32) must be a multiple of tensor_model_parallel_size (3)."),
+      log_error_kind::config_invalid);
 }
 
 TEST(config_invalid, bare_assertion_carries_the_failed_condition) {
@@ -187,7 +195,8 @@ TEST(not_errors, warnings_noise_and_prose) {
            "[1724676992.111700] [sse-lg-112-41:58364:f]        vfs_fuse.c:281  UCX  ERROR "
            "inotify_add_watch(/tmp) failed: No space left on device",
            "[rank2]:[W init.cpp:767] Warning: nvfuser is no longer supported in torch script",
-           "/usr/lib/python3/site-packages/torch/cuda/memory.py:330: UserWarning: torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats",
+           "/usr/lib/python3/site-packages/torch/cuda/memory.py:330: UserWarning: "
+           "torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats",
            "WARNING: vocab size is not divisible by 128, padding",
            "# ends in torch.cuda.OutOfMemoryError (old-format OOM message)",
            "Traceback (most recent call last):",

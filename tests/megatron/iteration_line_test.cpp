@@ -83,7 +83,7 @@ TEST(iteration_line, unknown_fork_keys_are_kept_verbatim) {
       "usage/free/total/usage_ratio: 60.1GB/131.9GB/192.0GB/0.31 | samples per second: 2.666 | "
       "TFLOPs: 123.45 | my_new_metric: abc |");
   EXPECT_DOUBLE_EQ(r.elapsed_ms, 1500.2);
-  EXPECT_DOUBLE_EQ(*r.tflops_per_gpu, 123.45);  // Megatron-DeepSpeed's name for it
+  EXPECT_DOUBLE_EQ(*r.tflops_per_gpu, 123.45); // Megatron-DeepSpeed's name for it
   EXPECT_EQ(find_value(r, "actual seqlen"), "2048");
   EXPECT_EQ(find_value(r, "tokens per GPU (tokens/s/GPU)"), "2730.1");
   EXPECT_EQ(find_value(r, "hip mem usage/free/total/usage_ratio"), "60.1GB/131.9GB/192.0GB/0.31");
@@ -117,7 +117,7 @@ TEST(iteration_line, energy_and_skipped_samples_fields_of_newer_versions) {
       "2.100000E+00 | loss scale: 1.0 |");
   EXPECT_EQ(find_value(r, "skipped samples"), "4");
   EXPECT_EQ(find_value(r, "energy per GPU (J/iter/GPU)"), "650.3");
-  EXPECT_FALSE(find_value(r, "learning rate").has_value());  // 0.16+: omitted when None
+  EXPECT_FALSE(find_value(r, "learning rate").has_value()); // 0.16+: omitted when None
   EXPECT_DOUBLE_EQ(*r.tflops_per_gpu, 450.0);
 }
 
@@ -132,14 +132,14 @@ TEST(iteration_line, text_that_only_starts_like_an_iteration_line_is_not_one) {
 }
 
 TEST(iteration_line, interleaved_ranks_keep_every_last_rank_line) {
-  const auto log = parse_text(
-      "[default0]:some rank 0 output\n"
-      "[default7]: [2024-01-01 00:00:01] iteration        1/      10 | elapsed time per "
-      "iteration (ms): 100.0 |\n"
-      "[default3]:[rank3]:[W init.cpp:767] Warning: nvfuser is no longer supported\n"
-      "[default0]:another line\n"
-      "[default7]: [2024-01-01 00:00:02] iteration        2/      10 | elapsed time per "
-      "iteration (ms): 90.0 |\n");
+  const auto log =
+      parse_text("[default0]:some rank 0 output\n"
+                 "[default7]: [2024-01-01 00:00:01] iteration        1/      10 | elapsed time per "
+                 "iteration (ms): 100.0 |\n"
+                 "[default3]:[rank3]:[W init.cpp:767] Warning: nvfuser is no longer supported\n"
+                 "[default0]:another line\n"
+                 "[default7]: [2024-01-01 00:00:02] iteration        2/      10 | elapsed time per "
+                 "iteration (ms): 90.0 |\n");
   ASSERT_EQ(log.iterations.size(), 2u);
   EXPECT_EQ(log.iterations[1].iteration, 2);
   EXPECT_EQ(log.iterations[1].line, 5);

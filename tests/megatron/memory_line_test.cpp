@@ -46,7 +46,7 @@ TEST(memory_line, several_ranks_glued_on_one_line_split_on_rank_tag) {
       42, out);
   ASSERT_EQ(n, 3u);
   EXPECT_EQ(out[0].rank, 7);
-  EXPECT_DOUBLE_EQ(out[0].max_reserved_mib, 4.0);  // not confused by the glued "[Rank 6]"
+  EXPECT_DOUBLE_EQ(out[0].max_reserved_mib, 4.0); // not confused by the glued "[Rank 6]"
   EXPECT_EQ(out[1].rank, 6);
   EXPECT_DOUBLE_EQ(out[1].allocated_mib, 5.0);
   EXPECT_EQ(out[2].rank, 5);

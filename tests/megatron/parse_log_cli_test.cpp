@@ -30,7 +30,8 @@ run_result run_paratune(const std::string& args) {
   FILE* p = ::popen(("'" + exe + "' " + args + " 2>'" + err_file + "'").c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
+    r.out.append(buf.data(), n);
   const int status = ::pclose(p);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(err_file);

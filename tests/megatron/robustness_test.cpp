@@ -24,7 +24,7 @@ TEST(robustness, random_binary_junk_then_a_real_line) {
   const auto log = parse_text(junk + "\n" + std::string(good_line));
   ASSERT_FALSE(log.iterations.empty());
   EXPECT_DOUBLE_EQ(log.iterations.back().elapsed_ms, 250.0);
-  EXPECT_NO_THROW((void)to_json(log).dump());  // invalid UTF-8 is repaired
+  EXPECT_NO_THROW((void)to_json(log).dump()); // invalid UTF-8 is repaired
 }
 
 TEST(robustness, an_over_long_line_is_cut_and_marks_the_log_partial) {
@@ -33,7 +33,7 @@ TEST(robustness, an_over_long_line_is_cut_and_marks_the_log_partial) {
   const auto log = parse_text(huge + "\n" + std::string(good_line));
   EXPECT_TRUE(log.partial);
   EXPECT_EQ(log.lines, 2);
-  ASSERT_EQ(log.errors.size(), 1u);  // the cut line still counts
+  ASSERT_EQ(log.errors.size(), 1u); // the cut line still counts
   EXPECT_EQ(log.errors[0].message.size(), megatron_log_parser::max_line_bytes);
   ASSERT_EQ(log.iterations.size(), 1u);
   EXPECT_EQ(log.iterations[0].line, 2);
@@ -49,29 +49,30 @@ TEST(robustness, nul_bytes_truncated_records_and_empty_input) {
   using namespace std::string_literals;
   EXPECT_NO_THROW(parse_text(""));
   EXPECT_NO_THROW(parse_text("\n\n\n"));
-  const auto log = parse_text(
-      "\0\0\0[Rank 0] (after"s + "\n"
-      "[Rank \n"
-      "[Rank 3] (after 1 iterations) memory (MB) | allocated: \n"
-      " iteration \n"
-      " iteration 5/\n"
-      " [2024-01-01 00:00:00\n"
-      "time (ms) |\n"
-      "(min, max) time across ranks (ms):\n"
-      "     : (1.0,\n"
-      "    x ....: (\n"
-      "------------------------ arguments ------------------------\n"
-      "   \n"
-      "  x\n"
-      "using world size: \n"
-      "Theoretical memory footprints: weight and optimizer=\n"
-      "Number of parameters in most loaded shard in billions:\n"
-      " > number of parameters on (tensor, pipeline) model parallel rank (\n"
-      "[after x] datetime: \n"
-      "AssertionError\n");
+  const auto log =
+      parse_text("\0\0\0[Rank 0] (after"s +
+                 "\n"
+                 "[Rank \n"
+                 "[Rank 3] (after 1 iterations) memory (MB) | allocated: \n"
+                 " iteration \n"
+                 " iteration 5/\n"
+                 " [2024-01-01 00:00:00\n"
+                 "time (ms) |\n"
+                 "(min, max) time across ranks (ms):\n"
+                 "     : (1.0,\n"
+                 "    x ....: (\n"
+                 "------------------------ arguments ------------------------\n"
+                 "   \n"
+                 "  x\n"
+                 "using world size: \n"
+                 "Theoretical memory footprints: weight and optimizer=\n"
+                 "Number of parameters in most loaded shard in billions:\n"
+                 " > number of parameters on (tensor, pipeline) model parallel rank (\n"
+                 "[after x] datetime: \n"
+                 "AssertionError\n");
   EXPECT_EQ(log.lines, 19);
   EXPECT_TRUE(log.iterations.empty());
-  ASSERT_EQ(log.memory.size(), 1u);  // header complete, values missing: zeros
+  ASSERT_EQ(log.memory.size(), 1u); // header complete, values missing: zeros
   EXPECT_DOUBLE_EQ(log.memory[0].allocated_mib, 0.0);
   EXPECT_FALSE(log.theory.weight_and_optimizer_mb.has_value());
   ASSERT_EQ(log.errors.size(), 1u);

@@ -37,12 +37,12 @@ TEST(args_dump, dotted_padding_and_python_str_values) {
 }
 
 TEST(args_dump, interleaved_lines_of_other_ranks_do_not_end_the_dump) {
-  const auto log = parse_text(
-      "[default0]:------------------------ arguments ------------------------\n"
-      "[default0]:  micro_batch_size ................................ 1\n"
-      "[default3]:some other rank's warning\n"
-      "[default0]:  seq_length ...................................... 4096\n"
-      "[default0]:-------------------- end of arguments ---------------------\n");
+  const auto log =
+      parse_text("[default0]:------------------------ arguments ------------------------\n"
+                 "[default0]:  micro_batch_size ................................ 1\n"
+                 "[default3]:some other rank's warning\n"
+                 "[default0]:  seq_length ...................................... 4096\n"
+                 "[default0]:-------------------- end of arguments ---------------------\n");
   EXPECT_EQ(log.args.at("micro_batch_size"), "1");
   EXPECT_EQ(log.args.at("seq_length"), "4096");
 }
@@ -68,8 +68,9 @@ TEST(world_size_line, every_version_wording) {
   EXPECT_EQ(l.context_parallel, 2);
   EXPECT_EQ(l.tensor_parallel, 4);
   EXPECT_EQ(l.pipeline_parallel, 2);
-  const auto log = parse_text("[rank0]:using world size: 8, data-parallel size: 1, context-parallel "
-                              "size: 1 tensor-model-parallel size: 2, pipeline-model-parallel size: 4 \n");
+  const auto log =
+      parse_text("[rank0]:using world size: 8, data-parallel size: 1, context-parallel "
+                 "size: 1 tensor-model-parallel size: 2, pipeline-model-parallel size: 4 \n");
   ASSERT_TRUE(log.layout.has_value());
   EXPECT_EQ(log.layout->pipeline_parallel, 4);
   EXPECT_EQ(log.layout->line, 1);

@@ -37,31 +37,33 @@ TEST(theory_lines, head_three_part_footprint_with_block_wording) {
 }
 
 TEST(theory_lines, core_0_11_layers_wording_and_weight_only_form) {
-  const auto log = parse_text("[default0]:Number of parameters in transformer layers in billions:  0.30\n"
-                              "[default0]:Theoretical memory footprints: weight and optimizer=5000.50 MB\n");
+  const auto log =
+      parse_text("[default0]:Number of parameters in transformer layers in billions:  0.30\n"
+                 "[default0]:Theoretical memory footprints: weight and optimizer=5000.50 MB\n");
   EXPECT_DOUBLE_EQ(*log.theory.transformer_params_billion, 0.30);
   EXPECT_DOUBLE_EQ(*log.theory.weight_and_optimizer_mb, 5000.5);
   EXPECT_FALSE(log.theory.total_mb.has_value());
 }
 
 TEST(theory_lines, a_later_weight_only_line_replaces_an_earlier_full_one) {
-  const auto log = parse_text(
-      "Theoretical memory footprints: weight and optimizer=1.00 MB, activation=2.00 MB, total=3.00 MB\n"
-      "Theoretical memory footprints: weight and optimizer=4.00 MB\n");
+  const auto log = parse_text("Theoretical memory footprints: weight and optimizer=1.00 MB, "
+                              "activation=2.00 MB, total=3.00 MB\n"
+                              "Theoretical memory footprints: weight and optimizer=4.00 MB\n");
   EXPECT_DOUBLE_EQ(*log.theory.weight_and_optimizer_mb, 4.0);
   EXPECT_FALSE(log.theory.activation_mb.has_value());
 }
 
 TEST(theory_lines, hybrid_mamba_is_marked_unsupported) {
-  const auto log =
-      parse_text("Theoretical memory footprints not yet supported for hybrid Mamba-Transformer models.\n");
+  const auto log = parse_text(
+      "Theoretical memory footprints not yet supported for hybrid Mamba-Transformer models.\n");
   EXPECT_TRUE(log.theory.unsupported);
   EXPECT_FALSE(log.theory.weight_and_optimizer_mb.has_value());
 }
 
 TEST(theory_lines, other_lines_starting_alike_are_left_alone) {
   theoretical_memory t;
-  EXPECT_FALSE(parse_theory_line("Number of buckets for gradient all-reduce / reduce-scatter: 1", t));
+  EXPECT_FALSE(
+      parse_theory_line("Number of buckets for gradient all-reduce / reduce-scatter: 1", t));
   EXPECT_FALSE(parse_theory_line("Traceback (most recent call last):", t));
   EXPECT_FALSE(t.params_billion.has_value());
 }

@@ -15,10 +15,11 @@ constexpr const char* iteration_45 =
     " [2024-01-01 00:00:00] iteration       45/     100 | elapsed time per iteration (ms): 5.0 |\n";
 
 TEST(timer_lines, min_max_block_after_an_iteration_line) {
-  const auto log = parse_text(std::string(iteration_45) +
-                              "(min, max) time across ranks (ms):\n"
-                              "    forward-backward ...............................: (123.45, 130.00)\n"
-                              "    optimizer ......................................: (5.10, 6.20)\n");
+  const auto log =
+      parse_text(std::string(iteration_45) +
+                 "(min, max) time across ranks (ms):\n"
+                 "    forward-backward ...............................: (123.45, 130.00)\n"
+                 "    optimizer ......................................: (5.10, 6.20)\n");
   ASSERT_EQ(log.timers.size(), 1u);
   const auto& r = log.timers[0];
   EXPECT_EQ(r.iteration, 45);
@@ -74,11 +75,12 @@ TEST(timer_lines, pre_core_one_line_form) {
 TEST(timer_lines, logging_prefixed_header_and_interleaved_ranks) {
   // 0.16+ logs the block with Python logging: only the first line carries
   // the logger prefix. Other ranks' lines may land between entries.
-  const auto log = parse_text(std::string("[default7]:") + iteration_45 +
-                              "[default7]:INFO:megatron.core.timers:(min, max) time across ranks (ms):\n"
-                              "[default7]:    forward-backward ...............................: (1.00, 2.00)\n"
-                              "[default2]:[rank2]: some unrelated output: 5\n"
-                              "[default7]:    forward-recv ...................................: (3.00, 4.00)\n");
+  const auto log =
+      parse_text(std::string("[default7]:") + iteration_45 +
+                 "[default7]:INFO:megatron.core.timers:(min, max) time across ranks (ms):\n"
+                 "[default7]:    forward-backward ...............................: (1.00, 2.00)\n"
+                 "[default2]:[rank2]: some unrelated output: 5\n"
+                 "[default7]:    forward-recv ...................................: (3.00, 4.00)\n");
   ASSERT_EQ(log.timers.size(), 1u);
   EXPECT_EQ(log.timers[0].iteration, 45);
   ASSERT_EQ(log.timers[0].timers.size(), 2u);
@@ -90,7 +92,8 @@ TEST(timer_lines, indented_name_value_lines_without_dot_padding_are_not_timers) 
   EXPECT_FALSE(parse_timer_entry("    train:      8000000", v));
   EXPECT_FALSE(parse_timer_entry("    validation: 80160", v));
   // A name of 47+ characters gets no dots, only the space ljust appends.
-  ASSERT_TRUE(parse_timer_entry("    optimizer-copy-main-to-model-params-and-more-stuff : (1.00, 2.00)", v));
+  ASSERT_TRUE(parse_timer_entry(
+      "    optimizer-copy-main-to-model-params-and-more-stuff : (1.00, 2.00)", v));
   EXPECT_EQ(v.name, "optimizer-copy-main-to-model-params-and-more-stuff");
   const auto log = parse_text("(min, max) time across ranks (ms):\n"
                               "    load-checkpoint ................................: (1.19, 1.19)\n"
@@ -101,11 +104,11 @@ TEST(timer_lines, indented_name_value_lines_without_dot_padding_are_not_timers) 
 }
 
 TEST(timer_lines, a_new_iteration_line_closes_the_block) {
-  const auto log = parse_text(std::string(iteration_45) +
-                              "max time across ranks (ms):\n"
-                              "    optimizer ......................................: 1.00\n" +
-                              iteration_45 +
-                              "    optimizer ......................................: 9.00\n");
+  const auto log =
+      parse_text(std::string(iteration_45) +
+                 "max time across ranks (ms):\n"
+                 "    optimizer ......................................: 1.00\n" +
+                 iteration_45 + "    optimizer ......................................: 9.00\n");
   ASSERT_EQ(log.timers.size(), 1u);
   EXPECT_EQ(log.timers[0].timers.size(), 1u);
 }
