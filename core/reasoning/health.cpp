@@ -28,12 +28,16 @@ health_diagnosis diagnose_health(const trial_outcome& run) {
   const double gpu = run.gpu_util_pct;
   const double mem = run.memory_usage_pct();
   const int pp = run.config.pp;
-  char facts[160];
+  // A history without GPU utilization (OptiCo's table has none) must not
+  // read as an idle GPU: the underutilization check needs a measurement.
+  const bool gpu_known = gpu > 0;
+  char facts[192];
   std::snprintf(facts, sizeof facts,
-                "MFU %.3f, GPU busy %.1f%%, peak memory %.0f MiB (%.1f%% of %.0f MiB), PP %d",
-                run.mfu, gpu, run.peak_memory_mib, mem, run.memory_limit_mib, pp);
+                "MFU %.3f, GPU busy %s, peak memory %.0f MiB (%.1f%% of %.0f MiB), PP %d",
+                run.mfu, gpu_known ? (std::to_string(int(gpu + 0.5)) + "%").c_str() : "unknown",
+                run.peak_memory_mib, mem, run.memory_limit_mib, pp);
   health_diagnosis d;
-  if (gpu < 50 && mem < 70) {
+  if (gpu_known && gpu < 50 && mem < 70) {
     d.state = health_state::severely_underutilized;
     d.reasoning = std::string(facts) + ": GPU busy < 50% and memory < 70%, so "
                   "parallelism overhead dominates; reduce parallelism first.";

@@ -8,7 +8,7 @@ namespace paratune {
 
 /// OptiCo's mandatory health diagnosis (appendix D.2, step 0).
 enum class health_state {
-  severely_underutilized, ///< GPU < 50% busy and memory < 70% used
+  severely_underutilized, ///< GPU < 50% busy and memory < 70% used (GPU busy measured)
   high_pp_overhead,       ///< PP > 1 and MFU < 0.5
   memory_bound,           ///< memory > 95% used
   performance_tune,       ///< no overriding directive

@@ -23,6 +23,9 @@ struct tuning_context {
   /// Run a configuration again after a failure that said nothing about it
   /// (NCCL timeout, lost node). Off by default: no trial repeats another.
   bool retry_transient = false;
+  /// Move from the last run (OptiCo's "last row shows current parameters",
+  /// used by `advise`) instead of the best run so far (the tuner's default).
+  bool from_last_run = false;
 };
 
 /// One change of one key, as OptiCo writes it.

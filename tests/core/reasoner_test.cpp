@@ -108,6 +108,8 @@ TEST(reasoner, health_states_follow_optico_thresholds) {
   c.pp = 1;
   EXPECT_EQ(diagnose_health(ran(c, 0.55, 79000, 90)).state, health_state::memory_bound);
   EXPECT_EQ(diagnose_health(ran(c, 0.55, 50000, 90)).state, health_state::performance_tune);
+  // Unknown GPU utilization (0) is not an idle GPU.
+  EXPECT_EQ(diagnose_health(ran(c, 0.55, 30000, 0)).state, health_state::performance_tune);
   EXPECT_STREQ(directive_of(health_state::high_pp_overhead), "REDUCE_PIPELINE_DEPTH");
 }
 
