@@ -66,6 +66,9 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   return rt;
 }
 
+runtime::runtime(caf::actor_system& sys) : sys_(sys) {
+}
+
 runtime::~runtime() {
   stop();
 }

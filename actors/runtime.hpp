@@ -48,7 +48,7 @@ public:
   void stop();
 
 private:
-  runtime(caf::actor_system& sys) : sys_(sys) {}
+  explicit runtime(caf::actor_system& sys);
 
   caf::actor_system& sys_;
   std::unique_ptr<zmq::context_t> ctx_;
