@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -34,9 +33,10 @@ struct run_plan {
 int evaluate(const run_plan& plan) {
   const auto& l = plan.launch;
   nlohmann::json out;
-  auto violations = check_megatron_rules(l.model, l.config, plan.opts.world_size);
-  if (!violations.empty()) {
-    out = {{"valid", false}, {"failure", "config_invalid"}, {"message", violations[0].message}};
+  const auto violation = sim::first_violation(sim::version_traits(plan.opts.megatron_version),
+                                              l.model, l.config, plan.opts.world_size);
+  if (!violation.rule.empty()) {
+    out = {{"valid", false}, {"failure", "config_invalid"}, {"message", violation.message}};
   } else {
     auto s = simulate(l.model, plan.cluster, plan.opts.world_size, l.config, l.prec);
     out = {{"valid", true},
@@ -61,82 +61,99 @@ void pause_for(double simulated_ms, double scale) {
   std::this_thread::sleep_for(std::chrono::microseconds(int64_t(wall_ms * 1000)));
 }
 
-/// Injected infrastructure failures: none, an NCCL timeout or a node loss,
-/// at an iteration after warm-up. Deterministic in the seed.
-struct injected_failure {
-  int kind = 0;          ///< 0 none, 1 NCCL timeout, 2 node failure
-  int64_t iteration = 0;
-  int rank = 0;
-};
-
-injected_failure draw_failure(const sim::sim_options& o, int train_iters, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0, 1);
-  injected_failure f;
-  const double x = u(rng);
-  if (x < o.failure_rate * 2 / 3)
-    f.kind = 1;
-  else if (x < o.failure_rate)
-    f.kind = 2;
-  f.iteration = 3 + int64_t(u(rng) * std::max(1, train_iters - 3));
-  f.rank = int(u(rng) * o.world_size);
-  return f;
+void report_oom(sim::megatron_output& out, const run_plan& plan, const simulated_outcome& sim) {
+  const auto& c = plan.launch.config;
+  const auto& s = sim.truth.stages[sim.oom_stage];
+  const double capacity_gib = plan.cluster.device.hbm_gib - 0.85; // what CUDA reports
+  const int rank = sim.oom_stage * c.tp * c.cp * c.data_parallel(plan.opts.world_size);
+  out.out_of_memory(rank, rank % plan.cluster.devices_per_node, capacity_gib,
+                    std::min(capacity_gib - 0.3, s.total_mib / 1024 * 0.93),
+                    s.activations_mib / 1024 / std::max(1, c.pp) * 0.5 + 0.25);
 }
+
+void report_injected(sim::megatron_output& out, const injected_failure& f) {
+  if (f.kind == injected_failure_kind::nccl_timeout)
+    out.nccl_timeout(f.rank, 100 * f.iteration + 17);
+  else
+    out.node_failure(f.rank);
+}
+
+/// Sums iterations until the log interval is complete, as training_log()
+/// averages them.
+struct interval_sum {
+  sim::iteration_values v{0, 0, 0, 0, 0};
+  int losses = 0;
+
+  void add(const simulated_iteration& step, double loss, bool skipped) {
+    v.elapsed_ms += step.elapsed_ms;
+    v.tflops += step.tflops_per_gpu;
+    ++v.iterations;
+    if (skipped) {
+      ++v.skipped;
+    } else {
+      v.loss += loss;
+      ++losses;
+    }
+  }
+  sim::iteration_values average() const {
+    sim::iteration_values a = v;
+    a.elapsed_ms /= std::max(1, v.iterations);
+    a.tflops /= std::max(1, v.iterations);
+    a.loss /= std::max(1, losses);
+    return a;
+  }
+};
 
 int run(const run_plan& plan) {
   const auto& l = plan.launch;
   const auto& o = plan.opts;
-  sim::megatron_output out(l, o.world_size, o.megatron_version);
-  auto violations = check_megatron_rules(l.model, l.config, o.world_size);
-  if (!violations.empty()) {
-    out.invalid_configuration(violations.front());
+  const auto version = sim::version_traits(o.megatron_version);
+  sim::megatron_output out(l, o.world_size, version, o.log_throughput);
+  const auto violation = sim::first_violation(version, l.model, l.config, o.world_size);
+  if (!violation.rule.empty()) {
+    out.invalid_configuration(violation);
     return 1;
   }
   const auto sim = simulate(l.model, plan.cluster, o.world_size, l.config, l.prec);
   const auto& truth = sim.truth;
   out.startup(l.model.parameters() / (l.config.tp * l.config.pp));
-  std::mt19937_64 rng(mix64(o.seed));
-  std::normal_distribution<double> noise(0.0, 0.01);
-  const auto failure = draw_failure(o, l.train_iters, rng);
-  const double capacity_gib = plan.cluster.device.hbm_gib - 0.85; // what CUDA reports
-  const double base_ms = truth.iteration_time_s * 1000;
-  const double gpu_util = 100 * std::clamp(1.0 - (truth.time.bubble_s + truth.time.other_s)
-                                                   / truth.iteration_time_s, 0.05, 1.0);
+  simulated_run run(sim, o.seed, o.failure_rate, l.train_iters, o.world_size);
   double loss = 10.9;
+  bool theory_due = true, memory_due = true;
+  interval_sum interval;
+  const int log_interval = std::max(1, l.log_interval);
   for (int64_t it = 1; it <= l.train_iters; ++it) {
-    // The first iteration builds the CUDA graphs, NCCL rings and allocator
-    // pools; the second still warms caches.
-    const double warm = it == 1 ? 6.0 : it == 2 ? 1.25 : 1.0;
-    const double ms = base_ms * warm * (1.0 + noise(rng));
-    pause_for(ms, o.time_scale);
+    const auto step = run.next();
+    pause_for(step.elapsed_ms, o.time_scale);
     if (it == 1 && sim.out_of_memory) {
-      const auto& s = truth.stages[sim.oom_stage];
-      const int rank = sim.oom_stage * l.config.tp * l.config.cp
-                       * l.config.data_parallel(o.world_size);
-      out.out_of_memory(rank, rank % plan.cluster.devices_per_node, capacity_gib,
-                        std::min(capacity_gib - 0.3, s.total_mib / 1024 * 0.93),
-                        s.activations_mib / 1024 / std::max(1, l.config.pp) * 0.5 + 0.25);
+      report_oom(out, plan, sim);
       return 1;
     }
-    if (failure.kind != 0 && it == failure.iteration) {
-      if (failure.kind == 1)
-        out.nccl_timeout(failure.rank, 100 * it + 17);
-      else
-        out.node_failure(failure.rank);
+    if (run.failure().kind != injected_failure_kind::none && it == run.failure().iteration) {
+      report_injected(out, run.failure());
       return 1;
     }
+    // fp16 dynamic loss scaling skips the first steps while the scale backs off.
     const bool skipped = l.prec == precision::fp16 && it <= 2;
-    loss = skipped ? loss : loss * 0.93 + 0.5 * noise(rng);
-    out.iteration(it, ms, truth.tflops_per_gpu * base_ms / ms, loss, skipped);
+    loss = skipped ? loss : loss * 0.93 + 0.5 * step.noise;
+    interval.add(step, loss, skipped);
     std::printf("[paratune-sim monitor] utilization.gpu [%%]: %.1f, memory.used [MiB]: %.0f\n",
-                std::clamp(gpu_util * (1 + noise(rng)), 0.0, 100.0), truth.peak_memory_mib);
-    if (it == 1)
-      for (const auto& s : truth.stages) {
-        const int rank = s.stage * l.config.tp * l.config.cp * l.config.data_parallel(o.world_size);
-        const double steady = s.weights_mib + s.gradients_mib + s.optimizer_mib;
-        const double max_reserved = s.total_mib - 600; // CUDA context is not reserved memory
-        out.memory(rank, it, steady + 0.1 * s.activations_mib, max_reserved * 0.96, max_reserved * 0.99,
-                   max_reserved);
-      }
+                step.gpu_util_pct, truth.peak_memory_mib);
+    if (it % log_interval != 0)
+      continue;
+    const auto logged = interval.average();
+    interval = {};
+    out.iteration(it, logged);
+    if (theory_due) {
+      out.theoretical_memory(l.config.micro_batches(o.world_size));
+      theory_due = false;
+    }
+    // The memory report waits until an optimizer step has built its state.
+    if (memory_due && logged.skipped < logged.iterations) {
+      for (const auto& s : truth.stages)
+        out.memory(s, it);
+      memory_due = false;
+    }
   }
   out.training_done(l.train_iters);
   return 0;

@@ -39,7 +39,11 @@ sim_options parse_sim_options(int argc, char** argv) {
     else if (a == "--sim-megatron-version") o.megatron_version = value();
     else if (a == "--evaluate") o.evaluate = true;
     else if (a == "--json") o.json = true;
-    else o.megatron_args.push_back(a);
+    else {
+      // Megatron's own flag: kept for its parser, noted for the output.
+      o.log_throughput = o.log_throughput || a == "--log-throughput";
+      o.megatron_args.push_back(a);
+    }
   }
   if (o.world_size == 0)
     if (const char* env = std::getenv("WORLD_SIZE"))

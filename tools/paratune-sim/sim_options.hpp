@@ -16,6 +16,7 @@ struct sim_options {
   std::string megatron_version = "0.15";  ///< --sim-megatron-version 0.5|0.8|0.15|0.16
   bool evaluate = false;                  ///< --evaluate: print the truth, do not run
   bool json = false;                      ///< --json (with --evaluate)
+  bool log_throughput = false;            ///< Megatron's --log-throughput was given
   std::vector<std::string> megatron_args;
 };
 

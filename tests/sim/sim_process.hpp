@@ -1,0 +1,77 @@
+#pragma once
+
+// Runs build/bin/paratune-sim as a real child process and reads its stdout
+// with the Megatron-LM log parser, as the validator does.
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "adapters/megatron/megatron_log_parser.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune::test {
+
+struct sim_result {
+  int status = -1;       ///< exit status
+  std::string out, err;
+  megatron_log log;      ///< stdout as the parser reads it
+};
+
+inline std::string sim_path() { return bin_dir() + "/paratune-sim"; }
+
+inline std::string quoted(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args)
+    s += " '" + a + "'";
+  return s;
+}
+
+inline sim_result run_sim(const std::vector<std::string>& args) {
+  const std::string dir = make_temp_dir("paratune-sim-test");
+  const std::string err_file = dir + "/stderr";
+  sim_result r;
+  const std::string cmd = "'" + sim_path() + "' --sim-time-scale 0" + quoted(args) + " 2>'"
+                          + err_file + "'";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p)
+    return r;
+  std::array<char, 4096> buf{};
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
+    r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove_all(dir);
+  megatron_log_parser parser;
+  parser.feed(r.out);
+  parser.finish();
+  r.log = parser.log();
+  return r;
+}
+
+/// Llama3-8B's Megatron arguments (fp16, sequence 8192, global batch 512,
+/// OptiCo Figure 5) on 8 GPUs, before the parallel layout.
+inline std::vector<std::string> llama3_8b_args() {
+  return {"--sim-world-size", "8", "--num-layers", "32", "--hidden-size", "4096",
+          "--ffn-hidden-size", "14336", "--num-attention-heads", "32",
+          "--group-query-attention", "--num-query-groups", "8", "--vocab-size", "128256",
+          "--swiglu", "--seq-length", "8192", "--global-batch-size", "512", "--fp16",
+          "--log-throughput"};
+}
+
+inline std::vector<std::string> with(std::vector<std::string> base,
+                                     const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+} // namespace paratune::test
