@@ -75,7 +75,9 @@ runtime::~runtime() {
 
 caf::actor runtime::start_session(const std::string& id, wire::session_opened job,
                                   const caf::actor& listener) {
-  return sys_.spawn(session, deps_, bridge_.get(), id, std::move(job), listener, false);
+  auto s = sys_.spawn(session, deps_, bridge_.get(), id, std::move(job), listener, false);
+  sessions_.push_back(s);
+  return s;
 }
 
 caf::expected<std::vector<wire::envelope>> runtime::history(const std::string& session) {
@@ -97,12 +99,21 @@ void runtime::stop() {
   if (stopped_)
     return;
   stopped_ = true;
-  for (auto& a : agents_)
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  agents_.clear();
-  bridge_.reset(); // stops delivering, stops the egress actor
+  // Sessions unsubscribe from the bridge as they exit, and agents write to
+  // the pool: both must be gone before the bus and the pool go.
+  auto stop_all = [this](std::vector<caf::actor>& actors) {
+    caf::scoped_actor self{sys_};
+    for (auto& a : actors)
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+    self->wait_for(actors);
+    actors.clear();
+  };
+  stop_all(sessions_);
+  stop_all(agents_);
+  bridge_.reset(); // joins the poller, stops the egress actor
   proxy_.reset();
-  caf::anon_send_exit(deps_.pool, caf::exit_reason::user_shutdown);
+  std::vector<caf::actor> pool{caf::actor_cast<caf::actor>(deps_.pool)};
+  stop_all(pool);
   deps_ = {};
   ctx_.reset();
 }

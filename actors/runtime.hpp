@@ -44,7 +44,8 @@ public:
   bus_bridge& bridge() { return *bridge_; }
   agent_deps deps() const { return deps_; }
 
-  /// Ordered shutdown: agents, then the bus, then the pool. Idempotent.
+  /// Ordered shutdown, each step waiting for the last: sessions, agents,
+  /// then the bus, then the pool. Idempotent.
   void stop();
 
 private:
@@ -56,6 +57,7 @@ private:
   std::unique_ptr<bus_bridge> bridge_;
   agent_deps deps_;
   std::vector<caf::actor> agents_;
+  std::vector<caf::actor> sessions_;
   bool stopped_ = false;
 };
 
