@@ -1,0 +1,69 @@
+#pragma once
+
+// The measured rows of the published tables in shared/corpus/perf/, as
+// plain data: the configuration each table states and what was measured.
+// adapters/config/perf_tables reads them; model_validation compares the
+// performance model with them.
+
+#include <string>
+#include <vector>
+
+#include "core/model_spec.hpp"
+#include "core/training_config.hpp"
+
+namespace paratune {
+
+/// One run of a published table: the model, configuration and job size.
+struct published_run {
+  std::string label;        ///< how the table names it: "175B", "3.6B"
+  model_spec model;
+  training_config config;
+  int gpus = 0;
+};
+
+/// Narayanan et al. SC21 Table 1 (A100, full recompute, fp16).
+struct sc21_row {
+  published_run run;
+  double tflops_per_gpu = 0;   ///< counted with the 96 B s l h^2 (...) formula
+};
+
+/// Korthikanti et al. 2022: Table 5 times and Figure 1 memory (A100, DP 1).
+struct korthikanti_row {
+  published_run run;           ///< recompute and sp left at their defaults
+  double time_full_s = 0;      ///< full recompute
+  double time_sel_s = 0;       ///< sequence parallel + selective recompute
+  double states_gib = 0;       ///< weights + gradients + optimizer per GPU
+  double act_none_gib = 0;     ///< activations, no recompute
+  double act_sel_gib = 0;      ///< activations, sequence parallel + selective
+};
+
+/// Megatron-Core r0.8 weak scaling on H100 (README model table).
+struct megatron_core_row {
+  published_run run;
+  double mfu = 0;              ///< measured TFLOP/s over the 989 peak
+};
+
+/// OptiCo Figure 5: Llama3-8B on 8 A100-80GB, including OOM failures.
+struct optico_row {
+  published_run run;
+  bool ran = false;            ///< "success" (else out of memory)
+  double mem_max_mib = 0;      ///< peak memory of the runs that ran
+  double tflops = 0;           ///< OptiCo's 6 * params * tokens/s per GPU
+};
+
+/// vTrain multi-node ground truth (A100, Megatron-DeepSpeed, full recompute).
+struct vtrain_row {
+  published_run run;
+  double iteration_time_s = 0;
+};
+
+/// Every table validate-model checks.
+struct published_tables {
+  std::vector<sc21_row> sc21;
+  std::vector<korthikanti_row> korthikanti;
+  std::vector<megatron_core_row> megatron_core;
+  std::vector<optico_row> optico;
+  std::vector<vtrain_row> vtrain;
+};
+
+} // namespace paratune

@@ -1,0 +1,141 @@
+// The published-table readers and the model validation that
+// `paratune validate-model` prints: the same numbers as tests/perf's
+// validation tests and docs/performance_model.md.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "adapters/config/perf_tables.hpp"
+#include "core/input_error.hpp"
+#include "core/reasoning/model_validation.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+const validation_stat& stat(const table_validation& t, const std::string& name) {
+  for (const auto& s : t.stats)
+    if (s.name == name)
+      return s;
+  throw std::runtime_error(t.id + ": no stat " + name);
+}
+
+class published : public ::testing::Test {
+protected:
+  static const published_tables& tables() {
+    static const published_tables t = read_published_tables(test::shared_dir());
+    return t;
+  }
+};
+
+TEST_F(published, readers_return_every_row_with_the_stated_configuration) {
+  const auto& t = tables();
+  ASSERT_EQ(t.sc21.size(), 10u);
+  ASSERT_EQ(t.korthikanti.size(), 4u);
+  ASSERT_EQ(t.megatron_core.size(), 9u);
+  ASSERT_EQ(t.optico.size(), 16u);
+  ASSERT_EQ(t.vtrain.size(), 109u);
+  // SC21 76B: 60 layers, PP 4, 5 layers per virtual stage -> v 3.
+  const auto& sc21_76b = t.sc21[5].run;
+  EXPECT_EQ(sc21_76b.label, "76B");
+  EXPECT_EQ(sc21_76b.config.vpp, 3);
+  EXPECT_EQ(sc21_76b.config.recompute, recompute_mode::full);
+  EXPECT_EQ(sc21_76b.gpus, 1024);
+  EXPECT_DOUBLE_EQ(t.sc21[5].tflops_per_gpu, 140);
+  EXPECT_EQ(t.korthikanti[1].run.config.vpp, 3);
+  EXPECT_DOUBLE_EQ(t.korthikanti[1].time_sel_s, 13.75);
+  EXPECT_NEAR(t.megatron_core[0].mfu, 408.8 / 989, 1e-12);
+  EXPECT_TRUE(t.megatron_core[1].run.config.sp);
+  EXPECT_FALSE(t.optico[0].ran);
+  EXPECT_TRUE(t.optico[1].ran);
+  EXPECT_DOUBLE_EQ(t.optico[1].mem_max_mib, 77291.52);
+  EXPECT_EQ(t.optico[1].run.gpus, 8);
+  EXPECT_EQ(t.vtrain[0].run.label, "3.6B");
+  EXPECT_DOUBLE_EQ(t.vtrain[0].iteration_time_s, 3.5665);
+}
+
+// The values of docs/performance_model.md's "measured errors" table.
+TEST_F(published, every_table_passes_with_the_documented_errors) {
+  const auto all = validate_all(tables());
+  ASSERT_EQ(all.size(), 6u);
+  for (const auto& t : all)
+    EXPECT_TRUE(t.pass()) << t.id;
+  EXPECT_NEAR(stat(all[0], "MAPE").value, 5.5, 0.1);
+  EXPECT_NEAR(stat(all[1], "MAPE").value, 2.2, 0.1);
+  EXPECT_NEAR(stat(all[1], "max |error|").value, 5.0, 0.1);
+  EXPECT_NEAR(stat(all[2], "MAPE").value, 2.2, 0.1);
+  EXPECT_NEAR(stat(all[2], "max |error|").value, 8.3, 0.1);
+  EXPECT_NEAR(stat(all[3], "MAPE").value, 7.7, 0.1);
+  EXPECT_EQ(stat(all[4], "verdicts right").value, 15);
+  EXPECT_NEAR(stat(all[4], "max memory MAPE").value, 7.9, 0.1);
+  EXPECT_NEAR(stat(all[5], "MAPE").value, 6.7, 0.1);
+  EXPECT_NEAR(stat(all[5], "Spearman 175B").value, 0.92, 0.01);
+  EXPECT_NEAR(stat(all[5], "Spearman 39.1B").value, 0.64, 0.01);
+  EXPECT_NEAR(stat(all[5], "mean Spearman").value, 0.82, 0.01);
+}
+
+TEST_F(published, the_wrong_optico_verdict_is_tp1_pp8) {
+  const auto t = validate_optico(tables().optico);
+  int wrong = 0;
+  for (const auto& r : t.rows)
+    if (!r.right) {
+      ++wrong;
+      EXPECT_EQ(r.label, "tp 1 pp 8 mbs 1 gbs 512");
+    }
+  EXPECT_EQ(wrong, 1);
+}
+
+TEST(model_validation, a_failing_gate_fails_the_table) {
+  // SC21 1.7B claimed at twice its measured throughput: a 50% error.
+  auto rows = read_sc21_table(test::shared_dir());
+  rows.resize(1);
+  rows[0].tflops_per_gpu *= 2;
+  const auto t = validate_sc21(rows);
+  EXPECT_FALSE(t.pass());
+  EXPECT_FALSE(stat(t, "MAPE").pass());
+  EXPECT_GT(stat(t, "MAPE").value, 40);
+}
+
+TEST(model_validation, spearman_and_mape) {
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 45}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 1, 2}, {1, 1, 2}), 1.0);
+  EXPECT_NEAR(mape({{"a", 110, 100}, {"b", 95, 100}}), 7.5, 1e-12);
+  EXPECT_DOUBLE_EQ(mape({}), 0);
+}
+
+TEST(perf_tables, a_damaged_table_names_file_line_and_column) {
+  const auto dir = test::make_temp_dir("perf-tables");
+  std::filesystem::create_directories(dir + "/corpus/perf");
+  std::ofstream(dir + "/corpus/perf/megatron_sc21_table1_weak_scaling_a100.csv")
+    << "model,attention_heads,hidden_size,num_layers,tp,pp,micro_batch,global_batch,"
+       "num_gpus,layers_per_virtual_stage,seq_len,vocab,measured_tflops_per_gpu\n"
+    << "1.7B,24,2304,24,1,1,16,512,32,,2048,51200,137\n"
+    << "3.6B,32,3072,30,two,1,16,512,64,,2048,51200,138\n";
+  try {
+    read_sc21_table(dir);
+    ADD_FAILURE() << "no error";
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("megatron_sc21_table1_weak_scaling_a100.csv: line 3"), std::string::npos)
+      << what;
+    EXPECT_NE(what.find("column 'tp'"), std::string::npos) << what;
+  }
+  EXPECT_THROW(read_vtrain_multi_table(dir), input_error); // missing file
+  std::filesystem::remove_all(dir);
+}
+
+TEST(perf_tables, find_shared_dir_takes_a_hint_or_names_it) {
+  EXPECT_EQ(find_shared_dir(test::shared_dir()), test::shared_dir());
+  try {
+    find_shared_dir("/nonexistent/shared");
+    ADD_FAILURE() << "no error";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--shared '/nonexistent/shared'"), std::string::npos);
+  }
+}
+
+} // namespace
+} // namespace paratune
