@@ -1,0 +1,121 @@
+// `paratune predict` end to end: the built executable as a child process.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_paratune.hpp"
+
+namespace paratune {
+namespace {
+
+using predict_cli = test::paratune_cli;
+
+// GPT-3 175B as SC21 ran it on 1024 A100s: TP 8, PP 16, batch 1536, full
+// recompute, fp16, 2021 Megatron (no flash attention, scatter-gather p2p).
+const std::string gpt3_sc21 =
+  "predict --model layers=96,hidden=12288,heads=96,vocab=51200 --cluster dgx-a100-80g "
+  "--gpus 1024 --config tp=8,pp=16,mbs=1,gbs=1536,seq=2048,recompute=full --precision fp16 "
+  "--stack flash_attention=false,p2p_scatter_gather=true";
+
+TEST_F(predict_cli, gpt3_175b_on_1024_a100_as_sc21_ran_it) {
+  const auto r = test::run_paratune(gpt3_sc21 + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Counted as SC21 counts (recomputation included, its 96 formula). 153 is
+  // the reference the issue gives for this run; the nearest Table 1 rows
+  // measured 140 (76B, 1024 GPUs) and 148 (145B, 1536 GPUs).
+  EXPECT_NEAR(j["hardware_tflops_per_gpu"].get<double>() / 153, 1.0, 0.10);
+  EXPECT_NEAR(j["hfu"].get<double>() * 312, j["hardware_tflops_per_gpu"].get<double>(), 1e-6);
+  // Model FLOPs leave the recomputed forward pass out: 3/4 of the layer work.
+  EXPECT_NEAR(j["tflops_per_gpu"].get<double>() / j["hardware_tflops_per_gpu"].get<double>(),
+              0.75, 0.01);
+  EXPECT_NEAR(j["mfu"].get<double>(), j["tflops_per_gpu"].get<double>() / 312, 1e-9);
+  EXPECT_LT(j["mfu_causal"].get<double>(), j["mfu"].get<double>());
+  EXPECT_TRUE(j["fits"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["margin"].get<double>(), 0.08);
+  EXPECT_DOUBLE_EQ(j["memory_limit_mib"].get<double>(), 81920);
+  EXPECT_EQ(j["memory"]["stages"].size(), 16u);
+  EXPECT_EQ(j["memory"]["peak"]["stage"], 0);
+  EXPECT_DOUBLE_EQ(j["memory"]["peak"]["total_mib"].get<double>(),
+                   j["peak_memory_mib"].get<double>());
+  EXPECT_EQ(j["limiting_factor"], "compute");
+  EXPECT_EQ(j["data_parallel"], 8);
+  EXPECT_EQ(j["micro_batches"], 192);
+  EXPECT_EQ(j["config"]["tp"], 8);
+  EXPECT_EQ(j["config"]["recompute"], "full");
+  EXPECT_EQ(j["config"]["sp"], false);
+  EXPECT_GT(j["time"]["recompute_s"].get<double>(), 0);
+  EXPECT_GT(j["time"]["bubble_s"].get<double>(), 0);
+  double parts = 0;
+  for (const auto& [k, v] : j["time"].items())
+    parts += v.get<double>();
+  EXPECT_NEAR(parts, j["iteration_time_s"].get<double>(), 1e-6 * parts);
+  // tokens/s per GPU = gbs * seq / time / gpus.
+  EXPECT_NEAR(j["tokens_per_s_per_gpu"].get<double>(),
+              1536.0 * 2048 / j["iteration_time_s"].get<double>() / 1024, 1e-6);
+}
+
+TEST_F(predict_cli, readable_report_names_every_part) {
+  const auto r = test::run_paratune(gpt3_sc21);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* text : {"iteration time", "TFLOP/s per GPU", "MFU", "HFU", "tokens/s per GPU",
+                           "pipeline stage 0 of 16", "weights", "gradients", "optimizer",
+                           "activations", "logits", "overhead", "fits: yes", "margin",
+                           "pipeline bubble", "recompute", "TP/SP communication",
+                           "limiting factor: compute", "data parallel 8, 192 micro-batches"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
+TEST_F(predict_cli, a_config_that_does_not_fit_says_so) {
+  // Llama3-8B with no parallelism and no recompute: OptiCo's first OOM.
+  const auto r = test::run_paratune(
+    "predict --model llama3-8b --cluster dgx-a100-80g --gpus 8 --precision fp16 --json "
+    "--config tp=1,pp=1,mbs=1,gbs=512,seq=8192,dist_opt=true,overlap_grad=true,overlap_param=true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_EQ(j["limiting_factor"], "memory");
+  EXPECT_GT(j["peak_memory_mib"].get<double>(), 81920);
+}
+
+TEST_F(predict_cli, a_rule_breaking_config_exits_2_with_megatrons_text) {
+  const auto r = test::run_paratune(
+    "predict --model llama3-8b --cluster dgx-a100-80g --gpus 8 --config tp=3,gbs=512");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("[heads_tp] num_attention_heads (32) must be a multiple of "
+                       "tensor_model_parallel_size (3)."),
+            std::string::npos)
+    << r.err;
+  EXPECT_NE(r.err.find("[world_divisible] world size (8) is not divisible by total_model_size"),
+            std::string::npos)
+    << r.err;
+}
+
+TEST_F(predict_cli, bad_arguments_exit_2_naming_the_argument) {
+  const std::string tail = " --config tp=2,gbs=512";
+  const std::pair<std::string, std::string> cases[] = {
+    {"--model gpt5 --cluster dgx-a100-80g --gpus 8", "--model 'gpt5': unknown model 'gpt5'"},
+    {"--model llama3-8b --cluster dgx-z --gpus 8", "--cluster 'dgx-z': unknown cluster 'dgx-z'"},
+    {"--model layers=2,hidden=64 --cluster dgx-a100-80g --gpus 8", "--model 'layers=2,hidden=64'"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus 0", "--gpus 0: must be positive"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus -8", "--gpus -8: must be positive"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus 12", "--gpus 12: a job larger than one node"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus 8 --precision fp4", "--precision 'fp4'"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus 8 --precision fp8", "--precision fp8: A100-SXM4-80GB has no FP8 peak"},
+    {"--model llama3-8b --cluster dgx-a100-80g --gpus 8 --stack flash=1", "--stack: unknown key 'flash'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = test::run_paratune("predict " + args + tail);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_NE(r.err.find("error: " + message), std::string::npos) << args << "\n" << r.err;
+  }
+  const auto bad_key = test::run_paratune(
+    "predict --model llama3-8b --cluster dgx-a100-80g --gpus 8 --config tp=2,bogus=1");
+  EXPECT_EQ(bad_key.status, 2);
+  EXPECT_NE(bad_key.err.find("--config: unknown config key 'bogus'"), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune

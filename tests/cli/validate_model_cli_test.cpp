@@ -1,0 +1,47 @@
+// `paratune validate-model` end to end.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_paratune.hpp"
+
+namespace paratune {
+namespace {
+
+using validate_model_cli = test::paratune_cli;
+
+TEST_F(validate_model_cli, every_table_passes_and_is_printed) {
+  const auto r = test::run_paratune("validate-model --shared '" + test::shared_dir() + "'");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  for (const char* text : {"SC21 Table 1", "Korthikanti Table 5", "Korthikanti Figure 1",
+                           "Megatron-Core r0.8", "OptiCo Figure 5", "vTrain multi-node",
+                           "MAPE 5.5", "verdicts right 15/16", "mean Spearman 0.82",
+                           "<-- wrong verdict", "6/6 tables pass"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
+TEST_F(validate_model_cli, json_lists_tables_rows_and_gates) {
+  const auto r = test::run_paratune("validate-model --json --shared '" + test::shared_dir() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["pass"].get<bool>());
+  ASSERT_EQ(j["tables"].size(), 6u);
+  const auto& sc21 = j["tables"][0];
+  EXPECT_EQ(sc21["id"], "sc21");
+  EXPECT_EQ(sc21["rows"].size(), 10u);
+  EXPECT_EQ(sc21["rows"][0]["values"][0]["measured"], 137.0);
+  EXPECT_EQ(sc21["stats"][0]["name"], "MAPE");
+  EXPECT_EQ(sc21["stats"][0]["gate"], "<=");
+  EXPECT_EQ(sc21["stats"][0]["limit"], 10.0);
+  EXPECT_EQ(j["tables"][5]["rows"].size(), 109u);
+}
+
+TEST_F(validate_model_cli, a_missing_corpus_exits_2) {
+  const auto r = test::run_paratune("validate-model --shared /nonexistent");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--shared '/nonexistent'"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace paratune

@@ -1,0 +1,197 @@
+// `paratune plan --model M --cluster C --gpus N [--seq S --gbs B]`: the
+// configurations of the search space that start and fit, best predicted
+// throughput first, and why the others were rejected.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/job_spec.hpp"
+#include "core/megatron_rules.hpp"
+#include "core/reasoning/space_planner.hpp"
+#include "tools/paratune/command.hpp"
+#include "tools/paratune/job_options.hpp"
+#include "tools/paratune/prediction_view.hpp"
+
+namespace paratune::cli {
+
+namespace {
+
+struct plan_options {
+  job_options job;
+  int seq = 2048;
+  int gbs = 0;   ///< 0: the smallest multiple of --gpus that is at least 512
+  int top = 10;
+  std::string space;
+};
+
+std::string fmt(const char* format, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+plan_request make_request(const plan_options& o, const job_setup& job) {
+  if (o.seq < 1)
+    throw input_error("--seq " + std::to_string(o.seq) + ": must be positive");
+  if (o.gbs < 0)
+    throw input_error("--gbs " + std::to_string(o.gbs) + ": must be positive");
+  if (o.top < 1)
+    throw input_error("--top " + std::to_string(o.top) + ": must be positive");
+  plan_request r{job.model, job.cluster, job.gpus, job.prec, {}, {},
+                 static_cast<std::size_t>(o.top), job.cal};
+  r.base.seq = o.seq;
+  r.base.gbs = o.gbs > 0 ? o.gbs : job.gpus * ((512 + job.gpus - 1) / job.gpus);
+  try {
+    r.space = override_space(default_search_space(job.model, job.cluster, job.gpus, r.base),
+                             o.space);
+  } catch (const input_error& e) {
+    throw input_error("--space: " + std::string(e.what()));
+  }
+  return r;
+}
+
+// The keys worth a column: the structural ones always, cp/ep/vpp when the
+// space varies them or the base sets them.
+std::vector<std::string> column_keys(const plan_request& r) {
+  std::vector<std::string> keys = {"tp", "pp"};
+  for (const char* k : {"cp", "ep", "vpp"})
+    if ((r.space.count(k) && r.space.at(k).size() > 1) || get_value(r.base, k) != "1")
+      keys.push_back(k);
+  keys.insert(keys.end(), {"mbs", "recompute"});
+  return keys;
+}
+
+// The rest of the configuration in a few words: the flags that are on and
+// the layer counts that are set.
+std::string flags_text(const training_config& c) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+  if (c.recompute == recompute_mode::full && c.recompute_layers > 0)
+    add(std::string(c.recompute_block ? "block" : "uniform") + ":"
+        + std::to_string(c.recompute_layers));
+  for (const char* k : {"sp", "dist_opt", "overlap_grad", "overlap_param", "fused_ce"})
+    if (get_value(c, k) == "true")
+      add(k);
+  if (c.first_pp_layers > 0)
+    add("first=" + std::to_string(c.first_pp_layers));
+  if (c.last_pp_layers > 0)
+    add("last=" + std::to_string(c.last_pp_layers));
+  return out.empty() ? "-" : out;
+}
+
+void write_table(std::ostream& out, const plan_request& r, const plan_result& res) {
+  const auto keys = column_keys(r);
+  int width = 5;
+  for (const auto& t : res.top)
+    width = std::max(width, static_cast<int>(flags_text(t.config).size()));
+  std::string head = "rank";
+  for (const auto& k : keys)
+    head += k == "recompute" ? "  recompute" : fmt(" %4s", k.c_str());
+  out << head << fmt("  %-*s %9s %8s %6s %9s  %s\n", width, "flags", "tokens/s", "TFLOP/s",
+                     "MFU", "peak MiB", "limiting");
+  int rank = 0;
+  for (const auto& t : res.top) {
+    std::string line = fmt("%4d", ++rank);
+    for (const auto& k : keys)
+      line += k == "recompute" ? fmt("  %-9s", get_value(t.config, k).c_str())
+                               : fmt(" %4s", get_value(t.config, k).c_str());
+    const auto& p = t.prediction;
+    out << line << fmt("  %-*s %9.0f %8.1f %5.1f%% %9.0f  %s\n", width,
+                       flags_text(t.config).c_str(), p.tokens_per_s_per_gpu, p.tflops_per_gpu, 100 * p.mfu, p.peak_memory_mib,
+                       p.limiting_factor.c_str());
+  }
+}
+
+void write_rejections(std::ostream& out, const plan_result& res) {
+  out << fmt("rejected by memory: %zu\n", res.memory_rejected)
+      << fmt("rejected by Megatron-LM rules: %zu (a candidate breaking several rules counts "
+             "under each)\n", res.rule_rejected);
+  // Most frequent rule first: that is the knob the space wastes most on.
+  std::vector<std::pair<std::string, std::size_t>> rules(res.rejected_by_rule.begin(),
+                                                         res.rejected_by_rule.end());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [rule, n] : rules)
+    out << fmt("  %-30s %8zu  e.g. %s\n", rule.c_str(), n, res.rule_example.at(rule).c_str());
+}
+
+void write_text(const plan_request& r, const plan_result& res, const job_setup& job,
+                double seconds) {
+  std::string keys;
+  for (const auto& [k, v] : r.space)
+    keys += (keys.empty() ? "" : ", ") + k + "(" + std::to_string(v.size()) + ")";
+  std::cout << "plan: " << describe(job) << ", seq " << r.base.seq << ", gbs " << r.base.gbs
+            << '\n'
+            << fmt("space: %zu candidates over %s, screened in %.3f s\n", res.candidates,
+                   keys.c_str(), seconds)
+            << fmt("fit: %zu\n\n", res.fitting);
+  if (res.top.empty())
+    std::cout << "no configuration starts and fits\n";
+  else
+    write_table(std::cout, r, res);
+  std::cout << '\n';
+  write_rejections(std::cout, res);
+}
+
+nlohmann::json plan_json(const plan_request& r, const plan_result& res, const job_setup& job) {
+  using nlohmann::json;
+  json top = json::array();
+  int rank = 0;
+  for (const auto& t : res.top) {
+    json j = prediction_json(t.prediction);
+    j.erase("memory");  // the table's summary; `predict` gives the full breakdown
+    j["rank"] = ++rank;
+    j["config"] = config_json(t.config);
+    j["config_key"] = canonical_key(t.config);
+    top.push_back(std::move(j));
+  }
+  json rules = json::object();
+  for (const auto& [rule, n] : res.rejected_by_rule)
+    rules[rule] = {{"count", n}, {"example", res.rule_example.at(rule)}};
+  return {{"model", job.model.name},     {"cluster", job.cluster.name},
+          {"gpus", job.gpus},            {"precision", to_string(job.prec)},
+          {"seq", r.base.seq},           {"gbs", r.base.gbs},
+          {"space", r.space},            {"candidates", res.candidates},
+          {"fitting", res.fitting},      {"rejected_by_memory", res.memory_rejected},
+          {"rejected_by_rules", res.rule_rejected},
+          {"rejected_by_rule", rules},   {"top", top}};
+}
+
+int run_plan(const plan_options& o) {
+  const job_setup job = resolve(o.job);
+  const plan_request r = make_request(o, job);
+  const auto start = std::chrono::steady_clock::now();
+  const plan_result res = plan_space(r);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (o.job.json)
+    std::cout << plan_json(r, res, job).dump(2) << '\n';
+  else
+    write_text(r, res, job, took.count());
+  return 0;
+}
+
+command_action setup(CLI::App& sub) {
+  auto o = std::make_shared<plan_options>();
+  add_job_options(sub, o->job);
+  sub.add_option("--seq", o->seq, "sequence length (default 2048)");
+  sub.add_option("--gbs", o->gbs,
+                 "global batch size (default: the smallest multiple of --gpus >= 512)");
+  sub.add_option("--top", o->top, "how many configurations to list (default 10)");
+  sub.add_option("--space", o->space,
+                 "replace or add search keys: KEY=V1|V2,... e.g. tp=2|4,recompute=none,cp=1|2");
+  return [o] { return run_plan(*o); };
+}
+
+} // namespace
+
+static registrar r{{"plan",
+                    "Rank the configurations of a search space by predicted throughput",
+                    setup}};
+
+} // namespace paratune::cli

@@ -1,0 +1,121 @@
+#include "tools/paratune/job_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "adapters/config/catalog.hpp"
+#include "core/input_error.hpp"
+
+namespace paratune::cli {
+
+namespace {
+
+// Prefixes a loader's message with the option it came from.
+template <class F>
+auto naming(const std::string& option, const std::string& value, F load) {
+  try {
+    return load();
+  } catch (const input_error& e) {
+    throw input_error(option + " '" + value + "': " + e.what());
+  }
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "1" || v == "on")
+    return true;
+  if (v == "false" || v == "0" || v == "off")
+    return false;
+  throw input_error("--stack " + key + ": expected true or false, got '" + v + "'");
+}
+
+// A job uses whole nodes, or part of one node: anything else would leave
+// ranks the model places on NICs that do not exist.
+void check_gpus(int gpus, const cluster_spec& c) {
+  const auto where = "--gpus " + std::to_string(gpus);
+  if (gpus < 1)
+    throw input_error(where + ": must be positive");
+  const int per_node = c.devices_per_node;
+  if (gpus > per_node && gpus % per_node != 0)
+    throw input_error(where + ": a job larger than one node takes whole nodes of "
+                      + std::to_string(per_node) + " on " + c.name);
+  if (gpus < per_node && per_node % gpus != 0)
+    throw input_error(where + ": must divide the " + std::to_string(per_node)
+                      + " devices of one " + c.name + " node");
+  if (c.max_nodes > 0 && gpus > c.max_nodes * per_node)
+    throw input_error(where + ": " + c.name + " has at most "
+                      + std::to_string(c.max_nodes * per_node) + " devices");
+}
+
+} // namespace
+
+void add_job_options(CLI::App& sub, job_options& o) {
+  sub.add_option("--model", o.model,
+                 "model: catalog name (llama3-8b), YAML file, or inline "
+                 "layers=96,hidden=12288,heads=96,vocab=51200[,ffn=..,kv_heads=..,swiglu=1]")
+    ->required();
+  sub.add_option("--cluster", o.cluster, "cluster: catalog name (dgx-a100-80g) or YAML file")
+    ->required();
+  sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)")
+    ->required();
+  sub.add_option("--precision", o.precision, "bf16, fp16 or fp8 (default bf16)");
+  sub.add_option("--stack", o.stack,
+                 "software stack facts: flash_attention=true|false, tp_comm_overlap=..., "
+                 "p2p_scatter_gather=... (defaults: true, false, false)");
+  sub.add_flag("--json", o.json, "print JSON (fields: docs/cli_json.md)");
+}
+
+model_spec load_model_arg(const std::string& text) {
+  return naming("--model", text, [&] {
+    if (text.find('=') == std::string::npos)
+      return load_model(text);
+    model_spec m = parse_inline_model(text);
+    m.name = text; // what the user typed names it in reports
+    return m;
+  });
+}
+
+perf_calibration parse_stack(const std::string& text) {
+  perf_calibration cal;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos)
+      comma = text.size();
+    const auto item = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty())
+      continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw input_error("--stack '" + item + "': expected KEY=true|false");
+    const auto key = item.substr(0, eq);
+    const bool v = parse_bool(key, item.substr(eq + 1));
+    if (key == "flash_attention") cal.flash_attention = v;
+    else if (key == "tp_comm_overlap") cal.tp_comm_overlap = v;
+    else if (key == "p2p_scatter_gather") cal.p2p_scatter_gather = v;
+    else
+      throw input_error("--stack: unknown key '" + key
+                        + "' (known: flash_attention, tp_comm_overlap, p2p_scatter_gather)");
+  }
+  return cal;
+}
+
+job_setup resolve(const job_options& o) {
+  job_setup job;
+  job.model = load_model_arg(o.model);
+  job.cluster = naming("--cluster", o.cluster, [&] { return load_cluster(o.cluster); });
+  check_gpus(o.gpus, job.cluster);
+  job.gpus = o.gpus;
+  if (!parse_precision(o.precision, job.prec))
+    throw input_error("--precision '" + o.precision + "': expected bf16, fp16 or fp8");
+  if (job.prec == precision::fp8 && job.cluster.device.peak_tflops_fp8 <= 0)
+    throw input_error("--precision fp8: " + job.cluster.device.name + " has no FP8 peak");
+  job.cal = parse_stack(o.stack);
+  return job;
+}
+
+std::string describe(const job_setup& job) {
+  return job.model.name + " on " + std::to_string(job.gpus) + " x " + job.cluster.device.name
+         + " (" + job.cluster.name + "), " + to_string(job.prec);
+}
+
+} // namespace paratune::cli

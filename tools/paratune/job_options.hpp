@@ -1,0 +1,53 @@
+#pragma once
+
+// The options `predict` and `plan` share: what to train (--model), where
+// (--cluster, --gpus), in which precision, on which software stack.
+
+#include <string>
+
+#include "core/perf/perf_model.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace paratune::cli {
+
+/// The options as typed.
+struct job_options {
+  std::string model;        ///< catalog name, YAML file, or inline "layers=..,hidden=.."
+  std::string cluster;      ///< catalog name or YAML file
+  int gpus = 0;
+  std::string precision = "bf16";
+  std::string stack;        ///< "flash_attention=false,tp_comm_overlap=true,..."
+  bool json = false;
+};
+
+/// The options resolved: specs loaded, values checked.
+struct job_setup {
+  model_spec model;
+  cluster_spec cluster;
+  int gpus = 0;
+  precision prec = precision::bf16;
+  perf_calibration cal;
+};
+
+/// Declares --model, --cluster, --gpus, --precision, --stack and --json.
+void add_job_options(CLI::App& sub, job_options& o);
+
+/// Loads and checks everything; throws input_error naming the option that is
+/// wrong ("--model 'gpt5': unknown model ...", "--gpus 12: ...").
+job_setup resolve(const job_options& o);
+
+/// Reads --model: an inline model when it contains '=', else a catalog name
+/// or a YAML file.
+model_spec load_model_arg(const std::string& text);
+
+/// Reads --stack: the software-stack facts of perf_calibration
+/// (flash_attention, tp_comm_overlap, p2p_scatter_gather) as KEY=BOOL items.
+perf_calibration parse_stack(const std::string& text);
+
+/// "llama3-8b on 8 x A100-SXM4-80GB (dgx-a100-80g), bf16"
+std::string describe(const job_setup& job);
+
+} // namespace paratune::cli

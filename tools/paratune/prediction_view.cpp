@@ -1,0 +1,159 @@
+#include "tools/paratune/prediction_view.hpp"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace paratune::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(const char* format, auto... args) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+// The time parts in breakdown order, with their JSON and limiting-factor name.
+struct time_part {
+  const char* name;
+  double time_breakdown::*field;
+  const char* label;
+};
+
+constexpr time_part time_parts[] = {
+  {"compute", &time_breakdown::compute_s, "compute"},
+  {"recompute", &time_breakdown::recompute_s, "recompute"},
+  {"tp_comm", &time_breakdown::tp_comm_s, "TP/SP communication (exposed)"},
+  {"dp_comm", &time_breakdown::dp_comm_s, "DP communication (exposed)"},
+  {"pp_comm", &time_breakdown::pp_comm_s, "pipeline p2p (exposed)"},
+  {"ep_comm", &time_breakdown::ep_comm_s, "expert all-to-all (exposed)"},
+  {"cp_comm", &time_breakdown::cp_comm_s, "context-parallel ring (exposed)"},
+  {"bubble", &time_breakdown::bubble_s, "pipeline bubble"},
+  {"optimizer", &time_breakdown::optimizer_s, "optimizer step"},
+  {"other", &time_breakdown::other_s, "other (fixed overhead, stragglers)"},
+};
+
+struct memory_part {
+  const char* name;
+  double memory_breakdown::*field;
+};
+
+constexpr memory_part memory_parts[] = {
+  {"weights", &memory_breakdown::weights_mib},
+  {"gradients", &memory_breakdown::gradients_mib},
+  {"optimizer", &memory_breakdown::optimizer_mib},
+  {"activations", &memory_breakdown::activations_mib},
+  {"logits", &memory_breakdown::logits_mib},
+  {"overhead", &memory_breakdown::overhead_mib},
+};
+
+void write_throughput(std::ostream& out, const perf_prediction& p) {
+  out << "throughput\n"
+      << fmt("  iteration time     %10.3f s\n", p.iteration_time_s)
+      << fmt("  TFLOP/s per GPU    %10.1f   (model FLOPs, non-causal attention)\n",
+             p.tflops_per_gpu)
+      << fmt("  hardware TFLOP/s   %10.1f   (recomputation counted, as SC21 counts)\n",
+             hardware_tflops(p))
+      << fmt("  MFU                %9.1f%%   (causal attention counted half: %.1f%%)\n",
+             100 * p.mfu, 100 * p.mfu_causal)
+      << fmt("  HFU                %9.1f%%   (recomputation counted)\n", 100 * p.hfu)
+      << fmt("  tokens/s per GPU   %10.0f\n", p.tokens_per_s_per_gpu);
+}
+
+void write_memory(std::ostream& out, const perf_prediction& p) {
+  out << fmt("memory of the most loaded GPU (pipeline stage %d of %zu)\n", p.peak.stage,
+             p.stages.size());
+  for (const auto& part : memory_parts) {
+    const double mib = p.peak.*part.field;
+    out << fmt("  %-12s %10.0f MiB %5.1f%%\n", part.name, mib,
+               p.peak.total_mib > 0 ? 100 * mib / p.peak.total_mib : 0.0);
+  }
+  out << fmt("  %-12s %10.0f MiB of %.0f MiB\n", "total", p.peak_memory_mib, p.memory_limit_mib);
+  if (p.stages.size() > 1) {
+    out << "  per stage (MiB):";
+    for (const auto& s : p.stages)
+      out << fmt(" %d:%.0f", s.stage, s.total_mib);
+    out << '\n';
+  }
+  const double needed = p.peak_memory_mib * (1 + p.margin);
+  out << fmt("fits: %s (peak x %.2f margin = %.0f MiB %s %.0f MiB)\n", p.fits ? "yes" : "NO",
+             1 + p.margin, needed, p.fits ? "<=" : ">", p.memory_limit_mib);
+}
+
+void write_time(std::ostream& out, const perf_prediction& p) {
+  out << "time per iteration\n";
+  for (const auto& part : time_parts) {
+    const double s = p.time.*part.field;
+    out << fmt("  %-36s %9.3f s %5.1f%%\n", part.label, s,
+               p.iteration_time_s > 0 ? 100 * s / p.iteration_time_s : 0.0);
+  }
+  out << "limiting factor: " << p.limiting_factor << '\n';
+}
+
+} // namespace
+
+double hardware_tflops(const perf_prediction& p) {
+  // tflops_per_gpu / mfu is the device peak the prediction was counted against.
+  return p.mfu > 0 ? p.hfu * p.tflops_per_gpu / p.mfu : 0;
+}
+
+json config_json(const training_config& c) {
+  json j = json::object();
+  for (const auto& [key, text] : to_map(c)) {
+    if (text == "true" || text == "false")
+      j[key] = text == "true";
+    else if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+      j[key] = std::stoi(text);
+    else
+      j[key] = text;
+  }
+  return j;
+}
+
+json memory_json(const memory_breakdown& m) {
+  json j = {{"stage", m.stage}};
+  for (const auto& part : memory_parts)
+    j[std::string(part.name) + "_mib"] = m.*part.field;
+  j["total_mib"] = m.total_mib;
+  return j;
+}
+
+json time_json(const time_breakdown& t) {
+  json j = json::object();
+  for (const auto& part : time_parts)
+    j[std::string(part.name) + "_s"] = t.*part.field;
+  return j;
+}
+
+json prediction_json(const perf_prediction& p) {
+  json stages = json::array();
+  for (const auto& s : p.stages)
+    stages.push_back(memory_json(s));
+  return {{"iteration_time_s", p.iteration_time_s},
+          {"tflops_per_gpu", p.tflops_per_gpu},
+          {"hardware_tflops_per_gpu", hardware_tflops(p)},
+          {"mfu", p.mfu},
+          {"mfu_causal", p.mfu_causal},
+          {"hfu", p.hfu},
+          {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+          {"peak_memory_mib", p.peak_memory_mib},
+          {"memory_limit_mib", p.memory_limit_mib},
+          {"margin", p.margin},
+          {"fits", p.fits},
+          {"memory", {{"peak", memory_json(p.peak)}, {"stages", stages}}},
+          {"time", time_json(p.time)},
+          {"limiting_factor", p.limiting_factor}};
+}
+
+void write_prediction(std::ostream& out, const perf_prediction& p) {
+  write_throughput(out, p);
+  out << '\n';
+  write_memory(out, p);
+  out << '\n';
+  write_time(out, p);
+}
+
+} // namespace paratune::cli
