@@ -185,6 +185,88 @@ struct session_status {
   MSGPACK_DEFINE_MAP(state, trials_done, best_trial, best_tflops, text)
 };
 
+// -- diagnosis (Analyzer and Proposal agents) --------------------------------
+
+/// A past optimization in the pool's history ledger (session "optimizations").
+struct optimization_record {
+  std::string id, title, platform, model, hardware, bottleneck, before, after, impact, source;
+  double params_billion = 0;
+  int devices = 0;
+  double speedup = 1;
+  MSGPACK_DEFINE_MAP(id, title, platform, model, hardware, bottleneck, before, after, impact,
+                     source, params_billion, devices, speedup)
+};
+
+/// Asks the Analyzer to diagnose a job: the experiment file's text and
+/// where its profiles are (paths or an xprof server URL).
+struct diagnose_request {
+  std::string experiment_yaml;
+  std::string experiment_name;   ///< the file name, for messages
+  std::string xprof, kineto, megatron_log;
+  MSGPACK_DEFINE_MAP(experiment_yaml, experiment_name, xprof, kineto, megatron_log)
+};
+
+struct kpi_check_wire {
+  std::string name, unit, status, note;
+  double value = 0;
+  MSGPACK_DEFINE_MAP(name, unit, status, note, value)
+};
+
+struct top_op_wire {
+  std::string name, category, bound_by, resource, why;
+  double time_share = 0, flops_utilization = -1, hbm_bw_utilization = -1,
+         roofline_efficiency = -1;
+  MSGPACK_DEFINE_MAP(name, category, bound_by, resource, why, time_share, flops_utilization,
+                     hbm_bw_utilization, roofline_efficiency)
+};
+
+/// The Analyzer's report (core diagnosis_report), or why it could not make one.
+struct diagnosis {
+  std::string platform, bottleneck, secondary, summary;
+  double confidence = 0;
+  double measured_step_ms = 0;
+  std::vector<kpi_check_wire> kpis;
+  std::vector<top_op_wire> top_ops;
+  std::map<std::string, double> time_by_class, scores;
+  std::vector<std::string> evidence, sources, warnings;
+  bool partial = false;
+  std::string error;             ///< non-empty when nothing could be diagnosed
+  MSGPACK_DEFINE_MAP(platform, bottleneck, secondary, summary, confidence, measured_step_ms,
+                     kpis, top_ops, time_by_class, scores, evidence, sources, warnings, partial,
+                     error)
+};
+
+struct citation_wire {
+  std::string kind, id, title, excerpt;
+  double score = 0;
+  MSGPACK_DEFINE_MAP(kind, id, title, excerpt, score)
+};
+
+struct proposal_wire {
+  int rank = 0;
+  std::string title, mesh, change, rationale, metric;
+  config_map config;
+  std::vector<std::string> tradeoffs;
+  double step_ms_before = 0, step_ms_after = 0, speedup = 1, mfu_after = 0,
+         memory_gib_after = 0, memory_limit_gib = 0, metric_before = 0, metric_after = 0;
+  double confidence = 0;
+  bool targeted = true;
+  std::vector<citation_wire> citations;
+  MSGPACK_DEFINE_MAP(rank, title, mesh, change, rationale, metric, config, tradeoffs,
+                     step_ms_before, step_ms_after, speedup, mfu_after, memory_gib_after,
+                     memory_limit_gib, metric_before, metric_after, confidence, targeted,
+                     citations)
+};
+
+/// The Proposal agent's three ranked proposals for one diagnosis.
+struct proposal_set {
+  std::string bottleneck, baseline;
+  double model_step_ms = 0, measured_step_ms = 0;
+  std::vector<proposal_wire> proposals;
+  std::vector<std::string> notes;
+  MSGPACK_DEFINE_MAP(bottleneck, baseline, model_step_ms, measured_step_ms, proposals, notes)
+};
+
 /// What travels in frame 2 of a bus message and is stored in the pool.
 struct envelope {
   int v = schema_version;
@@ -208,5 +290,9 @@ template <> constexpr const char* type_name<telemetry>() { return "telemetry"; }
 template <> constexpr const char* type_name<trial_result>() { return "trial_result"; }
 template <> constexpr const char* type_name<failure_diagnosis>() { return "failure_diagnosis"; }
 template <> constexpr const char* type_name<session_status>() { return "session_status"; }
+template <> constexpr const char* type_name<optimization_record>() { return "optimization_record"; }
+template <> constexpr const char* type_name<diagnose_request>() { return "diagnose_request"; }
+template <> constexpr const char* type_name<diagnosis>() { return "diagnosis"; }
+template <> constexpr const char* type_name<proposal_set>() { return "proposal_set"; }
 
 } // namespace paratune::wire

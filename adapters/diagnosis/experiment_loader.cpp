@@ -1,0 +1,169 @@
+#include "adapters/diagnosis/experiment_loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "adapters/config/catalog.hpp"
+#include "adapters/config/yaml_fields.hpp"
+#include "core/input_error.hpp"
+
+namespace paratune {
+
+using yaml_fields::optional;
+using yaml_fields::required;
+
+namespace {
+
+// A model or cluster named by a relative path is found beside the
+// experiment file, as a user writing both would expect.
+std::string beside(const std::string& ref, const std::string& where) {
+  namespace fs = std::filesystem;
+  const bool path_like = ref.find('/') != std::string::npos
+                         || (ref.size() > 5 && ref.compare(ref.size() - 5, 5, ".yaml") == 0);
+  if (!path_like || fs::path(ref).is_absolute())
+    return ref;
+  const auto candidate = fs::path(where).parent_path() / ref;
+  std::error_code ec;
+  return fs::exists(candidate, ec) ? candidate.string() : ref;
+}
+
+std::string flow_text(const YAML::Node& n) {
+  if (n.IsScalar())
+    return n.as<std::string>();
+  std::string out;
+  for (const auto& kv : n)
+    out += (out.empty() ? "" : ",") + kv.first.as<std::string>() + "="
+           + kv.second.as<std::string>();
+  return out;
+}
+
+model_spec read_model(const YAML::Node& node, const std::string& where) {
+  if (!node)
+    throw input_error(where + ": missing field 'model'");
+  if (node.IsMap()) {
+    std::string dims;
+    for (const auto& kv : node) {
+      const auto key = kv.first.as<std::string>();
+      if (key != "name")
+        dims += (dims.empty() ? "" : ",") + key + "=" + kv.second.as<std::string>();
+    }
+    auto m = parse_inline_model(dims);
+    m.name = node["name"] ? node["name"].as<std::string>() : "inline";
+    return m;
+  }
+  const auto text = node.as<std::string>();
+  if (text.find('=') != std::string::npos)
+    return parse_inline_model(text);
+  return load_model(beside(text, where));
+}
+
+void read_workload(const YAML::Node& root, const std::string& where, experiment_spec& e) {
+  auto& w = e.workload;
+  w.global_batch = required<int>(root, "batch", where);
+  w.seq_len = required<int>(root, "seq", where);
+  if (w.global_batch < 1 || w.seq_len < 1)
+    throw input_error(where + ": batch and seq must be positive");
+  const auto wl = root["workload"];
+  if (!wl)
+    return;
+  const auto at = where + ": workload";
+  w.accumulation_steps = optional<int>(wl, "accumulation_steps", at, 1);
+  const auto remat = optional<std::string>(wl, "remat", at, "full");
+  if (!parse_remat_policy(remat, w.remat))
+    throw input_error(at + ": remat '" + remat + "' is not none, minimal or full");
+  w.seq_shards_weights = optional<bool>(wl, "seq_shards_weights", at, true);
+  w.optimizer_over_data = optional<bool>(wl, "optimizer_over_data", at, false);
+  w.cp_load_balanced = optional<bool>(wl, "cp_load_balanced", at, false);
+  if (w.accumulation_steps < 1)
+    throw input_error(at + ": accumulation_steps must be >= 1");
+}
+
+void read_tpu(const YAML::Node& root, const YAML::Node& hw, const std::string& where,
+              experiment_spec& e) {
+  e.platform = device_platform::tpu;
+  const int slices = optional<int>(hw, "num_slices", where + ": hardware", 1);
+  e.slice = parse_slice(required<std::string>(hw, "slice", where + ": hardware"), slices);
+  if (!root["mesh"])
+    throw input_error(where + ": missing field 'mesh' (the ICI mesh, e.g. {data: 8, model: 4})");
+  e.mesh = parse_mesh(flow_text(root["mesh"]));
+  e.dcn_mesh = root["dcn_mesh"] ? parse_mesh(flow_text(root["dcn_mesh"])) : tpu_mesh{};
+  if (e.mesh.chips() != e.slice.chips_per_slice())
+    throw input_error(where + ": mesh " + to_string(e.mesh) + " spans "
+                      + std::to_string(e.mesh.chips()) + " chips, slice " + to_string(e.slice)
+                      + " has " + std::to_string(e.slice.chips_per_slice()));
+  if (e.dcn_mesh.chips() != e.slice.num_slices)
+    throw input_error(where + ": dcn_mesh spans " + std::to_string(e.dcn_mesh.chips())
+                      + " slices, hardware has num_slices " + std::to_string(e.slice.num_slices));
+  read_workload(root, where, e);
+}
+
+void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& where,
+              experiment_spec& e) {
+  e.platform = device_platform::gpu;
+  e.nodes = optional<int>(hw, "nodes", where + ": hardware", 1);
+  if (e.nodes < 1)
+    throw input_error(where + ": hardware: nodes must be >= 1");
+  const auto node = root["megatron"];
+  if (!node || !node.IsMap())
+    throw input_error(where + ": missing field 'megatron' (e.g. {tp: 8, pp: 1, mbs: 1})");
+  training_config c;
+  for (const auto& kv : node)
+    set_value(c, kv.first.as<std::string>(), kv.second.as<std::string>());
+  if (root["batch"])
+    c.gbs = required<int>(root, "batch", where);
+  if (root["seq"])
+    c.seq = required<int>(root, "seq", where);
+  e.megatron = c;
+}
+
+} // namespace
+
+experiment_spec parse_experiment(const std::string& yaml_text, const std::string& where) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& ex) {
+    throw input_error(where + ": not valid YAML (line " + std::to_string(ex.mark.line + 1)
+                      + "): " + ex.msg);
+  }
+  if (!root.IsMap())
+    throw input_error(where + ": expected a mapping of fields");
+  try {
+    experiment_spec e;
+    e.name = optional<std::string>(root, "name", where, "experiment");
+    e.model = read_model(root["model"], where);
+    const auto hw = root["hardware"];
+    if (!hw || !hw.IsMap())
+      throw input_error(where + ": missing field 'hardware' ({cluster: ..., slice: ...})");
+    e.cluster_ref = required<std::string>(hw, "cluster", where + ": hardware");
+    e.cluster = load_cluster(beside(e.cluster_ref, where));
+    const auto prec = optional<std::string>(root, "precision", where, "bf16");
+    if (!parse_precision(prec, e.prec))
+      throw input_error(where + ": precision '" + prec + "' is not bf16, fp16 or fp8");
+    e.workload.prec = e.prec;
+    if (e.cluster.device.tpu)
+      read_tpu(root, hw, where, e);
+    else
+      read_gpu(root, hw, where, e);
+    return e;
+  } catch (const YAML::Exception& ex) {
+    throw input_error(where + ": " + ex.msg);
+  } catch (const input_error& ex) {
+    const std::string msg = ex.what();
+    throw input_error(msg.rfind(where, 0) == 0 ? msg : where + ": " + msg);
+  }
+}
+
+experiment_spec load_experiment(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw input_error(path + ": cannot open the experiment file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_experiment(ss.str(), path);
+}
+
+} // namespace paratune

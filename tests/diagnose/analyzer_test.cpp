@@ -1,0 +1,141 @@
+// The Analyzer on evidence built in code: each bottleneck class from the
+// signal that defines it.
+
+#include <gtest/gtest.h>
+
+#include "core/reasoning/analyzer.hpp"
+#include "core/reasoning/op_classes.hpp"
+#include "tests/diagnose/diagnose_support.hpp"
+
+namespace paratune {
+namespace {
+
+using test::make_op;
+
+TEST(op_classes, collectives_split_by_how_busy_they_keep_a_memory) {
+  // Waiting: a fraction of a percent of every peak.
+  EXPECT_EQ(classify_op(make_op("all-reduce.1", "all-reduce", 0.1, "HBM", 0, 0.0004)),
+            op_class::communication);
+  // Streaming its buffers at 11% of HBM bandwidth.
+  EXPECT_EQ(classify_op(make_op("all-reduce.12", "all-reduce", 0.1, "HBM", 0, 0.11)),
+            op_class::hbm_bandwidth);
+  // Just under the threshold still waits.
+  EXPECT_EQ(classify_op(make_op("all-reduce.2", "all-reduce", 0.1, "HBM", 0,
+                                collective_busy_threshold * 0.99)),
+            op_class::communication);
+  // A collective matmul at its compute roofline computes.
+  EXPECT_EQ(classify_op(make_op("all-gather-einsum.3", "custom-call", 0.1, "Compute", 0.8, 0.1)),
+            op_class::compute);
+  EXPECT_EQ(classify_op(make_op("collective-permute.3", "collective-permute", 0.1, "VMEM Write",
+                                0, 0)),
+            op_class::communication);
+}
+
+TEST(op_classes, ops_by_bound_by_and_kernels_by_name) {
+  EXPECT_EQ(classify_op(make_op("fusion.7", "convolution fusion", 0.1, "Compute", 0.7, 0.1)),
+            op_class::compute);
+  EXPECT_EQ(classify_op(make_op("fusion.8", "loop fusion", 0.1, "VMEM Read", 0.1, 0.2)),
+            op_class::hbm_bandwidth);
+  EXPECT_EQ(classify_op(make_op("custom-call.9", "custom-call", 0.1, "Unknown", 0, 0)),
+            op_class::unknown);
+  op_evidence k;
+  k.name = "sm90_xmma_gemm_bf16bf16_bf16f32";
+  EXPECT_EQ(classify_op(k), op_class::compute);
+  k.name = "void at::native::vectorized_elementwise_kernel<4>";
+  EXPECT_EQ(classify_op(k), op_class::hbm_bandwidth);
+  k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+  k.collective = looks_collective(k.name, "");
+  EXPECT_TRUE(k.collective);
+  EXPECT_EQ(classify_op(k), op_class::communication);
+}
+
+diagnosis_evidence busy_tpu() {
+  diagnosis_evidence e;
+  e.kpis.step_time_ms = 1000;
+  e.kpis.duty_cycle_percent = 99.5;
+  e.kpis.comm_percent = 4;
+  return e;
+}
+
+TEST(analyzer, top_five_and_whole_profile_count_half_each) {
+  auto e = busy_tpu();
+  for (int i = 0; i < 5; ++i)
+    e.ops.push_back(make_op("all-reduce." + std::to_string(i), "all-reduce", 0.01, "HBM", 0, 1e-4));
+  for (int i = 0; i < 20; ++i)
+    e.ops.push_back(make_op("fusion." + std::to_string(i), "convolution fusion", 0.005 + 1e-4 * i,
+                            "Compute", 0.6, 0.1));
+  auto r = analyze_evidence(e);
+  // top five: all collectives; whole profile: 0.05 of 0.169 in collectives;
+  // both weighed by the busy share (op classes explain busy time only).
+  const double all_comm = 0.05 / (0.05 + 20 * 0.005 + 190e-4);
+  EXPECT_NEAR(r.scores.at("communication"), 0.995 * (0.5 * 1.0 + 0.5 * all_comm), 1e-12);
+  EXPECT_NEAR(r.scores.at("compute"), 0.995 * 0.5 * (1 - all_comm), 1e-12);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::communication);
+  EXPECT_EQ(r.secondary, bottleneck_class::compute);
+  ASSERT_EQ(r.top_ops.size(), 5u);
+  EXPECT_EQ(r.top_ops[0].resource, op_class::communication);
+}
+
+TEST(analyzer, out_of_memory_wins_over_everything) {
+  auto e = busy_tpu();
+  e.ops.push_back(make_op("fusion.1", "convolution fusion", 0.9, "Compute", 0.7, 0.1));
+  e.kpis.oom = true;
+  e.kpis.oom_message = "CUDA out of memory";
+  auto r = analyze_evidence(e);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::memory_capacity);
+  ASSERT_FALSE(r.kpis.empty());
+  EXPECT_EQ(r.kpis.back().name, "memory");
+  EXPECT_EQ(r.kpis.back().status, "bad");
+}
+
+TEST(analyzer, an_idle_device_waits_for_the_host) {
+  diagnosis_evidence e;
+  e.kpis.duty_cycle_percent = 23.6;
+  e.ops.push_back(make_op("fusion.1", "convolution fusion", 0.9, "Compute", 0.7, 0.1));
+  auto r = analyze_evidence(e);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::input_host);
+  EXPECT_NEAR(r.scores.at("input_host"), 0.764, 1e-9);
+}
+
+TEST(analyzer, pipeline_wait_timers_mean_a_bubble) {
+  diagnosis_evidence e;
+  e.platform = device_platform::gpu;
+  e.kpis.step_time_ms = 1000;
+  e.kpis.bubble_percent = 40;
+  e.kpis.comm_percent = 5;
+  e.kpis.exposed_comm_percent = 5;
+  auto r = analyze_evidence(e);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::pipeline_bubble);
+  EXPECT_NEAR(r.scores.at("pipeline_bubble"), 0.4, 1e-12);
+}
+
+TEST(analyzer, nothing_to_go_on_is_unknown) {
+  diagnosis_evidence e;
+  e.kpis.step_time_ms = 100;
+  auto r = analyze_evidence(e);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::unknown);
+  EXPECT_LT(r.confidence, 0.5);
+  // Without ops a high FLOP utilisation is the compute signal.
+  e.kpis.flops_utilization_percent = 70;
+  EXPECT_EQ(analyze_evidence(e).bottleneck, bottleneck_class::compute);
+}
+
+TEST(analyzer, kpi_checks_rate_against_the_thresholds) {
+  kpi_evidence k;
+  k.duty_cycle_percent = 80;
+  k.comm_percent = 30;
+  k.memory_used_mib = 78000;
+  k.memory_limit_mib = 81920;
+  auto checks = check_kpis(k);
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_EQ(checks[0].name, "duty_cycle");
+  EXPECT_EQ(checks[0].status, "warn");
+  EXPECT_EQ(checks[1].name, "communication");
+  EXPECT_EQ(checks[1].status, "bad");
+  EXPECT_EQ(checks[2].name, "memory");
+  EXPECT_EQ(checks[2].status, "warn");
+  EXPECT_NEAR(checks[2].value, 100.0 * 78000 / 81920, 1e-9);
+}
+
+} // namespace
+} // namespace paratune

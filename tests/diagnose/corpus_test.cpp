@@ -1,0 +1,90 @@
+// The real profiles of the shared corpus, diagnosed end to end (evidence,
+// Analyzer, Proposal logic): each gets its bottleneck class and three
+// proposals. Experiments: tests/fixtures/corpus_experiments/README.md.
+
+#include <gtest/gtest.h>
+
+#include "adapters/diagnosis/diagnosis_run.hpp"
+#include "adapters/diagnosis/evidence_sources.hpp"
+#include "adapters/diagnosis/experiment_loader.hpp"
+#include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+struct corpus_case {
+  const char* experiment;
+  const char* kind;  ///< xprof, kineto or log
+  const char* path;  ///< under shared/corpus
+  bottleneck_class expected;
+};
+
+class corpus : public ::testing::TestWithParam<corpus_case> {};
+
+TEST_P(corpus, diagnosed_with_three_proposals) {
+  const auto& c = GetParam();
+  test::use_source_configs();
+  const auto exp = load_experiment(test::source_dir() + "/tests/fixtures/corpus_experiments/"
+                                   + c.experiment);
+  evidence_request r;
+  const auto path = test::shared_dir() + "/corpus/" + c.path;
+  const std::string kind = c.kind;
+  (kind == "xprof" ? r.xprof : kind == "kineto" ? r.kineto : r.megatron_log) = path;
+  const auto out = run_diagnosis(exp, gather_evidence(r), {}, {});
+  EXPECT_EQ(out.report.bottleneck, c.expected) << out.report.summary;
+  ASSERT_EQ(out.proposals.proposals.size(), 3u);
+  for (const auto& p : out.proposals.proposals) {
+    EXPECT_TRUE(exp.platform == device_platform::tpu ? bool(p.mesh) : bool(p.config));
+    EXPECT_FALSE(p.rationale.empty());
+    EXPECT_GT(p.confidence, 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    shared, corpus,
+    ::testing::Values(
+        corpus_case{"xprof-golden.yaml", "xprof", "xprof", bottleneck_class::hbm_bandwidth},
+        corpus_case{"kineto-alexnet.yaml", "kineto", "kineto/hta_alexnet_A100_single_gpu.pt.trace.json",
+                    bottleneck_class::input_host},
+        // Idle 55% of the window, NCCL exposed 27%: waiting on the host first.
+        corpus_case{"kineto-128ranks.yaml", "kineto", "kineto/hta_sampled_rank-0_128ranks.json.gz",
+                    bottleneck_class::input_host},
+        corpus_case{"kineto-2rank.yaml", "kineto",
+                    "kineto/hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz",
+                    bottleneck_class::input_host},
+        corpus_case{"megatron-bigscience.yaml", "log",
+                    "megatron_logs/bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt",
+                    bottleneck_class::communication},
+        corpus_case{"megatron-jindajia.yaml", "log",
+                    "megatron_logs/jindajia_Megatron-LM_debug_terminal_oom_issue525.txt",
+                    bottleneck_class::memory_capacity},
+        corpus_case{"megatron-mdk.yaml", "log",
+                    "megatron_logs/mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt",
+                    bottleneck_class::compute},
+        corpus_case{"megatron-shifang.yaml", "log",
+                    "megatron_logs/shifang99_core_v0.7.0_tp2_pp4_startup_only.txt",
+                    bottleneck_class::unknown}),
+    [](const auto& info) {
+      std::string n = info.param.experiment;
+      n = n.substr(0, n.find('.'));
+      for (auto& ch : n)
+        if (ch == '-')
+          ch = '_';
+      return n;
+    });
+
+TEST(corpus_merge, a_log_and_a_trace_together_fill_each_others_gaps) {
+  test::use_source_configs();
+  evidence_request r;
+  r.kineto = test::shared_dir() + "/corpus/kineto/hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz";
+  r.megatron_log = test::shared_dir() + "/corpus/megatron_logs/jindajia_Megatron-LM_debug_terminal_oom_issue525.txt";
+  const auto e = gather_evidence(r);
+  EXPECT_EQ(e.sources.size(), 2u);
+  EXPECT_TRUE(e.kpis.oom);                  // from the log
+  EXPECT_TRUE(e.kpis.duty_cycle_percent);   // from the trace
+  EXPECT_FALSE(e.ops.empty());
+}
+
+} // namespace
+} // namespace paratune

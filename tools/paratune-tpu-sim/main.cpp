@@ -1,0 +1,91 @@
+// paratune-tpu-sim: a simulated TPU cluster (v5e, v5p, v6e slices) for
+// JAX-style mesh configurations. It "runs" an experiment under a mesh with
+// a hidden ground truth and writes what Xprof would: overview_page,
+// op_profile and roofline_model tool outputs. It also builds profile
+// fixtures from a YAML description (tests/fixtures/asap/*/paper.yaml).
+//
+//   paratune-tpu-sim run --experiment EXP.yaml [--mesh data=8,model=2] --out DIR [--seed N]
+//   paratune-tpu-sim fixture --spec paper.yaml --out DIR
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "adapters/diagnosis/experiment_loader.hpp"
+#include "adapters/profile/xprof_writer.hpp"
+#include "core/input_error.hpp"
+#include "tools/paratune-tpu-sim/fixture_spec.hpp"
+#include "tools/paratune-tpu-sim/simulated_run.hpp"
+
+namespace {
+
+using namespace paratune;
+
+// Exit statuses: 0 ran, 2 bad input, 3 the run failed (out of memory,
+// a mesh the job cannot use), as a real launcher reports it.
+constexpr int exit_bad_input = 2;
+constexpr int exit_run_failed = 3;
+
+int run_mode(const std::string& experiment, const std::string& mesh_text,
+             const std::string& out, std::uint64_t seed, int steps) {
+  const auto exp = load_experiment(experiment);
+  const auto mesh = mesh_text.empty() ? exp.mesh : parse_mesh(mesh_text);
+  const auto run = tpusim::simulate_tpu_run(exp, mesh, seed, steps);
+  nlohmann::json line = {{"mesh", to_string(mesh)}, {"ok", run.error.empty()}};
+  if (!run.error.empty()) {
+    std::cerr << run.error << '\n';
+    line["error"] = run.error;
+    std::cout << line.dump() << '\n';
+    return exit_run_failed;
+  }
+  write_xprof_dir(to_xprof_profile(run.profile), out, "");
+  line["step_time_ms"] = run.profile.step_time_ms;
+  line["tokens_per_s"] = double(exp.workload.global_batch) * exp.workload.seq_len
+                         / (run.profile.step_time_ms / 1000);
+  line["profile"] = out;
+  std::cout << line.dump() << '\n';
+  return 0;
+}
+
+int fixture_mode(const std::string& spec, const std::string& out) {
+  const auto p = tpusim::load_fixture_spec(spec);
+  for (const auto& path : write_xprof_dir(to_xprof_profile(p), out, ""))
+    std::cout << path.string() << '\n';
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"paratune-tpu-sim: a simulated TPU cluster that writes Xprof tool outputs"};
+  app.require_subcommand(1);
+  std::string experiment, mesh, out, spec;
+  std::uint64_t seed = 1;
+  int steps = 3;
+  auto* run = app.add_subcommand("run", "run an experiment under a mesh and profile it");
+  run->add_option("--experiment", experiment, "experiment file (YAML)")->required();
+  run->add_option("--mesh", mesh, "ICI mesh to run (default: the experiment's)");
+  run->add_option("--out", out, "directory for the Xprof tool outputs")->required();
+  run->add_option("--seed", seed, "cluster seed (the hidden truth)");
+  run->add_option("--steps", steps, "steps the profile spans")->check(CLI::PositiveNumber);
+  auto* fixture = app.add_subcommand("fixture", "write a profile described in YAML");
+  fixture->add_option("--spec", spec, "profile description (YAML)")->required();
+  fixture->add_option("--out", out, "directory for the Xprof tool outputs")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : exit_bad_input;
+  }
+  try {
+    if (run->parsed())
+      return run_mode(experiment, mesh, out, seed, steps);
+    return fixture_mode(spec, out);
+  } catch (const input_error& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return exit_bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  }
+}
