@@ -5,47 +5,23 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune::test {
 
-struct run_result {
-  int status = -1;
-  std::string out, err;
-};
+using run_result = program_result;
 
 inline std::string paratune_exe() { return bin_dir() + "/paratune"; }
 
+/// Runs `paratune ARGS` (ARGS as a shell would split it).
 inline run_result run_paratune(const std::string& args) {
-  const auto dir = make_temp_dir("paratune-cli");
-  const std::string err_file = dir + "/stderr";
-  run_result r;
-  // Appended piecewise: GCC 12 warns (-Wrestrict, falsely) on "'" + string.
   std::string command = "'";
   command.append(paratune_exe()).append("' ").append(args);
-  command.append(" 2>'").append(err_file).append("'");
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p)
-    return r;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
-    r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove_all(dir);
-  return r;
+  return run_shell(command);
 }
 
 /// Skips the test when the executable was not built (it links the whole

@@ -11,7 +11,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "core/perf/simulated_cluster.hpp"
 #include "messages/conversions.hpp"
-#include "tests/e2e/e2e_support.hpp"
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -60,7 +60,7 @@ double expert_best_truth(const job_spec& job) {
 TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configuration) {
   const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
   auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["state"], "finished");
   ASSERT_EQ(j["trials"].size(), 20u);
@@ -85,7 +85,7 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
 TEST_F(tune_cli, text_output_has_a_line_per_trial_and_the_megatron_arguments) {
   const auto job_file = test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml";
   auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
   for (const char* line : {"trial  1/4", "trial  2/4", "trial  3/4", "trial  4/4"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   EXPECT_NE(r.out.find("best: trial"), std::string::npos);
@@ -118,12 +118,12 @@ TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
   for (const auto& c : cases) {
     const auto job = test::write_file(dir, "job" + std::to_string(i++) + ".yaml", c.yaml);
     auto r = paratune({"tune", job, "--db", dir + "/pool"});
-    EXPECT_EQ(r.exit_code, 2) << c.yaml;
+    EXPECT_EQ(r.status, 2) << c.yaml;
     EXPECT_NE(r.err.find(c.expected), std::string::npos) << "stderr: " << r.err;
     EXPECT_FALSE(fs::exists(dir + "/pool")) << "the pool was created for bad input";
   }
   auto missing = paratune({"tune", dir + "/nope.yaml", "--db", dir + "/pool"});
-  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nope.yaml: no such file"), std::string::npos);
 }
 
@@ -131,8 +131,8 @@ TEST_F(tune_cli, a_second_session_continues_the_same_pool) {
   const auto job_file = test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml";
   auto a = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "2", "--json"});
   auto b = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "2", "--json"});
-  ASSERT_EQ(a.exit_code, 0) << a.err;
-  ASSERT_EQ(b.exit_code, 0) << b.err;
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
   auto ja = nlohmann::json::parse(a.out);
   auto jb = nlohmann::json::parse(b.out);
   EXPECT_NE(ja["session"], jb["session"]);
@@ -143,7 +143,7 @@ TEST_F(tune_cli, advise_ranks_changes_for_the_expert_history) {
   auto r = paratune({"advise", "--history",
                      test::shared_dir() + "/corpus/perf/optico_fig5_llama3_8b_a100x8_expert_tuning.csv",
                      "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["base_row"], 16);
   ASSERT_GE(j["suggestions"].size(), 3u);
@@ -156,7 +156,7 @@ TEST_F(tune_cli, advise_ranks_changes_for_the_expert_history) {
     EXPECT_FALSE(c["tp"] == "1" && c["pp"] == "1" && c["recompute"] == "none") << text;
   }
   auto bad = paratune({"advise", "--history", dir + "/none.csv"});
-  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("none.csv: cannot read"), std::string::npos);
 }
 

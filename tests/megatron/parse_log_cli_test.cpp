@@ -4,42 +4,18 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
 namespace {
 
-struct run_result {
-  int status = -1;
-  std::string out, err;
-};
-
-run_result run_paratune(const std::string& args) {
-  const std::string exe = test::bin_dir() + "/paratune";
-  const std::string err_file = test::make_temp_dir("parse-log-cli") + "/stderr";
-  run_result r;
-  FILE* p = ::popen(("'" + exe + "' " + args + " 2>'" + err_file + "'").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
-    r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove_all(std::filesystem::path(err_file).parent_path());
-  return r;
+test::program_result run_paratune(const std::string& args) {
+  return test::run_shell("'" + test::bin_dir() + "/paratune' " + args);
 }
 
 class parse_log_cli : public ::testing::Test {
