@@ -9,6 +9,7 @@
 
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
+#include "core/reasoning/candidate_scorer.hpp"
 #include "core/reasoning/safety_guards.hpp"
 
 namespace paratune {
@@ -16,65 +17,10 @@ namespace paratune {
 namespace {
 
 std::string fmt(const char* f, double a, double b = 0) {
-  char buf[96];
+  char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b);
   return buf;
 }
-
-/// Model predictions, cached, and corrected by what the session measured.
-class evaluator {
-public:
-  evaluator(const tuning_context& ctx, const std::vector<trial_outcome>& history)
-    : ctx_(ctx), history_(history) {
-    for (const auto& h : history)
-      history_tflops_.push_back(raw(h.config).tflops_per_gpu);
-  }
-
-  const perf_prediction& raw(const training_config& c) {
-    auto key = fingerprint(c);
-    auto it = cache_.find(key);
-    if (it == cache_.end())
-      it = cache_.emplace(std::move(key), predict(ctx_.model, ctx_.cluster, ctx_.world_size,
-                                                  c, ctx_.prec)).first;
-    return it->second;
-  }
-
-  /// Measured throughput where the configuration ran; otherwise the model's
-  /// prediction times the measured/predicted ratio of the nearest runs.
-  double tflops(const training_config& c) {
-    double ratio_sum = 0;
-    int ratio_n = 0;
-    int best = 1 << 30;
-    for (size_t i = 0; i < history_.size(); ++i) {
-      const auto& h = history_[i];
-      if (h.status != trial_status::succeeded || h.tflops_per_gpu <= 0)
-        continue;
-      if (h.config == c)
-        return h.tflops_per_gpu;
-      const double predicted = history_tflops_[i];
-      if (predicted <= 0)
-        continue;
-      const int d = config_distance(c, h.config);
-      if (d < best) {
-        best = d;
-        ratio_sum = 0;
-        ratio_n = 0;
-      }
-      if (d == best) {
-        ratio_sum += h.tflops_per_gpu / predicted;
-        ++ratio_n;
-      }
-    }
-    const double ratio = ratio_n > 0 ? ratio_sum / ratio_n : 1.0;
-    return raw(c).tflops_per_gpu * ratio;
-  }
-
-private:
-  const tuning_context& ctx_;
-  const std::vector<trial_outcome>& history_;
-  std::unordered_map<std::string, perf_prediction> cache_;
-  std::vector<double> history_tflops_; ///< predicted TFLOP/s of each past trial
-};
 
 /// Keeps a candidate self-consistent after a change: flags that other
 /// values make meaningless are reset, required companions switched on.
@@ -206,10 +152,22 @@ void exploratory_candidates(const tuning_context& ctx, const training_config& b,
   }
 }
 
-/// The model's best configurations in the whole search space.
+/// The parallel split of a configuration (what changes the work per GPU);
+/// flags such as the overlaps or the fused loss do not change it.
+std::string split_of(const training_config& c) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%d/%d/%d/%d/%d/%d/%d/%d/%d/%d/%d", c.tp, c.pp, c.cp, c.ep,
+                c.vpp, c.mbs, int(c.recompute), c.recompute_layers, int(c.sp),
+                c.first_pp_layers, c.last_pp_layers);
+  return buf;
+}
+
+/// The model's best configurations in the whole search space, by score.
+/// At most two per split: a split's flag variants are within a percent of
+/// each other, and twenty-four of them would crowd out every other split.
 void model_candidates(const tuning_context& ctx, const training_config& b,
-                      evaluator& eval, const safety_guards& guards,
-                      double base_tflops, candidate_list& out) {
+                      const candidate_scorer& rank,
+                      const safety_guards& guards, double base_tflops, candidate_list& out) {
   std::vector<std::pair<std::string, std::vector<std::string>>> dims(ctx.search.begin(),
                                                                      ctx.search.end());
   std::vector<std::pair<double, training_config>> scored;
@@ -219,10 +177,10 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
       repair(r);
       if (!check_megatron_rules(ctx.model, r, ctx.world_size).empty())
         return;
-      const auto& p = eval.raw(r);
+      const auto& p = rank.estimator().raw(r);
       if (guards.duplicate(r) || guards.known_failure(r) || guards.memory(r, p))
         return;
-      scored.emplace_back(eval.tflops(r), r);
+      scored.emplace_back(rank.score(r).value, r);
       return;
     }
     const auto saved = get_value(c, dims[i].first);
@@ -236,10 +194,17 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
   walk(0, c);
   std::sort(scored.begin(), scored.end(),
             [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (size_t i = 0; i < scored.size() && i < 24; ++i) {
-    const double gain = base_tflops > 0 ? 100 * (scored[i].first / base_tflops - 1) : 0;
-    out.add("model", fmt("the performance model predicts %.1f TFLOP/s/GPU (%+.1f%% against the base run)",
-                         scored[i].first, gain),
+  std::unordered_map<std::string, int> per_split;
+  int added = 0;
+  for (size_t i = 0; i < scored.size() && added < 24; ++i) {
+    if (++per_split[split_of(scored[i].second)] > 2)
+      continue;
+    ++added;
+    const auto e = rank.estimator().estimate(scored[i].second);
+    const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
+    out.add("model", fmt("the performance model, corrected by the measured runs, expects %.1f "
+                         "TFLOP/s/GPU (%+.1f%% against the base run)",
+                         e.tflops, gain),
             [&](training_config& t) { t = scored[i].second; });
   }
 }
@@ -254,21 +219,26 @@ int best_success(const std::vector<trial_outcome>& history) {
 }
 
 /// Runs every candidate through the guards, in order; fills ranked/rejected.
-void screen(std::vector<suggestion>& items, evaluator& eval,
+void screen(std::vector<suggestion>& items, const candidate_scorer& rank,
             const safety_guards& guards, analysis& a) {
   for (auto& s : items) {
-    const auto& p = eval.raw(s.config);
+    const auto& p = rank.estimator().raw(s.config);
     s.predicted_peak_mib = p.peak_memory_mib;
     s.rejected = guards.check(s.config, p);
-    if (!s.rejected)
-      s.predicted_tflops = eval.tflops(s.config);
+    if (!s.rejected) {
+      const auto score = rank.score(s.config);
+      s.predicted_tflops = score.tflops;
+      s.uncertainty = score.sigma;
+      s.oom_risk = score.oom_risk;
+      s.score = score.value;
+    }
     (s.rejected ? a.rejected : a.ranked).push_back(s);
   }
 }
 
-void rank_by_prediction(std::vector<suggestion>& v) {
+void rank_by_score(std::vector<suggestion>& v) {
   std::stable_sort(v.begin(), v.end(), [](const suggestion& x, const suggestion& y) {
-    return x.predicted_tflops > y.predicted_tflops;
+    return x.score > y.score;
   });
 }
 
@@ -280,11 +250,18 @@ std::string describe(const analysis& a) {
        + ".\n";
   for (const auto& s : a.rejected)
     r += "Rejected " + s.text + " [" + s.group + "]: " + *s.rejected + ".\n";
-  for (size_t i = 0; i < a.ranked.size() && i < 5; ++i)
-    r += "Candidate " + std::to_string(i + 1) + ": " + a.ranked[i].text + " ["
-         + a.ranked[i].group + "] " + a.ranked[i].why
-         + fmt("; expected %.1f TFLOP/s/GPU, peak %.0f MiB.\n", a.ranked[i].predicted_tflops,
-               a.ranked[i].predicted_peak_mib);
+  for (size_t i = 0; i < a.ranked.size() && i < 5; ++i) {
+    const auto& s = a.ranked[i];
+    r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + s.group + "] " + s.why
+         + fmt("; expected %.1f TFLOP/s/GPU (+-%.1f%%)", s.predicted_tflops, 100 * s.uncertainty)
+         + fmt(", peak %.0f MiB (%.0f%% risk of running out of memory).\n", s.predicted_peak_mib,
+               100 * s.oom_risk);
+  }
+  if (a.ranked.size() > 1)
+    r += "Ranking: targeted candidates of the directive first, then the expected gain over "
+         "the best run by more than 1%, from the expected throughput and its uncertainty (a "
+         "new split is known only to the model's error, a flag toggle of a measured split to "
+         "about a percent), times the chance of fitting in memory.\n";
   if (a.selected)
     r += "Selected: " + a.selected->text + " Reason: " + a.selected->why + ".";
   else
@@ -296,24 +273,18 @@ std::string describe(const analysis& a) {
 
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history) {
   analysis a;
-  evaluator eval(ctx, history);
-  safety_guards guards(ctx, history,
-                       [&eval](const training_config& c) -> const perf_prediction& {
-                         return eval.raw(c);
-                       });
-  a.base_trial = ctx.from_last_run && !history.empty() ? int(history.size()) - 1
-                                                       : best_success(history);
+  throughput_estimator estimator(ctx, history);
+  const auto predictor = [&estimator](const training_config& c) -> const perf_prediction& {
+    return estimator.raw(c);
+  };
+  safety_guards guards(ctx, history, predictor);
+  const memory_screen memory(history, predictor);
+  a.base_trial = best_success(history);
+  const candidate_scorer rank(estimator, memory,
+                              a.base_trial >= 0 ? history[a.base_trial].tflops_per_gpu : 0);
   a.base = a.base_trial >= 0 ? history[a.base_trial].config : ctx.initial;
   trial_outcome base_run;
-  if (a.base_trial >= 0 && history[a.base_trial].status != trial_status::succeeded) {
-    base_run = history[a.base_trial];
-    const bool oom = base_run.failure == failure_kind::oom;
-    if (oom)
-      base_run.peak_memory_mib = base_run.memory_limit_mib; // it reached the limit
-    a.health.state = oom ? health_state::memory_bound : health_state::performance_tune;
-    a.health.reasoning = "the current run failed (" + std::string(to_string(base_run.failure))
-                         + (oom ? "): make the configuration fit first" : "): try a neighbour");
-  } else if (a.base_trial >= 0) {
+  if (a.base_trial >= 0) {
     base_run = history[a.base_trial];
     a.health = diagnose_health(base_run);
   } else {
@@ -325,41 +296,45 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
       : "no run has succeeded yet: make the configuration fit first";
   }
   candidate_list cands{a.base, {}};
-  if (history.empty())
-    cands.items.push_back({a.base, {}, "Run the initial configuration.", "initial",
-                           "the pool is empty: measure the starting point"});
+  if (history.empty()) {
+    suggestion initial;
+    initial.config = a.base;
+    initial.text = "Run the initial configuration.";
+    initial.group = "initial";
+    initial.why = "the pool is empty: measure the starting point";
+    cands.items.push_back(initial);
+  }
   const bool directive = a.health.state == health_state::severely_underutilized
                          || a.health.state == health_state::high_pp_overhead;
   if (directive)
     directive_candidates(a.base, cands);
-  if (a.health.state == health_state::memory_bound || a.base_trial < 0
-      || base_run.status != trial_status::succeeded)
+  if (a.health.state == health_state::memory_bound || a.base_trial < 0)
     memory_relief_candidates(a.base, base_run.memory_usage_pct(), cands);
   const size_t targeted = cands.items.size();
   standard_candidates(a.base, base_run, cands);
   const double base_tflops = a.base_trial >= 0 ? base_run.tflops_per_gpu : 0;
-  model_candidates(ctx, a.base, eval, guards, base_tflops, cands);
+  model_candidates(ctx, a.base, rank, guards, base_tflops, cands);
 
-  // Directive and memory-relief candidates keep their priority; the rest
-  // compete on predicted throughput.
+  // Directive and memory-relief candidates keep their priority and their
+  // OptiCo order; the rest compete on score.
   std::vector<suggestion> first(cands.items.begin(), cands.items.begin() + targeted);
   std::vector<suggestion> rest(cands.items.begin() + targeted, cands.items.end());
-  screen(first, eval, guards, a);
+  screen(first, rank, guards, a);
   const size_t prioritized = a.ranked.size();
-  screen(rest, eval, guards, a);
+  screen(rest, rank, guards, a);
   std::stable_sort(a.ranked.begin(), a.ranked.begin() + prioritized,
                    [](const suggestion& x, const suggestion& y) {
                      return x.group == "initial" && y.group != "initial";
                    });
   std::vector<suggestion> tail(a.ranked.begin() + prioritized, a.ranked.end());
-  rank_by_prediction(tail);
+  rank_by_score(tail);
   std::copy(tail.begin(), tail.end(), a.ranked.begin() + prioritized);
 
   if (a.ranked.empty()) {
     candidate_list explore{a.base, {}};
     exploratory_candidates(ctx, a.base, explore);
-    screen(explore.items, eval, guards, a);
-    rank_by_prediction(a.ranked);
+    screen(explore.items, rank, guards, a);
+    rank_by_score(a.ranked);
   }
   if (!a.ranked.empty())
     a.selected = a.ranked.front();

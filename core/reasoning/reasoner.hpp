@@ -18,6 +18,9 @@ struct suggestion {
   std::string group;                    ///< directive, standard, model, exploratory
   std::string why;                      ///< why it was generated
   double predicted_tflops = 0;          ///< model prediction, corrected by measurements
+  double uncertainty = 0;               ///< relative uncertainty of predicted_tflops
+  double oom_risk = 0;                  ///< chance the true peak exceeds the device
+  double score = 0;                     ///< what the candidate is ranked by
   double predicted_peak_mib = 0;
   std::optional<std::string> rejected;  ///< the guard that rejected it
 };
@@ -43,6 +46,11 @@ struct analysis {
 /// standard bottleneck candidates plus the model's best predictions, applies
 /// the guards (constraints, duplicates, known failures, memory), and falls
 /// back to exploratory changes when every targeted change is rejected.
+/// Candidates outside the directive are ranked by the model's prediction
+/// corrected by the session's measurements (throughput_estimator.hpp), plus
+/// one standard deviation of its uncertainty, times the chance that the
+/// configuration fits: new splits the model ranks close are tried before
+/// sub-1% flag toggles of a measured one, and near-OOM candidates last.
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history);
 
 } // namespace paratune

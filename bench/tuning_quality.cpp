@@ -1,0 +1,213 @@
+// bench_tuning_quality: how well paratune's loop tunes, against random
+// search and one-change-at-a-time search, at equal trial budgets, on the
+// scenarios of OptiCo Table 1 (bench/scenarios/*.yaml) and any job files
+// given on the command line. Every strategy runs against the simulated
+// cluster in process (core/perf/simulated_cluster.hpp: the hidden truth,
+// 1% run-to-run noise, injected NCCL timeouts and node losses); paratune's
+// decisions are core analyze() on the history, exactly what
+// `paratune tune` decides over the bus. Scores are shares of the exhaustive
+// ground-truth optimum. Prints Markdown (docs/benchmarks.md).
+//
+//   bench_tuning_quality [--seeds N] [--failure-rate P] [--scenarios DIR]
+//                        [--truth-only] [--trace] [--hidden-truth NAME] [JOB.yaml ...]
+//
+// --hidden-truth NAME draws the simulated cluster's hidden truth from NAME
+// instead of the cluster's name: the same hardware with another truth, to
+// check that a result is not the luck of one draw.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/tuning_quality/metrics.hpp"
+#include "bench/tuning_quality/truth_error.hpp"
+#include "core/input_error.hpp"
+
+using namespace paratune;
+using namespace paratune::bench;
+
+namespace {
+
+struct options {
+  int seeds = 5;
+  double failure_rate = 0.03;   ///< paratune tune's default --sim-failure-rate
+  std::string scenarios_dir = "bench/scenarios";
+  bool truth_only = false;
+  bool trace = false;           ///< print every trial of every run (stderr)
+  std::string truth_name;       ///< draw the hidden truth from this name instead
+  std::vector<std::string> files;
+};
+
+options parse_options(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        throw input_error(a + ": expected a value");
+      return argv[++i];
+    };
+    if (a == "--seeds") o.seeds = std::atoi(value().c_str());
+    else if (a == "--failure-rate") o.failure_rate = std::atof(value().c_str());
+    else if (a == "--scenarios") o.scenarios_dir = value();
+    else if (a == "--truth-only") o.truth_only = true;
+    else if (a == "--trace") o.trace = true;
+    else if (a == "--hidden-truth") o.truth_name = value();
+    else if (!a.empty() && a[0] == '-') throw input_error("unknown option " + a);
+    else o.files.push_back(a);
+  }
+  if (o.seeds < 1)
+    throw input_error("--seeds: expected at least 1");
+  return o;
+}
+
+std::vector<std::string> scenario_files(const options& o) {
+  std::vector<std::string> files;
+  if (!o.scenarios_dir.empty() && std::filesystem::is_directory(o.scenarios_dir))
+    for (const auto& e : std::filesystem::directory_iterator(o.scenarios_dir))
+      if (e.path().extension() == ".yaml")
+        files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  files.insert(files.end(), o.files.begin(), o.files.end());
+  return files;
+}
+
+void print_truth_table(const std::vector<scenario>& all) {
+  std::printf("### Ground truth against the predictor\n\n");
+  std::printf("| scenario | valid configs | fit (truth) | iteration time MAPE | bias | max | "
+              "top-10 Kendall | top-10 Spearman | predicted best = true best | "
+              "true share of predicted best | peak memory MAPE | fit verdicts wrong |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  double mape = 0, kendall = 0, share = 0;
+  int matches = 0;
+  for (const auto& s : all) {
+    const auto e = measure_truth_error(s);
+    mape += e.time_mape;
+    kendall += e.top10_kendall;
+    share += e.predicted_best_share;
+    matches += e.best_matches;
+    std::printf("| %s | %d | %d | %.1f%% | %+.1f%% | %.1f%% | %.2f | %.2f | %s | %.1f%% | %.1f%% | %d |\n",
+                s.job.name.c_str(), e.configs, e.true_fits, 100 * e.time_mape, 100 * e.time_bias,
+                100 * e.time_max, e.top10_kendall, e.top10_spearman, e.best_matches ? "yes" : "no",
+                100 * e.predicted_best_share, 100 * e.memory_mape, e.verdict_mismatches);
+  }
+  const double n = double(all.size());
+  std::printf("| **mean** | | | **%.1f%%** | | | %.2f | | %d of %zu | %.1f%% | | |\n\n", 100 * mape / n,
+              kendall / n, matches, all.size(), 100 * share / n);
+}
+
+using strategy_fn = trial_log (*)(const scenario&, const trial_runner&, int, uint64_t);
+
+struct strategy {
+  const char* name;
+  strategy_fn run;
+};
+
+const strategy strategies[] = {{"paratune", run_paratune},
+                               {"random search", run_random},
+                               {"one change at a time", run_coordinate}};
+const int budgets[] = {5, 10, 20};
+
+struct results {
+  // [strategy][budget] over every scenario and seed
+  std::map<std::string, std::map<int, summary>> overall;
+  // [scenario][strategy][budget]
+  std::map<std::string, std::map<std::string, std::map<int, summary>>> per_scenario;
+};
+
+void print_trace(const scenario& s, const char* strategy, uint64_t seed, const trial_log& log) {
+  std::fprintf(stderr, "%s, %s, seed %llu (optimum %.1f TFLOP/s/GPU):\n", s.job.name.c_str(),
+               strategy, static_cast<unsigned long long>(seed), s.optimum_tflops);
+  for (size_t i = 0; i < log.size(); ++i) {
+    const auto& o = log[i].outcome;
+    std::fprintf(stderr, "  %2zu %-9s measured %6.1f true %6.1f (%5.1f%%) mem %5.0f  %s\n", i + 1,
+                 to_string(o.status), o.tflops_per_gpu, log[i].true_tflops,
+                 100 * log[i].true_tflops / s.optimum_tflops, o.peak_memory_mib,
+                 describe_change(s.context.initial, o.config).c_str());
+  }
+}
+
+results run_all(const std::vector<scenario>& all, const options& o) {
+  results r;
+  for (const auto& s : all) {
+    const trial_runner runner(s, o.failure_rate);
+    for (const auto& st : strategies)
+      for (int seed = 1; seed <= o.seeds; ++seed) {
+        // Each scenario draws its own noise and failures.
+        const uint64_t session = mix64(hash_name(s.job.name) + uint64_t(seed)) % 1000000;
+        const auto log = st.run(s, runner, budgets[2], session);
+        if (o.trace)
+          print_trace(s, st.name, session, log);
+        for (int b : budgets) {
+          const auto m = measure_run(log, b, s.optimum_tflops, s.context.world_size);
+          r.overall[st.name][b].add(m);
+          r.per_scenario[s.job.name][st.name][b].add(m);
+        }
+      }
+  }
+  return r;
+}
+
+void print_summary(const results& r, const options& o, size_t scenarios) {
+  std::printf("### Tuning quality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n", scenarios,
+              o.seeds, 100 * o.failure_rate);
+  std::printf("| strategy | budget | mean share of optimum | worst run | runs reaching 99%% | "
+              "trials to 99%% (those runs) | failed trials | of which OOM | GPU-hours per run |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& st : strategies)
+    for (int b : budgets) {
+      const auto& s = r.overall.at(st.name).at(b);
+      std::printf("| %s | %d | %.2f%% | %.1f%% | %d/%d | %.1f | %.1f%% | %.1f%% | %.1f |\n",
+                  st.name, b, 100 * s.mean_share(), 100 * s.min_share, s.reached_99, s.runs,
+                  s.mean_trials_to_99(), 100 * s.failed_rate(), 100 * s.oom_rate(),
+                  s.mean_gpu_hours());
+    }
+  std::printf("\n");
+}
+
+void print_per_scenario(const results& r) {
+  std::printf("### Mean share of the optimum per scenario (paratune at 5 / 10 / 20 trials; "
+              "the others at 10)\n\n");
+  std::printf("| scenario | paratune 5 | paratune 10 | paratune 20 | paratune failed | "
+              "random 10 | one change 10 |\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [name, by] : r.per_scenario) {
+    const auto& p = by.at("paratune");
+    std::printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", name.c_str(),
+                100 * p.at(5).mean_share(), 100 * p.at(10).mean_share(),
+                100 * p.at(20).mean_share(), 100 * p.at(20).failed_rate(),
+                100 * by.at("random search").at(10).mean_share(),
+                100 * by.at("one change at a time").at(10).mean_share());
+  }
+  std::printf("\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const auto o = parse_options(argc, argv);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<scenario> all;
+    for (const auto& f : scenario_files(o))
+      all.push_back(load_scenario(f, o.truth_name));
+    if (all.empty())
+      throw input_error("no scenario: pass job files or --scenarios DIR");
+    print_truth_table(all);
+    if (!o.truth_only) {
+      const auto r = run_all(all, o);
+      print_summary(r, o, all.size());
+      print_per_scenario(r);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fflush(stdout);
+    std::fprintf(stderr, "bench_tuning_quality: %zu scenarios in %.0f s\n", all.size(), s);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_tuning_quality: %s\n", e.what());
+    return 2;
+  }
+}
