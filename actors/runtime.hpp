@@ -42,6 +42,10 @@ public:
   caf::expected<std::vector<wire::envelope>> history(const std::string& session);
 
   bus_bridge& bridge() { return *bridge_; }
+
+  /// Takes an agent started outside start() (the diagnosis agents,
+  /// actors/diagnosis_agents.hpp) so that stop() stops it with the others.
+  void adopt_agent(caf::actor agent) { agents_.push_back(std::move(agent)); }
   agent_deps deps() const { return deps_; }
 
   /// Ordered shutdown, each step waiting for the last: sessions, agents,

@@ -1,0 +1,62 @@
+#include "actors/analyzer.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "adapters/diagnosis/evidence_readers.hpp"
+#include "adapters/diagnosis/evidence_sources.hpp"
+#include "adapters/diagnosis/experiment_loader.hpp"
+#include "core/reasoning/analyzer.hpp"
+#include "messages/codec.hpp"
+#include "messages/diagnosis_conversions.hpp"
+#include "messages/diagnosis_topics.hpp"
+
+namespace paratune {
+
+namespace {
+
+wire::diagnosis diagnose(const wire::diagnose_request& req) {
+  try {
+    const auto exp = parse_experiment(req.experiment_yaml, req.experiment_name);
+    evidence_request r;
+    r.xprof = req.xprof;
+    r.kineto = req.kineto;
+    r.megatron_log = req.megatron_log;
+    auto evidence = gather_evidence(r);
+    enrich_evidence(evidence, exp);
+    return wire::to_wire(analyze_evidence(evidence), evidence.kpis.step_time_ms.value_or(0));
+  } catch (const std::exception& e) {
+    // input_error, a damaged profile, a server that is down: the requester
+    // learns why instead of waiting for an answer that never comes.
+    wire::diagnosis d;
+    d.bottleneck = "unknown";
+    d.error = e.what();
+    return d;
+  }
+}
+
+} // namespace
+
+caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps) {
+  return {
+    [=](bus_atom, const std::string& topic, const std::string& payload) {
+      auto e = decode_bus(self->name(), topic, payload);
+      if (!e || e->type != wire::type_name<wire::diagnose_request>())
+        return;
+      wire::diagnose_request req;
+      try {
+        req = wire::body_of<wire::diagnose_request>(*e);
+      } catch (const wire::decode_error& err) {
+        spdlog::warn("analyzer: {}", err.what());
+        return;
+      }
+      auto d = diagnose(req);
+      if (!d.error.empty())
+        spdlog::warn("analyzer: session {}: {}", e->session, d.error);
+      store_and_publish(self, deps, topics::diagnosis(e->session),
+                        wire::make_envelope(e->session, 0, d));
+    },
+  };
+}
+
+} // namespace paratune

@@ -1,0 +1,103 @@
+#include "actors/diagnosis_agents.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/analyzer.hpp"
+#include "actors/bus_bridge.hpp"
+#include "actors/proposal_agent.hpp"
+#include "actors/runtime.hpp"
+#include "adapters/diagnosis/diagnosis_run.hpp"
+#include "adapters/diagnosis/history_seed.hpp"
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "messages/diagnosis_conversions.hpp"
+#include "messages/diagnosis_topics.hpp"
+#include "storage/knowledge_index.hpp"
+
+namespace paratune {
+
+namespace {
+
+// Seeds an empty history ledger through the pool actor (the single writer).
+caf::expected<void> seed_ledger(caf::actor_system& sys, runtime& rt, const std::string& dir) {
+  auto ledger = rt.history(wire::optimization_ledger);
+  if (!ledger)
+    return ledger.error();
+  if (!wire::optimizations_of(*ledger).empty() || dir.empty())
+    return {};
+  std::vector<past_optimization> records;
+  try {
+    records = load_optimizations_dir(dir);
+  } catch (const std::exception& e) {
+    return caf::make_error(ec::bad_input, e.what());
+  }
+  caf::scoped_actor self{sys};
+  caf::expected<void> out{};
+  for (const auto& r : records) {
+    auto e = wire::make_envelope(wire::optimization_ledger, 0, wire::to_wire(r));
+    self->request(rt.deps().pool, std::chrono::seconds(30), append_atom_v, wire::pack(e))
+      .receive([](uint64_t) {}, [&](caf::error& err) { out = std::move(err); });
+    if (!out)
+      break;
+  }
+  return out;
+}
+
+// Waits until the bus delivers the agents' topic prefixes: ZeroMQ applies a
+// subscription asynchronously, and a request published before it reaches
+// the proxy would be lost. The probe is an envelope the agents ignore.
+bool await_subscriptions(caf::actor_system& sys, runtime& rt) {
+  caf::scoped_actor self{sys};
+  auto me = caf::actor_cast<caf::actor>(self);
+  const int a = rt.bridge().subscribe(topics::diagnose_prefix, me);
+  const int b = rt.bridge().subscribe(topics::diagnosis_prefix, me);
+  wire::envelope probe;
+  probe.type = "probe";
+  probe.session = "_probe";
+  const auto payload = wire::pack(probe);
+  bool seen_a = false, seen_b = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!(seen_a && seen_b) && std::chrono::steady_clock::now() < deadline) {
+    for (const char* t : {"diagnose._probe", "diagnosis._probe"})
+      self->send(rt.deps().egress, publish_atom_v, std::string(t), payload);
+    bool quiet = false;
+    while (!quiet && !(seen_a && seen_b))
+      self->receive(
+        [&](bus_atom, const std::string& topic, const std::string&) {
+          (topic.rfind(topics::diagnose_prefix, 0) == 0 ? seen_a : seen_b) = true;
+        },
+        caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
+  }
+  rt.bridge().unsubscribe(a);
+  rt.bridge().unsubscribe(b);
+  return seen_a && seen_b;
+}
+
+} // namespace
+
+caf::expected<void> start_diagnosis_agents(caf::actor_system& sys, runtime& rt,
+                                           const diagnosis_agent_options& opts) {
+  std::shared_ptr<const knowledge_index> knowledge;
+  if (!opts.knowledge_index_dir.empty()) {
+    auto index = open_knowledge(opts.knowledge_index_dir, opts.knowledge_docs_dir);
+    if (!index)
+      return index.error();
+    knowledge = std::move(*index);
+  }
+  if (auto seeded = seed_ledger(sys, rt, opts.optimizations_dir); !seeded)
+    return seeded.error();
+  const auto deps = rt.deps();
+  // Both block: the Analyzer on profile reads and servers, the Proposal
+  // agent on RocksDB scans and model sweeps.
+  auto analyst = sys.spawn<caf::detached>(analyzer, deps);
+  auto proposer = sys.spawn<caf::detached>(proposal_agent, deps, knowledge);
+  rt.bridge().subscribe(topics::diagnose_prefix, analyst);
+  rt.bridge().subscribe(topics::diagnosis_prefix, proposer);
+  rt.adopt_agent(analyst);
+  rt.adopt_agent(proposer);
+  if (!await_subscriptions(sys, rt))
+    return caf::make_error(ec::bus_failure, "the diagnosis agents' topics never reached the bus");
+  return {};
+}
+
+} // namespace paratune

@@ -1,0 +1,235 @@
+// `paratune diagnose` as a user runs it: the JSON it prints, and what it
+// does with bad input (exit 2 with the reason, or a result marked partial;
+// never a crash).
+
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+extern char** environ;
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// Runs paratune with `args` (shell-quoted by the caller), output to files.
+result paratune(const std::string& args, const std::string& dir) {
+  const auto out = dir + "/out.txt", err = dir + "/err.txt";
+  const std::string cmd = "PARATUNE_CONFIGS=" + test::source_dir() + "/configs " + test::bin_dir()
+                          + "/paratune " + args + " > " + out + " 2> " + err;
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+}
+
+/// tests/fixtures/xprof_server.py in a mode, killed on destruction.
+struct xprof_server {
+  xprof_server(const std::string& root, const std::string& mode) {
+    int fds[2];
+    if (pipe(fds) != 0)
+      return;
+    std::vector<std::string> args = {"python3", test::source_dir() + "/tests/fixtures/xprof_server.py",
+                                     "--root", root, "--mode", mode, "--delay", "20"};
+    std::vector<char*> argv;
+    for (auto& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    if (posix_spawnp(&pid, "python3", &fa, nullptr, argv.data(), environ) != 0)
+      pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    std::string line;
+    pollfd p{fds[0], POLLIN, 0};
+    while (line.find('\n') == std::string::npos && poll(&p, 1, 20000) > 0) {
+      char buf[64];
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n <= 0)
+        break;
+      line.append(buf, std::size_t(n));
+    }
+    close(fds[0]);
+    port = std::atoi(line.c_str());
+  }
+  ~xprof_server() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+  pid_t pid = -1;
+  int port = 0;
+};
+
+struct diagnose_cli : ::testing::Test {
+  void SetUp() override { dir = test::make_temp_dir("diagnose-cli"); }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string exp(const std::string& scenario) {
+    return test::asap_dir(scenario) + "/experiment.yaml";
+  }
+  std::string dir;
+};
+
+TEST_F(diagnose_cli, json_has_the_report_and_three_cited_proposals) {
+  const auto s = test::asap_dir("v6e-16-hbm");
+  auto r = paratune("diagnose --experiment " + exp("v6e-16-hbm") + " --xprof " + s + " --json --db "
+                        + dir + "/pool",
+                    dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bottleneck"], "hbm_bandwidth");
+  EXPECT_FALSE(j["partial"].get<bool>());
+  EXPECT_FALSE(j["kpis"].empty());
+  ASSERT_EQ(j["top_ops"].size(), 5u);
+  EXPECT_EQ(j["top_ops"][0]["name"], "all-reduce.12");
+  ASSERT_EQ(j["proposals"].size(), 3u);
+  for (const auto& p : j["proposals"]) {
+    EXPECT_TRUE(p.contains("mesh"));
+    EXPECT_FALSE(p["rationale"].get<std::string>().empty());
+    EXPECT_GT(p["predicted"]["step_time_ms"].get<double>(), 0);
+    EXPECT_GT(p["confidence"].get<double>(), 0);
+    EXPECT_FALSE(p["citations"].empty());
+  }
+  EXPECT_EQ(j["proposals"][0]["mesh"], "replica=1,data=4,seq=1,model=4");
+  // The run is recorded in the pool and the knowledge index sits beside it.
+  EXPECT_TRUE(fs::exists(dir + "/pool"));
+  EXPECT_TRUE(fs::exists(dir + "/pool.knowledge"));
+}
+
+TEST_F(diagnose_cli, text_output_reads_as_a_report) {
+  const auto s = test::asap_dir("v5p-512-compute");
+  auto r = paratune("diagnose -e " + exp("v5p-512-compute") + " --xprof " + s + " --db " + dir
+                        + "/pool",
+                    dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("KPI health check"), std::string::npos);
+  EXPECT_NE(r.out.find("Bottleneck: compute"), std::string::npos);
+  EXPECT_NE(r.out.find("1. Increase data parallelism, reduce sequence (context) parallelism"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("mesh: data=16,seq=4,model=8"), std::string::npos);
+}
+
+TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
+  const auto s = test::asap_dir("v5e-256-comm");
+  auto missing = paratune("diagnose -e " + dir + "/nope.yaml --xprof " + s, dir);
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("nope.yaml"), std::string::npos);
+  std::ofstream(dir + "/wrong.yaml")
+      << "model: llama3-8b\nhardware: {cluster: tpu-v5e, slice: 16x16}\n"
+         "mesh: {data: 4, model: 4}\nbatch: 8\nseq: 4096\n";
+  auto wrong = paratune("diagnose -e " + dir + "/wrong.yaml --xprof " + s, dir);
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("spans 16 chips"), std::string::npos) << wrong.err;
+  auto none = paratune("diagnose -e " + exp("v5e-256-comm"), dir);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no profile given"), std::string::npos);
+}
+
+TEST_F(diagnose_cli, a_truncated_tool_file_gives_a_partial_result) {
+  const auto prof = dir + "/prof";
+  fs::create_directories(prof);
+  const auto s = test::asap_dir("v5e-256-comm");
+  for (const char* t : {"overview_page.json", "roofline_model.json"})
+    fs::copy_file(s + "/" + t, prof + "/" + t);
+  const auto op = slurp(s + "/op_profile.json");
+  std::ofstream(prof + "/op_profile.json") << op.substr(0, op.size() / 2);
+  auto r = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof " + prof + " --json --db "
+                        + dir + "/pool",
+                    dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["partial"].get<bool>());
+  EXPECT_EQ(j["proposals"].size(), 3u);
+  // Everything damaged: nothing to diagnose.
+  std::ofstream(prof + "/overview_page.json") << "[{\"cols\": [";
+  std::ofstream(prof + "/roofline_model.json") << "\x1f\x8b garbage";
+  auto all_bad = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof " + prof, dir);
+  EXPECT_EQ(all_bad.code, 2);
+  EXPECT_NE(all_bad.err.find("error:"), std::string::npos);
+}
+
+TEST_F(diagnose_cli, broken_gzip_and_binary_junk_are_handled) {
+  const auto gz = dir + "/trace.json.gz";
+  const auto good = slurp(test::shared_dir() + "/corpus/kineto/hta_sampled_rank-0_128ranks.json.gz");
+  std::ofstream(gz, std::ios::binary) << good.substr(0, good.size() / 3);
+  const auto gpu = test::source_dir() + "/tests/fixtures/corpus_experiments/kineto-128ranks.yaml";
+  auto r = paratune("diagnose -e " + gpu + " --kineto " + gz + " --json --db " + dir + "/pool", dir);
+  // A trace cut mid-stream is read up to the cut and marked partial, or
+  // refused with the reason; never a crash.
+  EXPECT_TRUE(r.code == 0 || r.code == 2) << r.code << r.err;
+  if (r.code == 0)
+    EXPECT_TRUE(nlohmann::json::parse(r.out)["partial"].get<bool>());
+  else
+    EXPECT_NE(r.err.find("trace.json.gz"), std::string::npos);
+  // A Megatron log with binary junk between real lines still diagnoses.
+  std::string log = slurp(test::shared_dir()
+                          + "/corpus/megatron_logs/bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt");
+  std::string junk;
+  for (int i = 0; i < 4096; ++i)
+    junk.push_back(char((i * 131 + 7) % 256));
+  std::ofstream(dir + "/junk.log", std::ios::binary) << junk << log.substr(0, log.size() / 2)
+                                                      << junk << log.substr(log.size() / 2);
+  const auto big = test::source_dir() + "/tests/fixtures/corpus_experiments/megatron-bigscience.yaml";
+  auto j = paratune("diagnose -e " + big + " --megatron-log " + dir + "/junk.log --json --db " + dir
+                        + "/pool",
+                    dir);
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["bottleneck"], "communication");
+}
+
+TEST_F(diagnose_cli, a_server_that_is_down_or_slow_is_an_error_not_a_hang) {
+  auto down = paratune("diagnose -e " + exp("v5e-256-comm")
+                           + " --xprof http://127.0.0.1:9 --timeout 5 --db " + dir + "/pool",
+                       dir);
+  EXPECT_EQ(down.code, 2);
+  EXPECT_NE(down.err.find("127.0.0.1:9"), std::string::npos) << down.err;
+
+  const auto root = dir + "/runs";
+  fs::create_directories(root + "/run1");
+  for (const char* t : {"overview_page.json", "op_profile.json", "roofline_model.json"})
+    fs::copy_file(test::asap_dir("v5e-256-comm") + "/" + t, root + "/run1/" + t);
+  xprof_server normal(root, "normal");
+  ASSERT_GT(normal.port, 0);
+  auto ok = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof http://127.0.0.1:"
+                         + std::to_string(normal.port) + " --json --db " + dir + "/pool",
+                     dir);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["bottleneck"], "communication");
+
+  xprof_server slow(root, "slow");
+  ASSERT_GT(slow.port, 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto late = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof http://127.0.0.1:"
+                           + std::to_string(slow.port) + " --timeout 1 --db " + dir + "/pool",
+                       dir);
+  EXPECT_EQ(late.code, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+}
+
+} // namespace
+} // namespace paratune
