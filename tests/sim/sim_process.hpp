@@ -3,16 +3,12 @@
 // Runs build/bin/paratune-sim as a real child process and reads its stdout
 // with the Megatron-LM log parser, as the validator does.
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "adapters/megatron/megatron_log_parser.hpp"
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune::test {
@@ -25,32 +21,12 @@ struct sim_result {
 
 inline std::string sim_path() { return bin_dir() + "/paratune-sim"; }
 
-inline std::string quoted(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args)
-    s += " '" + a + "'";
-  return s;
-}
-
+/// Runs paratune-sim without pauses (--sim-time-scale 0) and parses stdout.
 inline sim_result run_sim(const std::vector<std::string>& args) {
-  const std::string dir = make_temp_dir("paratune-sim-test");
-  const std::string err_file = dir + "/stderr";
-  sim_result r;
-  const std::string cmd = "'" + sim_path() + "' --sim-time-scale 0" + quoted(args) + " 2>'"
-                          + err_file + "'";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p)
-    return r;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
-    r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove_all(dir);
+  std::vector<std::string> argv{sim_path(), "--sim-time-scale", "0"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto p = run_program(argv);
+  sim_result r{p.status, p.out, p.err, {}};
   megatron_log_parser parser;
   parser.feed(r.out);
   parser.finish();
