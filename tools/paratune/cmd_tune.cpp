@@ -16,6 +16,7 @@
 #include "messages/type_ids.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/session_summary.hpp"
+#include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/tune_view.hpp"
 
 namespace paratune::cli {
@@ -58,6 +59,9 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
 }
 
 int run_tune(const tune_options& o) {
+  // A TPU mesh experiment runs ASAP's diagnose-and-propose loop (tpu_tune.hpp).
+  if (is_tpu_experiment(o.job_file))
+    return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
   auto record = session_record(job, o);
   spdlog::set_level(spdlog::level::warn);

@@ -1,0 +1,148 @@
+// paratune-tpu-sim: simulated TPU runs written as Xprof tool outputs that
+// the readers and the Analyzer take as they would a real profile, and the
+// closed loop `paratune tune` runs on a TPU experiment.
+
+#include <filesystem>
+#include <fstream>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "adapters/diagnosis/diagnosis_run.hpp"
+#include "adapters/diagnosis/evidence_sources.hpp"
+#include "adapters/profile/xprof_reader.hpp"
+#include "messages/codec.hpp"
+#include "messages/diagnosis_conversions.hpp"
+#include "storage/message_pool.hpp"
+#include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct run_result {
+  int code = -1;
+  std::string out;
+};
+
+run_result run(const std::string& cmd) {
+  std::string out;
+  const std::string full = "PARATUNE_CONFIGS=" + test::source_dir() + "/configs " + cmd
+                           + " 2>/dev/null";
+  FILE* p = popen(full.c_str(), "r");
+  if (!p)
+    return {};
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p))
+    out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+struct tpu_sim : ::testing::Test {
+  void SetUp() override {
+    test::use_source_configs();
+    dir = test::make_temp_dir("tpu-sim");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string sim() const { return test::bin_dir() + "/paratune-tpu-sim"; }
+  std::string dir;
+};
+
+TEST_F(tpu_sim, a_run_writes_xprof_tools_the_analyzer_reads) {
+  const auto exp = test::asap_dir("v5e-256-comm") + "/experiment.yaml";
+  auto r = run(sim() + " run --experiment " + exp + " --out " + dir + "/run --seed 3");
+  ASSERT_EQ(r.code, 0);
+  const auto line = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(line["ok"].get<bool>());
+  const double step = line["step_time_ms"].get<double>();
+  const auto files = find_xprof_tool_files(dir + "/run");
+  ASSERT_EQ(files.size(), 3u);  // overview_page, op_profile, roofline_model
+  const auto p = read_xprof_dir(dir + "/run");
+  EXPECT_FALSE(p.partial);
+  EXPECT_NEAR(*p.kpis.step_time_avg_ms, step, 0.1);
+  EXPECT_NEAR(*p.kpis.device_duty_cycle_percent, 99.8, 0.05);
+  // Same seed, same run; another seed draws another hidden truth.
+  auto again = run(sim() + " run --experiment " + exp + " --out " + dir + "/again --seed 3");
+  EXPECT_EQ(nlohmann::json::parse(again.out)["step_time_ms"], line["step_time_ms"]);
+  auto other = run(sim() + " run --experiment " + exp + " --out " + dir + "/other --seed 4");
+  EXPECT_NE(nlohmann::json::parse(other.out)["step_time_ms"], line["step_time_ms"]);
+}
+
+TEST_F(tpu_sim, waiting_collectives_read_as_communication) {
+  // The v6e stand-in gathers the whole model over a 4-chip line every
+  // micro-step: the simulated profile is dominated by collective waits.
+  const auto exp_path = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  ASSERT_EQ(run(sim() + " run --experiment " + exp_path + " --out " + dir + "/run").code, 0);
+  evidence_request r;
+  r.xprof = dir + "/run";
+  const auto out = run_diagnosis(test::load_fixture_experiment(test::asap_dir("v6e-16-hbm")),
+                                 gather_evidence(r), {}, {});
+  EXPECT_EQ(out.report.bottleneck, bottleneck_class::communication) << out.report.summary;
+  ASSERT_FALSE(out.proposals.proposals.empty());
+  EXPECT_EQ(*out.proposals.proposals[0].mesh, parse_mesh("replica=1,data=4,model=4,seq=1"));
+}
+
+TEST_F(tpu_sim, a_mesh_that_does_not_fit_fails_like_xla) {
+  const auto exp = test::asap_dir("v5p-512-compute") + "/experiment.yaml";
+  auto r = run(sim() + " run --experiment " + exp + " --mesh data=64,model=8 --out " + dir + "/x");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find("RESOURCE_EXHAUSTED"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/x/op_profile.json"));
+  auto bad = run(sim() + " run --experiment " + exp + " --mesh data=3 --out " + dir + "/y");
+  EXPECT_EQ(bad.code, 3);
+  auto missing = run(sim() + " run --experiment " + dir + "/none.yaml --out " + dir + "/z");
+  EXPECT_EQ(missing.code, 2);
+}
+
+TEST_F(tpu_sim, the_fixture_mode_rebuilds_the_committed_asap_profiles) {
+  const auto s = test::asap_dir("v6e-16-hbm");
+  ASSERT_EQ(run(sim() + " fixture --spec " + s + "/paper.yaml --out " + dir + "/f").code, 0);
+  for (const char* tool : {"overview_page.json", "op_profile.json", "roofline_model.json"}) {
+    std::ifstream a(s + "/" + tool), b(dir + "/f/" + tool);
+    std::string x{std::istreambuf_iterator<char>(a), {}}, y{std::istreambuf_iterator<char>(b), {}};
+    EXPECT_EQ(x, y) << tool;
+  }
+}
+
+TEST_F(tpu_sim, tune_diagnoses_every_run_and_moves_from_the_best) {
+  const auto exp = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  auto r = run(test::bin_dir() + "/paratune tune " + exp + " --trials 4 --json --db " + dir
+               + "/pool");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& trials = j["trials"];
+  ASSERT_EQ(trials.size(), 4u);
+  for (const auto& t : trials) {
+    EXPECT_GT(t["step_time_ms"].get<double>(), 0);
+    EXPECT_FALSE(t["bottleneck"].get<std::string>().empty());
+  }
+  // The first run's diagnosis proposes the expert's mesh, and it is faster.
+  EXPECT_EQ(parse_mesh(trials[1]["mesh"].get<std::string>()),
+            parse_mesh("replica=1,data=4,model=4,seq=1"));
+  EXPECT_LT(trials[1]["step_time_ms"].get<double>(), trials[0]["step_time_ms"].get<double>());
+  EXPECT_GT(j["best"]["speedup"].get<double>(), 1.5);
+  // Every run's diagnosis and proposals are in the pool, and the improvement
+  // joined the history ledger.
+  auto pool = message_pool::open(dir + "/pool");
+  ASSERT_TRUE(pool);
+  const std::string session = j["session"];
+  auto t1 = (*pool)->session_history(session + ".t1");
+  ASSERT_TRUE(t1);
+  ASSERT_EQ(t1->size(), 3u);
+  EXPECT_EQ((*t1)[1].type, "diagnosis");
+  EXPECT_EQ((*t1)[2].type, "proposal_set");
+  auto ledger = (*pool)->session_history(wire::optimization_ledger);
+  ASSERT_TRUE(ledger);
+  const auto records = wire::optimizations_of(*ledger);
+  ASSERT_GE(records.size(), 6u);  // five seeds plus this session's improvement
+  EXPECT_EQ(records.back().source, "paratune tune, session " + session);
+  EXPECT_EQ(parse_mesh(records.back().after), parse_mesh("replica=1,data=4,model=4,seq=1"));
+}
+
+} // namespace
+} // namespace paratune
