@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 extern char** environ;
@@ -25,23 +26,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct result {
-  int code = -1;
-  std::string out, err;
-};
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-/// Runs paratune with `args` (shell-quoted by the caller), output to files.
-result paratune(const std::string& args, const std::string& dir) {
-  const auto out = dir + "/out.txt", err = dir + "/err.txt";
-  const std::string cmd = "PARATUNE_CONFIGS=" + test::source_dir() + "/configs " + test::bin_dir()
-                          + "/paratune " + args + " > " + out + " 2> " + err;
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+/// Runs paratune with `args` (fork and exec, no shell).
+test::program_result paratune(std::vector<std::string> args) {
+  test::use_source_configs();  // the child inherits PARATUNE_CONFIGS
+  args.insert(args.begin(), test::bin_dir() + "/paratune");
+  return test::run_program(args);
 }
 
 /// tests/fixtures/xprof_server.py in a mode, killed on destruction.
@@ -97,10 +91,9 @@ struct diagnose_cli : ::testing::Test {
 
 TEST_F(diagnose_cli, json_has_the_report_and_three_cited_proposals) {
   const auto s = test::asap_dir("v6e-16-hbm");
-  auto r = paratune("diagnose --experiment " + exp("v6e-16-hbm") + " --xprof " + s + " --json --db "
-                        + dir + "/pool",
-                    dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  auto r = paratune({"diagnose", "--experiment", exp("v6e-16-hbm"), "--xprof", s, "--json",
+                     "--db", dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["bottleneck"], "hbm_bandwidth");
   EXPECT_FALSE(j["partial"].get<bool>());
@@ -123,10 +116,9 @@ TEST_F(diagnose_cli, json_has_the_report_and_three_cited_proposals) {
 
 TEST_F(diagnose_cli, text_output_reads_as_a_report) {
   const auto s = test::asap_dir("v5p-512-compute");
-  auto r = paratune("diagnose -e " + exp("v5p-512-compute") + " --xprof " + s + " --db " + dir
-                        + "/pool",
-                    dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  auto r = paratune({"diagnose", "-e", exp("v5p-512-compute"), "--xprof", s, "--db",
+                     dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("KPI health check"), std::string::npos);
   EXPECT_NE(r.out.find("Bottleneck: compute"), std::string::npos);
   EXPECT_NE(r.out.find("1. Increase data parallelism, reduce sequence (context) parallelism"),
@@ -136,17 +128,17 @@ TEST_F(diagnose_cli, text_output_reads_as_a_report) {
 
 TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   const auto s = test::asap_dir("v5e-256-comm");
-  auto missing = paratune("diagnose -e " + dir + "/nope.yaml --xprof " + s, dir);
-  EXPECT_EQ(missing.code, 2);
+  auto missing = paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s});
+  EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nope.yaml"), std::string::npos);
   std::ofstream(dir + "/wrong.yaml")
       << "model: llama3-8b\nhardware: {cluster: tpu-v5e, slice: 16x16}\n"
          "mesh: {data: 4, model: 4}\nbatch: 8\nseq: 4096\n";
-  auto wrong = paratune("diagnose -e " + dir + "/wrong.yaml --xprof " + s, dir);
-  EXPECT_EQ(wrong.code, 2);
+  auto wrong = paratune({"diagnose", "-e", dir + "/wrong.yaml", "--xprof", s});
+  EXPECT_EQ(wrong.status, 2);
   EXPECT_NE(wrong.err.find("spans 16 chips"), std::string::npos) << wrong.err;
-  auto none = paratune("diagnose -e " + exp("v5e-256-comm"), dir);
-  EXPECT_EQ(none.code, 2);
+  auto none = paratune({"diagnose", "-e", exp("v5e-256-comm")});
+  EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("no profile given"), std::string::npos);
 }
 
@@ -158,18 +150,17 @@ TEST_F(diagnose_cli, a_truncated_tool_file_gives_a_partial_result) {
     fs::copy_file(s + "/" + t, prof + "/" + t);
   const auto op = slurp(s + "/op_profile.json");
   std::ofstream(prof + "/op_profile.json") << op.substr(0, op.size() / 2);
-  auto r = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof " + prof + " --json --db "
-                        + dir + "/pool",
-                    dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  auto r = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof", prof, "--json", "--db",
+                     dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["partial"].get<bool>());
   EXPECT_EQ(j["proposals"].size(), 3u);
   // Everything damaged: nothing to diagnose.
   std::ofstream(prof + "/overview_page.json") << "[{\"cols\": [";
   std::ofstream(prof + "/roofline_model.json") << "\x1f\x8b garbage";
-  auto all_bad = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof " + prof, dir);
-  EXPECT_EQ(all_bad.code, 2);
+  auto all_bad = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof", prof});
+  EXPECT_EQ(all_bad.status, 2);
   EXPECT_NE(all_bad.err.find("error:"), std::string::npos);
 }
 
@@ -178,11 +169,11 @@ TEST_F(diagnose_cli, broken_gzip_and_binary_junk_are_handled) {
   const auto good = slurp(test::shared_dir() + "/corpus/kineto/hta_sampled_rank-0_128ranks.json.gz");
   std::ofstream(gz, std::ios::binary) << good.substr(0, good.size() / 3);
   const auto gpu = test::source_dir() + "/tests/fixtures/corpus_experiments/kineto-128ranks.yaml";
-  auto r = paratune("diagnose -e " + gpu + " --kineto " + gz + " --json --db " + dir + "/pool", dir);
+  auto r = paratune({"diagnose", "-e", gpu, "--kineto", gz, "--json", "--db", dir + "/pool"});
   // A trace cut mid-stream is read up to the cut and marked partial, or
   // refused with the reason; never a crash.
-  EXPECT_TRUE(r.code == 0 || r.code == 2) << r.code << r.err;
-  if (r.code == 0)
+  EXPECT_TRUE(r.status == 0 || r.status == 2) << r.status << r.err;
+  if (r.status == 0)
     EXPECT_TRUE(nlohmann::json::parse(r.out)["partial"].get<bool>());
   else
     EXPECT_NE(r.err.find("trace.json.gz"), std::string::npos);
@@ -195,18 +186,16 @@ TEST_F(diagnose_cli, broken_gzip_and_binary_junk_are_handled) {
   std::ofstream(dir + "/junk.log", std::ios::binary) << junk << log.substr(0, log.size() / 2)
                                                       << junk << log.substr(log.size() / 2);
   const auto big = test::source_dir() + "/tests/fixtures/corpus_experiments/megatron-bigscience.yaml";
-  auto j = paratune("diagnose -e " + big + " --megatron-log " + dir + "/junk.log --json --db " + dir
-                        + "/pool",
-                    dir);
-  ASSERT_EQ(j.code, 0) << j.err;
+  auto j = paratune({"diagnose", "-e", big, "--megatron-log", dir + "/junk.log", "--json", "--db",
+                     dir + "/pool"});
+  ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_EQ(nlohmann::json::parse(j.out)["bottleneck"], "communication");
 }
 
 TEST_F(diagnose_cli, a_server_that_is_down_or_slow_is_an_error_not_a_hang) {
-  auto down = paratune("diagnose -e " + exp("v5e-256-comm")
-                           + " --xprof http://127.0.0.1:9 --timeout 5 --db " + dir + "/pool",
-                       dir);
-  EXPECT_EQ(down.code, 2);
+  auto down = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof", "http://127.0.0.1:9",
+                        "--timeout", "5", "--db", dir + "/pool"});
+  EXPECT_EQ(down.status, 2);
   EXPECT_NE(down.err.find("127.0.0.1:9"), std::string::npos) << down.err;
 
   const auto root = dir + "/runs";
@@ -215,19 +204,19 @@ TEST_F(diagnose_cli, a_server_that_is_down_or_slow_is_an_error_not_a_hang) {
     fs::copy_file(test::asap_dir("v5e-256-comm") + "/" + t, root + "/run1/" + t);
   xprof_server normal(root, "normal");
   ASSERT_GT(normal.port, 0);
-  auto ok = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof http://127.0.0.1:"
-                         + std::to_string(normal.port) + " --json --db " + dir + "/pool",
-                     dir);
-  ASSERT_EQ(ok.code, 0) << ok.err;
+  auto ok = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof",
+                      "http://127.0.0.1:" + std::to_string(normal.port), "--json", "--db",
+                      dir + "/pool"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(nlohmann::json::parse(ok.out)["bottleneck"], "communication");
 
   xprof_server slow(root, "slow");
   ASSERT_GT(slow.port, 0);
   const auto start = std::chrono::steady_clock::now();
-  auto late = paratune("diagnose -e " + exp("v5e-256-comm") + " --xprof http://127.0.0.1:"
-                           + std::to_string(slow.port) + " --timeout 1 --db " + dir + "/pool",
-                       dir);
-  EXPECT_EQ(late.code, 2);
+  auto late = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof",
+                        "http://127.0.0.1:" + std::to_string(slow.port), "--timeout", "1", "--db",
+                        dir + "/pool"});
+  EXPECT_EQ(late.status, 2);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
 }
 

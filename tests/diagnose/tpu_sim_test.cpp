@@ -5,8 +5,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +15,7 @@
 #include "messages/diagnosis_conversions.hpp"
 #include "storage/message_pool.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -24,23 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct run_result {
-  int code = -1;
-  std::string out;
-};
-
-run_result run(const std::string& cmd) {
-  std::string out;
-  const std::string full = "PARATUNE_CONFIGS=" + test::source_dir() + "/configs " + cmd
-                           + " 2>/dev/null";
-  FILE* p = popen(full.c_str(), "r");
-  if (!p)
-    return {};
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p))
-    out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+/// A program's status and stdout, run without a shell.
+test::program_result run(std::vector<std::string> argv) {
+  test::use_source_configs();  // the child inherits PARATUNE_CONFIGS
+  return test::run_program(argv);
 }
 
 struct tpu_sim : ::testing::Test {
@@ -55,8 +41,8 @@ struct tpu_sim : ::testing::Test {
 
 TEST_F(tpu_sim, a_run_writes_xprof_tools_the_analyzer_reads) {
   const auto exp = test::asap_dir("v5e-256-comm") + "/experiment.yaml";
-  auto r = run(sim() + " run --experiment " + exp + " --out " + dir + "/run --seed 3");
-  ASSERT_EQ(r.code, 0);
+  auto r = run({sim(), "run", "--experiment", exp, "--out", dir + "/run", "--seed", "3"});
+  ASSERT_EQ(r.status, 0);
   const auto line = nlohmann::json::parse(r.out);
   EXPECT_TRUE(line["ok"].get<bool>());
   const double step = line["step_time_ms"].get<double>();
@@ -67,9 +53,9 @@ TEST_F(tpu_sim, a_run_writes_xprof_tools_the_analyzer_reads) {
   EXPECT_NEAR(*p.kpis.step_time_avg_ms, step, 0.1);
   EXPECT_NEAR(*p.kpis.device_duty_cycle_percent, 99.8, 0.05);
   // Same seed, same run; another seed draws another hidden truth.
-  auto again = run(sim() + " run --experiment " + exp + " --out " + dir + "/again --seed 3");
+  auto again = run({sim(), "run", "--experiment", exp, "--out", dir + "/again", "--seed", "3"});
   EXPECT_EQ(nlohmann::json::parse(again.out)["step_time_ms"], line["step_time_ms"]);
-  auto other = run(sim() + " run --experiment " + exp + " --out " + dir + "/other --seed 4");
+  auto other = run({sim(), "run", "--experiment", exp, "--out", dir + "/other", "--seed", "4"});
   EXPECT_NE(nlohmann::json::parse(other.out)["step_time_ms"], line["step_time_ms"]);
 }
 
@@ -77,7 +63,7 @@ TEST_F(tpu_sim, waiting_collectives_read_as_communication) {
   // The v6e stand-in gathers the whole model over a 4-chip line every
   // micro-step: the simulated profile is dominated by collective waits.
   const auto exp_path = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
-  ASSERT_EQ(run(sim() + " run --experiment " + exp_path + " --out " + dir + "/run").code, 0);
+  ASSERT_EQ(run({sim(), "run", "--experiment", exp_path, "--out", dir + "/run"}).status, 0);
   evidence_request r;
   r.xprof = dir + "/run";
   const auto out = run_diagnosis(test::load_fixture_experiment(test::asap_dir("v6e-16-hbm")),
@@ -89,19 +75,19 @@ TEST_F(tpu_sim, waiting_collectives_read_as_communication) {
 
 TEST_F(tpu_sim, a_mesh_that_does_not_fit_fails_like_xla) {
   const auto exp = test::asap_dir("v5p-512-compute") + "/experiment.yaml";
-  auto r = run(sim() + " run --experiment " + exp + " --mesh data=64,model=8 --out " + dir + "/x");
-  EXPECT_EQ(r.code, 3);
+  auto r = run({sim(), "run", "--experiment", exp, "--mesh", "data=64,model=8", "--out", dir + "/x"});
+  EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.out.find("RESOURCE_EXHAUSTED"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir + "/x/op_profile.json"));
-  auto bad = run(sim() + " run --experiment " + exp + " --mesh data=3 --out " + dir + "/y");
-  EXPECT_EQ(bad.code, 3);
-  auto missing = run(sim() + " run --experiment " + dir + "/none.yaml --out " + dir + "/z");
-  EXPECT_EQ(missing.code, 2);
+  auto bad = run({sim(), "run", "--experiment", exp, "--mesh", "data=3", "--out", dir + "/y"});
+  EXPECT_EQ(bad.status, 3);
+  auto missing = run({sim(), "run", "--experiment", dir + "/none.yaml", "--out", dir + "/z"});
+  EXPECT_EQ(missing.status, 2);
 }
 
 TEST_F(tpu_sim, the_fixture_mode_rebuilds_the_committed_asap_profiles) {
   const auto s = test::asap_dir("v6e-16-hbm");
-  ASSERT_EQ(run(sim() + " fixture --spec " + s + "/paper.yaml --out " + dir + "/f").code, 0);
+  ASSERT_EQ(run({sim(), "fixture", "--spec", s + "/paper.yaml", "--out", dir + "/f"}).status, 0);
   for (const char* tool : {"overview_page.json", "op_profile.json", "roofline_model.json"}) {
     std::ifstream a(s + "/" + tool), b(dir + "/f/" + tool);
     std::string x{std::istreambuf_iterator<char>(a), {}}, y{std::istreambuf_iterator<char>(b), {}};
@@ -111,9 +97,9 @@ TEST_F(tpu_sim, the_fixture_mode_rebuilds_the_committed_asap_profiles) {
 
 TEST_F(tpu_sim, tune_diagnoses_every_run_and_moves_from_the_best) {
   const auto exp = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
-  auto r = run(test::bin_dir() + "/paratune tune " + exp + " --trials 4 --json --db " + dir
-               + "/pool");
-  ASSERT_EQ(r.code, 0) << r.out;
+  auto r = run({test::bin_dir() + "/paratune", "tune", exp, "--trials", "4", "--json", "--db",
+                dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& trials = j["trials"];
   ASSERT_EQ(trials.size(), 4u);
