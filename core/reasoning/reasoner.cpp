@@ -279,12 +279,21 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   };
   safety_guards guards(ctx, history, predictor);
   const memory_screen memory(history, predictor);
-  a.base_trial = best_success(history);
+  const int incumbent = best_success(history);
   const candidate_scorer rank(estimator, memory,
-                              a.base_trial >= 0 ? history[a.base_trial].tflops_per_gpu : 0);
+                              incumbent >= 0 ? history[incumbent].tflops_per_gpu : 0);
+  a.base_trial = ctx.from_last_run && !history.empty() ? int(history.size()) - 1 : incumbent;
   a.base = a.base_trial >= 0 ? history[a.base_trial].config : ctx.initial;
   trial_outcome base_run;
-  if (a.base_trial >= 0) {
+  if (a.base_trial >= 0 && history[a.base_trial].status != trial_status::succeeded) {
+    base_run = history[a.base_trial];
+    const bool oom = base_run.failure == failure_kind::oom;
+    if (oom)
+      base_run.peak_memory_mib = base_run.memory_limit_mib; // it reached the limit
+    a.health.state = oom ? health_state::memory_bound : health_state::performance_tune;
+    a.health.reasoning = "the current run failed (" + std::string(to_string(base_run.failure))
+                         + (oom ? "): make the configuration fit first" : "): try a neighbour");
+  } else if (a.base_trial >= 0) {
     base_run = history[a.base_trial];
     a.health = diagnose_health(base_run);
   } else {
@@ -308,7 +317,8 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
                          || a.health.state == health_state::high_pp_overhead;
   if (directive)
     directive_candidates(a.base, cands);
-  if (a.health.state == health_state::memory_bound || a.base_trial < 0)
+  if (a.health.state == health_state::memory_bound || a.base_trial < 0
+      || base_run.status != trial_status::succeeded)
     memory_relief_candidates(a.base, base_run.memory_usage_pct(), cands);
   const size_t targeted = cands.items.size();
   standard_candidates(a.base, base_run, cands);

@@ -46,11 +46,12 @@ struct analysis {
 /// standard bottleneck candidates plus the model's best predictions, applies
 /// the guards (constraints, duplicates, known failures, memory), and falls
 /// back to exploratory changes when every targeted change is rejected.
-/// Candidates outside the directive are ranked by the model's prediction
-/// corrected by the session's measurements (throughput_estimator.hpp), plus
-/// one standard deviation of its uncertainty, times the chance that the
-/// configuration fits: new splits the model ranks close are tried before
-/// sub-1% flag toggles of a measured one, and near-OOM candidates last.
+/// Candidates outside the directive are ranked by their expected gain over
+/// the best run by more than 1% (candidate_scorer.hpp), from the model's
+/// prediction corrected by the session's measurements and its uncertainty
+/// (throughput_estimator.hpp), times the chance that the configuration
+/// fits: new splits the model ranks close are tried before sub-1% flag
+/// toggles of a measured one, and near-OOM candidates last.
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history);
 
 } // namespace paratune
