@@ -129,6 +129,12 @@ void add_tradeoffs(const training_config& from, const perf_prediction& base,
   if (p.time.bubble_s > base.time.bubble_s * 1.05)
     c.tradeoffs.push_back(fmt("larger pipeline bubble: %.3f -> %.3f s", base.time.bubble_s,
                               p.time.bubble_s));
+  if (p.iteration_time_s > base.iteration_time_s * 1.02)
+    c.tradeoffs.push_back(
+        base.fits ? fmt("slower per iteration than the current configuration: %.1f -> %.1f "
+                        "TFLOP/s per GPU", base.tflops_per_gpu, p.tflops_per_gpu)
+                  : fmt("%.1f TFLOP/s per GPU, where the current configuration would reach "
+                        "%.1f if it fit", p.tflops_per_gpu, base.tflops_per_gpu));
   if (c.tradeoffs.empty())
     c.tradeoffs.push_back("no cost the model sees");
 }
@@ -147,6 +153,7 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
   pool.baseline.memory_limit_gib = base.memory_limit_mib / 1024;
   pool.baseline.metric = metric.name;
   pool.baseline.metric_before = pool.baseline.metric_after = metric.value(base);
+  pool.baseline_fits = base.fits && report.bottleneck != bottleneck_class::memory_capacity;
   int invalid = 0, too_big = 0;
   for (const auto& cfg : single_changes(exp.megatron)) {
     if (!check_megatron_rules(exp.model, cfg, world).empty()) {

@@ -146,6 +146,8 @@ candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_repor
   pool.baseline.metric_before = pool.baseline.metric_after;
   if (!base.valid())
     pool.notes.push_back("the current mesh cannot run as given: " + base.problems.front());
+  pool.baseline_fits = base.valid() && base.memory.fits
+                       && report.bottleneck != bottleneck_class::memory_capacity;
   int invalid = 0, too_big = 0;
   for (const auto& mesh : single_moves(exp)) {
     tpu_mesh shown = mesh;

@@ -148,6 +148,9 @@ void add_tradeoffs(const experiment_spec& exp, const mesh_prediction& base,
   if (batch_axes * exp.workload.accumulation_steps >= exp.workload.global_batch)
     c.tradeoffs.push_back("the batch axes now hold one sequence per shard: further data "
                           "parallelism needs a larger global batch");
+  if (cand.step_s > base.step_s * 1.02)
+    c.tradeoffs.push_back(fmt("the model predicts a longer step: %.2f -> %.2f s", base.step_s,
+                              cand.step_s));
   if (c.tradeoffs.empty())
     c.tradeoffs.push_back("no cost the model sees beyond re-sharding the checkpoint layout");
 }

@@ -34,6 +34,9 @@ struct candidate {
 /// The baseline and every valid candidate that fits in memory, unsorted.
 struct candidate_pool {
   candidate baseline;
+  /// False when the current layout does not fit in memory: then nothing
+  /// is "slower" than it, and its predicted step time is only a reference.
+  bool baseline_fits = true;
   std::vector<candidate> candidates;
   std::vector<std::string> notes;
 };

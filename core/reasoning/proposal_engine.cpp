@@ -62,7 +62,8 @@ std::vector<const candidate*> choose(const candidate_pool& pool, std::size_t cou
   std::vector<const candidate*> all;
   for (const auto& c : pool.candidates)
     all.push_back(&c);
-  const double base = pool.baseline.step_s > 0 ? pool.baseline.step_s : 1e300;
+  // A baseline that does not fit is no yardstick: every fitting layout beats it.
+  const double base = pool.baseline.step_s > 0 && pool.baseline_fits ? pool.baseline.step_s : 1e300;
   std::stable_sort(all.begin(), all.end(), [&](const candidate* a, const candidate* b) {
     const int ta = tier(*a, base), tb = tier(*b, base);
     return ta != tb ? ta < tb : a->step_s < b->step_s;
@@ -83,8 +84,9 @@ double move_factor(const experiment_spec& exp, const candidate& c) {
 }
 
 double confidence_of(const proposal_context& ctx, const candidate& c, const proposal& p,
-                     double history_similarity) {
-  const double gain = std::clamp((p.predicted.speedup - 1) * 5, 0.0, 1.0);
+                     double history_similarity, bool baseline_fits) {
+  // A layout that runs beats one that does not, whatever the model says of speed.
+  const double gain = baseline_fits ? std::clamp((p.predicted.speedup - 1) * 5, 0.0, 1.0) : 1.0;
   double conf = 0.45 * ctx.report->confidence + 0.25 * gain + (c.targeted ? 0.1 : 0.0)
                 + 0.1 * history_similarity;
   for (const auto& cit : p.citations)
@@ -94,7 +96,7 @@ double confidence_of(const proposal_context& ctx, const candidate& c, const prop
     }
   // Predictions far from the measured point are less reliable.
   conf -= 0.05 * std::max(0.0, std::log2(move_factor(*ctx.experiment, c)) - 1);
-  if (p.predicted.speedup < 1)
+  if (baseline_fits && p.predicted.speedup < 1)
     conf *= 0.6;
   return std::clamp(conf, 0.1, 0.95);
 }
@@ -146,7 +148,7 @@ proposal make_proposal(const proposal_context& ctx, const candidate_pool& pool,
   double history_similarity = 0;
   cite_history(ctx, c, p, history_similarity);
   cite_knowledge(ctx, c, p);
-  p.confidence = confidence_of(ctx, c, p, history_similarity);
+  p.confidence = confidence_of(ctx, c, p, history_similarity, pool.baseline_fits);
   return p;
 }
 
@@ -174,6 +176,9 @@ proposal_set propose(const proposal_context& ctx) {
   out.model_step_ms = pool.baseline.step_s * 1000;
   out.measured_step_ms = ctx.measured_step_ms;
   out.notes = pool.notes;
+  if (!pool.baseline_fits)
+    out.notes.push_back("the current layout does not fit in memory: its predicted step time is "
+                        "only a reference for the proposals' predictions");
   if (ctx.measured_step_ms > 0 && out.model_step_ms > 0)
     out.notes.push_back(fmt("model step time %.1f ms vs measured %.1f ms (x%.2f): predictions "
                             "are scaled to the measurement",
