@@ -23,6 +23,9 @@ struct truth_error {
   double time_mape = 0;         ///< mean |predicted - true| / true iteration time (true fits)
   double time_bias = 0;         ///< mean (predicted - true) / true
   double time_max = 0;          ///< largest |error|
+  /// Mean |log error - its mean|: what is left once a single measurement
+  /// has calibrated the cluster-wide bias away (the part that reorders).
+  double time_spread = 0;
   /// Kendall tau of the predicted order of the true top 10 parallel
   /// splits (tp, pp, cp, ep, vpp, micro batch, recomputation; each split's
   /// best flag variant), and Spearman rho of the same. Flag variants of one
@@ -87,6 +90,7 @@ inline truth_error measure_truth_error(const scenario& s) {
   double best_pred = 0;
   int best_pred_index = -1;
   double mem_sum = 0;
+  std::vector<double> log_errors;
   for (size_t i = 0; i < s.space.size(); ++i) {
     const auto p = predict(ctx.model, ctx.cluster, ctx.world_size, s.space[i], ctx.prec);
     const auto& t = s.truth[i];
@@ -103,6 +107,7 @@ inline truth_error measure_truth_error(const scenario& s) {
     e.time_mape += std::abs(err);
     e.time_bias += err;
     e.time_max = std::max(e.time_max, std::abs(err));
+    log_errors.push_back(std::log1p(err));
     by_truth.emplace_back(t.truth.tflops_per_gpu, int(i));
   }
   std::sort(by_truth.rbegin(), by_truth.rend());
@@ -115,6 +120,10 @@ inline truth_error measure_truth_error(const scenario& s) {
   if (e.true_fits > 0) {
     e.time_mape /= e.true_fits;
     e.time_bias /= e.true_fits;
+    const double mean = std::accumulate(log_errors.begin(), log_errors.end(), 0.0)
+                        / double(log_errors.size());
+    for (double x : log_errors)
+      e.time_spread += std::abs(x - mean) / double(log_errors.size());
   }
   std::vector<double> truth_top, pred_top;
   for (size_t i = 0; i < best_per_split.size() && i < 10; ++i) {
