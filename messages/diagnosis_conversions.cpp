@@ -110,6 +110,7 @@ diagnosis to_wire(const diagnosis_report& r, double measured_step_ms) {
   for (const auto& t : r.top_ops)
     w.top_ops.push_back(to_wire(t));
   w.time_by_class = r.time_by_class;
+  w.collective_ms = r.collective_ms;
   w.scores = r.scores;
   w.evidence = r.evidence;
   w.sources = r.sources;
@@ -130,6 +131,7 @@ diagnosis_report from_wire(const diagnosis& w) {
   for (const auto& t : w.top_ops)
     r.top_ops.push_back(from_wire(t));
   r.time_by_class = w.time_by_class;
+  r.collective_ms = w.collective_ms;
   r.scores = w.scores;
   r.evidence = w.evidence;
   r.sources = w.sources;

@@ -227,13 +227,13 @@ struct diagnosis {
   double measured_step_ms = 0;
   std::vector<kpi_check_wire> kpis;
   std::vector<top_op_wire> top_ops;
-  std::map<std::string, double> time_by_class, scores;
+  std::map<std::string, double> time_by_class, scores, collective_ms;
   std::vector<std::string> evidence, sources, warnings;
   bool partial = false;
   std::string error;             ///< non-empty when nothing could be diagnosed
   MSGPACK_DEFINE_MAP(platform, bottleneck, secondary, summary, confidence, measured_step_ms,
                      kpis, top_ops, time_by_class, scores, evidence, sources, warnings, partial,
-                     error)
+                     error, collective_ms)
 };
 
 struct citation_wire {

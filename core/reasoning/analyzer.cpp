@@ -196,6 +196,9 @@ diagnosis_report analyze_evidence(const diagnosis_evidence& e, const analyzer_op
   r.partial = e.partial;
   r.warnings = e.warnings;
   r.kpis = check_kpis(e.kpis, o.thresholds);
+  for (const auto& [name, ms] : e.timers_ms)
+    if (looks_collective(name, "") || name.find("all-reduce") != std::string::npos)
+      r.collective_ms[name] = ms;
   score_map scores;
   score_ops(e, o, r, scores);
   score_kpis(e.kpis, o, !r.top_ops.empty(), scores);

@@ -55,6 +55,9 @@ struct diagnosis_report {
   std::vector<top_op> top_ops;             ///< the five longest, longest first
   /// Share of profiled op time per resource class (all ops read), 0-1.
   std::map<std::string, double> time_by_class;
+  /// Collective timers of a Megatron log, ms per iteration (which
+  /// collective the step waits on: grads, params, embedding ...).
+  std::map<std::string, double> collective_ms;
   /// The score of every candidate class, 0-1.
   std::map<std::string, double> scores;
   std::vector<std::string> evidence;       ///< the facts the class rests on

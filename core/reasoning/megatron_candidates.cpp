@@ -139,6 +139,48 @@ void add_tradeoffs(const training_config& from, const perf_prediction& base,
     c.tradeoffs.push_back("no cost the model sees");
 }
 
+// The Megatron key whose collective the log says the step waits on most:
+// the tied-embedding all-reduce between the first and last pipeline stage
+// (pp), or the data-parallel gradient and parameter collectives (dp).
+std::string heaviest_collective_key(const diagnosis_report& report) {
+  std::string key;
+  double most = 0;
+  for (const auto& [name, ms] : report.collective_ms) {
+    if (ms <= most)
+      continue;
+    most = ms;
+    key = name.find("embedding") != std::string::npos ? "pp" : "dp";
+  }
+  return key;
+}
+
+// A communication proposal must relieve the collective the log measured:
+// fewer pipeline stages for the embedding all-reduce, overlap or a sharded
+// optimizer for the data-parallel ones.
+std::string measured_collective_text(const diagnosis_report& report, const std::string& key) {
+  std::string name;
+  double ms = 0;
+  for (const auto& [n, v] : report.collective_ms)
+    if (v > ms) {
+      ms = v;
+      name = n;
+    }
+  return " The log's longest collective is " + name + fmt(" (%.0f ms per iteration)", ms)
+         + (key == "pp" ? ", the tied embedding's gradient all-reduced between the first and last "
+                          "pipeline stage; a single stage has no such exchange."
+                        : ", the data-parallel gradient or parameter exchange; overlapping it "
+                          "with the backward pass or sharding the optimizer hides or shrinks it.");
+}
+
+bool relieves(const std::string& key, const training_config& from, const training_config& to) {
+  if (key == "pp")
+    return to.pp == 1 && from.pp > 1;  // two stages still all-reduce the embedding
+  if (key == "dp")
+    return (to.overlap_grad && !from.overlap_grad) || (to.overlap_param && !from.overlap_param)
+           || (to.dist_opt && !from.dist_opt);
+  return true;
+}
+
 } // namespace
 
 candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_report& report) {
@@ -154,6 +196,15 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
   pool.baseline.metric = metric.name;
   pool.baseline.metric_before = pool.baseline.metric_after = metric.value(base);
   pool.baseline_fits = base.fits && report.bottleneck != bottleneck_class::memory_capacity;
+  const auto heavy = heaviest_collective_key(report);
+  // core/perf does not model Megatron's tied-embedding all-reduce: carry the
+  // measured time over to every layout that keeps pipeline stages.
+  double embedding_s = 0;
+  if (heavy == "pp")
+    for (const auto& [name, ms] : report.collective_ms)
+      if (name.find("embedding") != std::string::npos)
+        embedding_s += ms / 1000;
+  pool.baseline.step_s += exp.megatron.pp > 1 ? embedding_s : 0;
   int invalid = 0, too_big = 0;
   for (const auto& cfg : single_changes(exp.megatron)) {
     if (!check_megatron_rules(exp.model, cfg, world).empty()) {
@@ -169,14 +220,20 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
     c.config = cfg;
     c.change = describe_change(exp.megatron, cfg);
     c.title = "Change " + c.change;
-    c.step_s = p.iteration_time_s;
+    c.step_s = p.iteration_time_s + (cfg.pp > 1 ? embedding_s : 0);
     c.mfu = p.mfu;
     c.memory_gib = p.peak_memory_mib / 1024;
     c.memory_limit_gib = p.memory_limit_mib / 1024;
     c.metric = metric.name;
     c.metric_before = metric.value(base);
     c.metric_after = metric.value(p);
-    c.targeted = c.metric_after < c.metric_before || (!base.fits && p.fits);
+    // When the log names the collective the step waits on, relieving it is
+    // what counts (the model may not see it: Megatron's tied-embedding
+    // all-reduce is not modelled); otherwise the model's quantity.
+    if (report.bottleneck == bottleneck_class::communication && !heavy.empty())
+      c.targeted = relieves(heavy, exp.megatron, cfg);
+    else
+      c.targeted = c.metric_after < c.metric_before || (!base.fits && p.fits);
     for (const auto& key : config_keys()) {
       const auto a = get_value(exp.megatron, key), b = get_value(cfg, key);
       if (a == b)
@@ -184,10 +241,21 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
       (ordinal_value(b) > ordinal_value(a) ? c.grown : c.shrunk).push_back(key);
     }
     c.rationale = lead_for(report.bottleneck, metric, c.metric_before, c.metric_after)
+                  + (c.targeted && !heavy.empty() ? measured_collective_text(report, heavy) : "")
                   + fmt(" Predicted %.1f -> %.1f TFLOP/s per GPU, peak memory %.1f GiB.",
                         base.tflops_per_gpu, p.tflops_per_gpu, c.memory_gib);
     add_tradeoffs(exp.megatron, base, p, c);
     pool.candidates.push_back(std::move(c));
+  }
+  if (report.bottleneck == bottleneck_class::communication && !heavy.empty()) {
+    bool any = false;
+    for (const auto& c : pool.candidates)
+      any = any || c.targeted;
+    pool.notes.push_back(any ? "proposals that change " + heavy
+                                   + " relieve the collective the log measured longest"
+                             : "no valid single change that fits relieves the collective the log "
+                               "measured longest (it needs " + heavy
+                                   + " changed); the proposals shorten the iteration elsewhere");
   }
   char buf[200];
   std::snprintf(buf, sizeof buf,
