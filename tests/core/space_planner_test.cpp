@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <ctime>
 
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
@@ -134,14 +133,12 @@ TEST(space_planner, empty_space_plans_the_base_alone) {
   EXPECT_EQ(res.top[0].config, r.base);
 }
 
-TEST(space_planner, whole_default_space_in_well_under_a_second_of_cpu) {
+// Speed is measured by bench/space_planner.cpp, not here: unit tests stay
+// free of timing so that a loaded machine cannot fail them.
+TEST(space_planner, plans_the_whole_default_space) {
   auto r = llama_request({});
   r.space = default_search_space(r.model, r.cluster, 8, r.base);
-  const std::clock_t start = std::clock();
   const auto res = plan_space(r);
-  const double seconds = double(std::clock() - start) / CLOCKS_PER_SEC;
-  std::printf("default space: %zu candidates, %zu fit, %zu rule, %zu memory in %.3f CPU s\n",
-              res.candidates, res.fitting, res.rule_rejected, res.memory_rejected, seconds);
   // tp 4 x pp 4 x mbs 4 x recompute 3 x layers 4 x 7 two-valued keys.
   EXPECT_EQ(res.candidates, 4u * 4 * 4 * 3 * 4 * 128);
   EXPECT_EQ(res.rule_rejected + res.memory_rejected + res.fitting, res.candidates);
@@ -149,7 +146,6 @@ TEST(space_planner, whole_default_space_in_well_under_a_second_of_cpu) {
   EXPECT_GT(res.memory_rejected, 0u);
   ASSERT_EQ(res.top.size(), 5u);
   EXPECT_TRUE(res.top.front().prediction.fits);
-  EXPECT_LT(seconds, 0.5);
 }
 
 } // namespace
