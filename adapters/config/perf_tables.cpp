@@ -1,4 +1,5 @@
 #include "adapters/config/perf_tables.hpp"
+#include "core/reference_specs.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -25,7 +26,7 @@ std::vector<csv_row> table(const std::string& shared_dir, const char* file) {
 published_run gpt_run(const csv_row& r, const std::string& gpus_column) {
   published_run run;
   run.label = r.text("model");
-  run.model = gpt_model(r.integer("num_layers"), r.integer("hidden_size"),
+  run.model = reference::gpt(r.integer("num_layers"), r.integer("hidden_size"),
                         r.integer("attention_heads"), r.integer("vocab"));
   run.config.tp = r.integer("tp");
   run.config.pp = r.integer("pp");
@@ -56,39 +57,6 @@ std::string find_shared_dir(const std::string& hint) {
     return "../shared";
   throw input_error("cannot find the shared corpus (corpus/perf/): give --shared DIR or set "
                     "PARATUNE_SHARED_DIR");
-}
-
-model_spec gpt_model(int layers, int hidden, int heads, int vocab) {
-  model_spec m;
-  m.name = "gpt";
-  m.family = "gpt3";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.ffn = 4 * hidden;
-  m.vocab = vocab;
-  m.swiglu = false;
-  m.rmsnorm = false;
-  m.tied_embeddings = true;
-  return m;
-}
-
-model_spec llama3_8b_model() {
-  model_spec m;
-  m.name = "llama3-8b";
-  m.family = "llama3";
-  m.size = "8B";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn = 14336;
-  m.vocab = 128256;
-  m.swiglu = true;
-  m.rmsnorm = true;
-  m.tied_embeddings = false;
-  return m;
 }
 
 std::vector<sc21_row> read_sc21_table(const std::string& shared_dir) {
@@ -147,7 +115,7 @@ std::vector<optico_row> read_optico_fig5_table(const std::string& shared_dir) {
     c.gbs = r.integer("global_batch_size");
     c.seq = r.integer("seq_length");
     c.dist_opt = c.overlap_grad = c.overlap_param = true;
-    row.run.model = llama3_8b_model();
+    row.run.model = reference::llama3_8b();
     row.run.gpus = r.integer("nnodes") * r.integer("nproc");
     row.run.label = "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " mbs "
                     + std::to_string(c.mbs) + " gbs " + std::to_string(c.gbs);
@@ -166,7 +134,7 @@ std::vector<vtrain_row> read_vtrain_multi_table(const std::string& shared_dir) {
   for (const auto& r : table(shared_dir, "vtrain_ground_truth_multi_a100.csv")) {
     vtrain_row row;
     row.run.label = r.text("Parameters (billion)") + "B";
-    row.run.model = gpt_model(r.integer("# layers"), r.integer("hidden size"),
+    row.run.model = reference::gpt(r.integer("# layers"), r.integer("hidden size"),
                               r.integer("attention heads"));
     auto& c = row.run.config;
     c.tp = r.integer("tensor parallelism");

@@ -17,13 +17,8 @@ namespace paratune {
 /// Throws input_error naming what was tried when none holds corpus/perf/.
 std::string find_shared_dir(const std::string& hint = "");
 
-/// A GPT-style model as the 2021-22 papers used it: LayerNorm, GeLU, MHA,
-/// ffn = 4h, tied embeddings.
-model_spec gpt_model(int layers, int hidden, int heads, int vocab = 51200);
-
-/// Llama3-8B (as in configs/models/llama3-8b.yaml), built in code so the
-/// table readers do not depend on the catalog.
-model_spec llama3_8b_model();
+// The tables' models come from core/reference_specs.hpp, built in code so
+// that the readers do not depend on the catalog files.
 
 // Each reader takes the shared/ directory and throws input_error naming the
 // file, line and column of anything missing or malformed.

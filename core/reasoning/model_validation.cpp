@@ -1,4 +1,5 @@
 #include "core/reasoning/model_validation.hpp"
+#include "core/reference_specs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -122,31 +123,11 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return va == 0 || vb == 0 ? 0 : cov / std::sqrt(va * vb);
 }
 
-cluster_spec validation_a100() {
-  cluster_spec c;
-  c.name = "dgx-a100-80g";
-  c.device = {"A100-SXM4-80GB", 312, 0, 80, 2039, false};
-  c.devices_per_node = 8;
-  c.scale_up = {"NVLink3", 300, 10};
-  c.scale_out = {"IB-HDR", 25, 20};
-  return c;
-}
-
-cluster_spec validation_h100() {
-  cluster_spec c;
-  c.name = "dgx-h100";
-  c.device = {"H100-SXM5-80GB", 989, 1979, 80, 3350, false};
-  c.devices_per_node = 8;
-  c.scale_up = {"NVLink4", 450, 8};
-  c.scale_out = {"IB-NDR", 50, 18};
-  return c;
-}
-
 // vTrain's "150 GB/s intra-node" is the algorithm bandwidth of an 8-GPU
 // all-reduce, i.e. the NVLink3 link of a DGX A100; its 800 Gbit/s between
 // nodes is per node, 12.5 GB/s per GPU.
 cluster_spec validation_vtrain_cluster() {
-  cluster_spec c = validation_a100();
+  cluster_spec c = reference::dgx_a100();
   c.name = "vtrain-a100";
   c.scale_out = {"IB-4xHDR", 800.0 / 8 / 8, 20};
   return c;
@@ -155,7 +136,7 @@ cluster_spec validation_vtrain_cluster() {
 table_validation validate_sc21(const std::vector<sc21_row>& rows) {
   table_validation t{"sc21", "SC21 Table 1 TFLOP/s per GPU (A100, fp16, full recompute)", {}, {}};
   for (const auto& r : rows) {
-    const auto p = run(r.run, validation_a100(), precision::fp16, pre_core_stack());
+    const auto p = run(r.run, reference::dgx_a100(), precision::fp16, pre_core_stack());
     const double tflops = sc21_flops(r.run) / (p.iteration_time_s * r.run.gpus) / 1e12;
     t.rows.push_back({fmt("%s tp %d pp %d v %d on %d", r.run.label.c_str(), r.run.config.tp,
                           r.run.config.pp, r.run.config.vpp, r.run.gpus),
@@ -174,8 +155,8 @@ table_validation validate_korthikanti_times(const std::vector<korthikanti_row>& 
     full.config.recompute = recompute_mode::full;
     sel.config.recompute = recompute_mode::selective;
     sel.config.sp = true;
-    const auto pf = run(full, validation_a100(), precision::bf16, pre_core_stack());
-    const auto ps = run(sel, validation_a100(), precision::bf16, pre_core_stack());
+    const auto pf = run(full, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    const auto ps = run(sel, reference::dgx_a100(), precision::bf16, pre_core_stack());
     t.rows.push_back({r.run.label,
                       {{"time full recompute (s)", pf.iteration_time_s, r.time_full_s},
                        {"time SP + selective (s)", ps.iteration_time_s, r.time_sel_s}},
@@ -192,8 +173,8 @@ table_validation validate_korthikanti_memory(const std::vector<korthikanti_row>&
     published_run none = r.run, sel = r.run;
     sel.config.recompute = recompute_mode::selective;
     sel.config.sp = true;
-    const auto pn = run(none, validation_a100(), precision::bf16, pre_core_stack());
-    const auto ps = run(sel, validation_a100(), precision::bf16, pre_core_stack());
+    const auto pn = run(none, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    const auto ps = run(sel, reference::dgx_a100(), precision::bf16, pre_core_stack());
     const auto& s0 = pn.stages.front();
     const double states = (s0.weights_mib + s0.gradients_mib + s0.optimizer_mib) / 1024;
     t.rows.push_back({r.run.label,
@@ -213,7 +194,7 @@ table_validation validate_megatron_core(const std::vector<megatron_core_row>& ro
   perf_calibration cal;
   cal.tp_comm_overlap = true;
   for (const auto& r : rows) {
-    const auto p = run(r.run, validation_h100(), precision::bf16, cal);
+    const auto p = run(r.run, reference::dgx_h100(), precision::bf16, cal);
     t.rows.push_back({fmt("%s tp %d pp %d on %d", r.run.label.c_str(), r.run.config.tp,
                           r.run.config.pp, r.run.gpus),
                       {{"MFU (%)", 100 * p.mfu, 100 * r.mfu}},
@@ -230,7 +211,7 @@ table_validation validate_optico(const std::vector<optico_row>& rows) {
   int right = 0;
   std::vector<compared_value> memory, tflops;
   for (const auto& r : rows) {
-    const auto p = run(r.run, validation_a100(), precision::fp16);
+    const auto p = run(r.run, reference::dgx_a100(), precision::fp16);
     validation_row row{r.run.label, {}, "", p.fits == r.ran};
     row.note = std::string(r.ran ? "ran" : "OOM") + ", predicted "
                + (p.fits ? "fits" : "OOM") + fmt(" (peak %.0f MiB, stage %d)",

@@ -55,10 +55,8 @@ double mape(const std::vector<compared_value>& values);
 /// Spearman rank correlation (ties share the mean rank).
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
-/// The clusters the tables ran on, as the tests build them: a DGX A100
-/// 80GB, a DGX H100, and vTrain's DGX A100 with 800 Gbit/s of IB per node.
-cluster_spec validation_a100();
-cluster_spec validation_h100();
+/// vTrain's cluster: a DGX A100 with 800 Gbit/s of IB per node. The other
+/// tables ran on core/reference_specs.hpp's DGX A100 and DGX H100.
 cluster_spec validation_vtrain_cluster();
 
 table_validation validate_sc21(const std::vector<sc21_row>& rows);

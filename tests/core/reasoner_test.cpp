@@ -1,27 +1,14 @@
 #include "core/reasoning/reasoner.hpp"
 #include "core/reasoning/safety_guards.hpp"
+#include "core/reference_specs.hpp"
 
 #include <gtest/gtest.h>
 
 namespace paratune {
 namespace {
 
-model_spec gpt3_7b() {
-  model_spec m;
-  m.name = "gpt3-7b"; m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 32;
-  m.ffn = 16384; m.vocab = 50257; m.rmsnorm = false; m.tied_embeddings = true;
-  return m;
-}
-
-cluster_spec a100() {
-  cluster_spec c;
-  c.name = "dgx-a100-80g";
-  c.device = {"A100-SXM4-80GB", 312, 0, 80, 2039, false};
-  c.devices_per_node = 8;
-  c.scale_up = {"NVLink3", 300, 10};
-  c.scale_out = {"IB-HDR", 25, 20};
-  return c;
-}
+/// GPT3-7B as OptiCo ran it: 32 layers, h 4096, 32 heads, GPT-2 vocabulary.
+model_spec gpt3_7b() { return reference::gpt(32, 4096, 32, 50257); }
 
 /// The appendix D situation: GPT3-7B on 16 A100s, fp16, GBS 1024, seq 4096.
 training_config base_config();
@@ -30,7 +17,7 @@ tuning_context appendix_d_context() {
   tuning_context ctx;
   ctx.initial = base_config();
   ctx.model = gpt3_7b();
-  ctx.cluster = a100();
+  ctx.cluster = reference::dgx_a100();
   ctx.world_size = 16;
   ctx.prec = precision::fp16;
   ctx.search = {{"mbs", {"1", "2", "4", "8"}}, {"tp", {"1", "2", "4", "8"}},

@@ -10,28 +10,13 @@
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/reasoning/space_planner.hpp"
+#include "core/reference_specs.hpp"
 
 namespace paratune {
 namespace {
 
-model_spec llama3_8b() {
-  model_spec m;
-  m.name = "llama3-8b";
-  m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 8;
-  m.ffn = 14336; m.vocab = 128256; m.swiglu = true; m.rmsnorm = true;
-  m.tied_embeddings = false;
-  return m;
-}
-
-cluster_spec dgx_a100() {
-  cluster_spec c;
-  c.name = "dgx-a100-80g";
-  c.device = {"A100-SXM4-80GB", 312, 0, 80, 2039, false};
-  c.devices_per_node = 8;
-  c.scale_up = {"NVLink3", 300, 10};
-  c.scale_out = {"IB-HDR", 25, 20};
-  return c;
-}
+using reference::dgx_a100;
+using reference::llama3_8b;
 
 plan_request llama_request(config_space space) {
   plan_request r{llama3_8b(), dgx_a100(), 8, precision::bf16, {}, std::move(space), 5, {}};

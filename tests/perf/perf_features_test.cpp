@@ -7,14 +7,14 @@
 #include "core/perf/memory_model.hpp"
 #include "core/perf/perf_context.hpp"
 #include "core/perf/perf_model.hpp"
-#include "tests/perf/perf_specs.hpp"
+#include "core/reference_specs.hpp"
 
 namespace paratune {
 namespace {
 
-using test::dgx_a100;
-using test::gpt;
-using test::llama3_8b;
+using reference::dgx_a100;
+using reference::gpt;
+using reference::llama3_8b;
 
 model_spec small_moe() {
   model_spec m = llama3_8b();
@@ -171,10 +171,10 @@ namespace {
 // Every knob combination yields finite, positive numbers, valid or not by
 // Megatron's rules (the screen runs before the rules in some callers).
 TEST(perf_features, predictions_are_finite_across_a_sweep) {
-  model_spec moe = test::llama3_8b();
+  model_spec moe = reference::llama3_8b();
   moe.experts = 8; moe.topk = 2; moe.moe_ffn = 2048;
   int checked = 0;
-  for (const model_spec& m : {test::llama3_8b(), moe, test::gpt(24, 2048, 16)})
+  for (const model_spec& m : {reference::llama3_8b(), moe, reference::gpt(24, 2048, 16)})
     for (int tp : {1, 2, 8, 16})
       for (int pp : {1, 3, 4})
         for (int cp : {1, 2})
@@ -189,7 +189,7 @@ TEST(perf_features, predictions_are_finite_across_a_sweep) {
                 c.recompute_block = flags;
                 c.recompute_layers = flags && rc == recompute_mode::full ? 2 : 0;
                 c.mbs = 2; c.gbs = 256; c.seq = 4096;
-                const auto p = predict(m, test::dgx_h100(), 64, c, precision::bf16);
+                const auto p = predict(m, reference::dgx_h100(), 64, c, precision::bf16);
                 ASSERT_TRUE(std::isfinite(p.iteration_time_s) && p.iteration_time_s > 0);
                 ASSERT_TRUE(std::isfinite(p.peak_memory_mib) && p.peak_memory_mib > 0);
                 ASSERT_TRUE(std::isfinite(p.mfu) && p.mfu > 0 && p.mfu < 1);

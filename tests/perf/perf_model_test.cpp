@@ -5,14 +5,14 @@
 #include "core/perf/collectives.hpp"
 #include "core/perf/memory_model.hpp"
 #include "core/perf/perf_context.hpp"
-#include "tests/perf/perf_specs.hpp"
+#include "core/reference_specs.hpp"
 
 namespace paratune {
 namespace {
 
-using test::dgx_a100;
-using test::gpt;
-using test::llama3_8b;
+using reference::dgx_a100;
+using reference::gpt;
+using reference::llama3_8b;
 
 training_config llama_config(int tp, int pp, int mbs = 1) {
   training_config c;

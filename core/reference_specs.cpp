@@ -1,15 +1,8 @@
-#pragma once
+#include "core/reference_specs.hpp"
 
-// Models and clusters of the published tables, built in code so that the
-// perf tests do not depend on the catalog files.
+namespace paratune::reference {
 
-#include "core/cluster_spec.hpp"
-#include "core/model_spec.hpp"
-
-namespace paratune::test {
-
-/// A GPT-style model (LayerNorm, GeLU, MHA, ffn = 4h, tied embeddings).
-inline model_spec gpt(int layers, int hidden, int heads, int vocab = 51200) {
+model_spec gpt(int layers, int hidden, int heads, int vocab) {
   model_spec m;
   m.name = "gpt";
   m.family = "gpt3";
@@ -25,10 +18,11 @@ inline model_spec gpt(int layers, int hidden, int heads, int vocab = 51200) {
   return m;
 }
 
-inline model_spec llama3_8b() {
+model_spec llama3_8b() {
   model_spec m;
   m.name = "llama3-8b";
   m.family = "llama3";
+  m.size = "8B";
   m.layers = 32;
   m.hidden = 4096;
   m.heads = 32;
@@ -41,7 +35,7 @@ inline model_spec llama3_8b() {
   return m;
 }
 
-inline cluster_spec dgx_a100() {
+cluster_spec dgx_a100() {
   cluster_spec c;
   c.name = "dgx-a100-80g";
   c.device = {"A100-SXM4-80GB", 312, 0, 80, 2039, false};
@@ -51,7 +45,7 @@ inline cluster_spec dgx_a100() {
   return c;
 }
 
-inline cluster_spec dgx_h100() {
+cluster_spec dgx_h100() {
   cluster_spec c;
   c.name = "dgx-h100";
   c.device = {"H100-SXM5-80GB", 989, 1979, 80, 3350, false};
@@ -61,4 +55,4 @@ inline cluster_spec dgx_h100() {
   return c;
 }
 
-} // namespace paratune::test
+} // namespace paratune::reference
