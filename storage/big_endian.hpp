@@ -19,6 +19,13 @@ inline void put32(std::string& out, uint32_t v) {
     out.push_back(static_cast<char>((v >> shift) & 0xff));
 }
 
+inline uint32_t get32(std::string_view in) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4 && i < in.size(); ++i)
+    v = (v << 8) | static_cast<unsigned char>(in[i]);
+  return v;
+}
+
 inline uint64_t get64(std::string_view in) {
   uint64_t v = 0;
   for (size_t i = 0; i < 8 && i < in.size(); ++i)

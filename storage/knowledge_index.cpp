@@ -11,6 +11,7 @@
 #include "core/reasoning/bm25.hpp"
 #include "messages/ec.hpp"
 #include "storage/big_endian.hpp"
+#include "storage/key_range.hpp"
 
 namespace paratune {
 
@@ -27,13 +28,6 @@ std::string doc_key(std::uint32_t doc) {
   std::string k;
   big_endian::put32(k, doc);
   return k;
-}
-
-std::uint32_t get32(std::string_view in) {
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < 4 && i < in.size(); ++i)
-    v = (v << 8) | static_cast<unsigned char>(in[i]);
-  return v;
 }
 
 void put_field(std::string& out, const std::string& s) {
@@ -57,7 +51,7 @@ knowledge_doc decode_doc(std::string_view in) {
   for (auto& f : fields) {
     if (in.size() < 4)
       break;
-    const auto n = std::min<std::size_t>(get32(in), in.size() - 4);
+    const auto n = std::min<std::size_t>(big_endian::get32(in), in.size() - 4);
     f = std::string(in.substr(4, n));
     in.remove_prefix(4 + n);
   }
@@ -73,14 +67,6 @@ knowledge_doc decode_doc(std::string_view in) {
   return d;
 }
 
-// The smallest key greater than every key starting with `prefix`.
-std::string prefix_end(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff)
-    prefix.pop_back();
-  if (!prefix.empty())
-    prefix.back() = static_cast<char>(prefix.back() + 1);
-  return prefix;
-}
 
 struct scored {
   std::uint32_t doc;
@@ -214,8 +200,8 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
     std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator(ro, handles_[cf_postings])};
     std::vector<std::pair<std::uint32_t, std::uint32_t>> postings;
     for (it->Seek(prefix); it->Valid(); it->Next())
-      postings.emplace_back(get32(it->key().ToStringView().substr(prefix.size())),
-                            get32(it->value().ToStringView()));
+      postings.emplace_back(big_endian::get32(it->key().ToStringView().substr(prefix.size())),
+                            big_endian::get32(it->value().ToStringView()));
     if (!it->status().ok())
       return storage_error("cannot scan postings of '" + term + "'", it->status());
     const double w = bm25::idf(*docs, postings.size());
@@ -224,7 +210,7 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
       auto s = db_->Get({}, handles_[cf_lengths], doc_key(doc), &len);
       if (!s.ok())
         return storage_error("cannot read a document length", s);
-      scores[doc] += bm25::term_score(w, tf, get32(len), avg);
+      scores[doc] += bm25::term_score(w, tf, big_endian::get32(len), avg);
     }
   }
   std::vector<scored> ranked;

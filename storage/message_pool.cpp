@@ -6,6 +6,7 @@
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "storage/big_endian.hpp"
+#include "storage/key_range.hpp"
 
 namespace paratune {
 
@@ -30,14 +31,6 @@ std::string trial_key(const std::string& session, int trial) {
   return key;
 }
 
-/// The smallest key greater than every key starting with `prefix`.
-std::string prefix_end(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff)
-    prefix.pop_back();
-  if (!prefix.empty())
-    prefix.back() = static_cast<char>(prefix.back() + 1);
-  return prefix;
-}
 
 } // namespace
 
