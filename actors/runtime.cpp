@@ -43,8 +43,11 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   }
   try {
     rt->ctx_ = std::make_unique<zmq::context_t>(1);
-    if (opts.host_proxy)
+    if (opts.host_proxy) {
       rt->proxy_ = std::make_unique<bus_proxy>(*rt->ctx_, opts.bus);
+      opts.bus = rt->proxy_->bound();
+    }
+    rt->bus_ = opts.bus;
     rt->bridge_ = std::make_unique<bus_bridge>(sys, *rt->ctx_, opts.bus);
   } catch (const std::exception& e) {
     return caf::make_error(ec::bus_failure, std::string("cannot start the bus: ") + e.what());

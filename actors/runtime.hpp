@@ -18,7 +18,7 @@ class bus_bridge;
 
 struct runtime_options {
   std::string pool_dir;          ///< the Global Message Pool's RocksDB directory
-  bus_endpoints bus;             ///< empty: a private inproc bus
+  bus_endpoints bus;             ///< empty: a private inproc bus; port * for any free one
   bool host_proxy = true;        ///< bind the XSUB/XPUB proxy in this process
   bool sync_writes = false;      ///< fdatasync every pool write
 };
@@ -42,6 +42,8 @@ public:
   caf::expected<std::vector<wire::envelope>> history(const std::string& session);
 
   bus_bridge& bridge() { return *bridge_; }
+  /// The bus as bound (a wildcard tcp port resolved), for other processes.
+  const bus_endpoints& bus() const { return bus_; }
 
   /// Takes an agent started outside start() (the diagnosis agents,
   /// actors/diagnosis_agents.hpp) so that stop() stops it with the others.
@@ -57,6 +59,7 @@ private:
 
   caf::actor_system& sys_;
   std::unique_ptr<zmq::context_t> ctx_;
+  bus_endpoints bus_;
   std::unique_ptr<bus_proxy> proxy_;
   std::unique_ptr<bus_bridge> bridge_;
   agent_deps deps_;

@@ -38,6 +38,7 @@ bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep)
   xpub_.set(zmq::sockopt::sndhwm, high_water_mark);
   xsub_.bind(ep.publish);
   xpub_.bind(ep.subscribe);
+  bound_ = {xsub_.get(zmq::sockopt::last_endpoint), xpub_.get(zmq::sockopt::last_endpoint)};
   zmq::socket_t ready(ctx_, zmq::socket_type::pair);
   ready.bind(control_endpoint_ + "-ready");
   thread_ = std::thread([this] {

@@ -14,7 +14,8 @@
 namespace paratune {
 
 /// Where the two sides of the bus proxy live. inproc for one process (the
-/// one-shot `tune`), tcp://127.0.0.1:PORT when a daemon hosts the bus.
+/// one-shot `tune`), tcp://127.0.0.1:PORT when a daemon hosts the bus. A
+/// port of `*` lets the kernel choose; bus_proxy::bound() tells which.
 struct bus_endpoints {
   std::string publish;    ///< XSUB side: publishers connect here
   std::string subscribe;  ///< XPUB side: subscribers connect here
@@ -30,11 +31,15 @@ public:
   bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep);
   ~bus_proxy();
   bus_proxy(const bus_proxy&) = delete;
+  /// The endpoints as bound: a tcp wildcard port replaced by the real one,
+  /// so that publishers and subscribers can connect to it.
+  const bus_endpoints& bound() const { return bound_; }
   bus_proxy& operator=(const bus_proxy&) = delete;
 
 private:
   zmq::context_t& ctx_;
   std::string control_endpoint_;
+  bus_endpoints bound_;
   zmq::socket_t xsub_;
   zmq::socket_t xpub_;
   std::thread thread_;

@@ -65,26 +65,44 @@ struct agents : ::testing::Test {
     self->send(rt->deps().egress, publish_atom_v, topics::diagnose(session), wire::pack(e));
   }
 
-  /// Subscribes the listener and gives ZeroMQ time to carry the
-  /// subscription to the proxy (a subscription applies asynchronously).
-  void listen(caf::scoped_actor& self, const char* prefix) {
+  /// Subscribes the listener and waits until the subscription has reached
+  /// the proxy (ZeroMQ applies it asynchronously): probes on the prefix are
+  /// published until one comes back. next() skips late probes.
+  void listen(caf::scoped_actor& self, const std::string& prefix) {
     rt->bridge().subscribe(prefix, caf::actor_cast<caf::actor>(self));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto probe = prefix + probe_suffix;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      self->send(rt->deps().egress, publish_atom_v, probe, std::string("probe"));
+      bool seen = false;
+      self->receive([&](bus_atom, const std::string& topic, const std::string&) {
+                      seen = topic == probe;
+                    },
+                    caf::after(std::chrono::milliseconds(50)) >> [] {});
+      if (seen)
+        return;
+    }
+    FAIL() << "subscription to " << prefix << " never reached the bus";
   }
 
   /// The next envelope on a topic prefix the listener was subscribed to.
   std::optional<wire::envelope> next(caf::scoped_actor& self, std::chrono::seconds wait) {
     std::optional<wire::envelope> out;
-    self->receive(
-      [&](bus_atom, const std::string&, const std::string& payload) {
-        out = wire::decode_envelope(payload);
-      },
-      caf::after(wait) >> [] {});
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    while (!out && std::chrono::steady_clock::now() < deadline) {
+      self->receive(
+        [&](bus_atom, const std::string& topic, const std::string& payload) {
+          if (topic.find(probe_suffix) == std::string::npos)
+            out = wire::decode_envelope(payload);
+        },
+        caf::after(wait) >> [] {});
+    }
     return out;
   }
 
+  static constexpr const char* probe_suffix = "_listen_probe";
   std::string dir;
-  bus_endpoints ep{"tcp://127.0.0.1:47961", "tcp://127.0.0.1:47962"};
+  // Any free port: ctest runs these tests in parallel processes.
+  bus_endpoints ep{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"};
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   std::unique_ptr<runtime> rt;
@@ -109,7 +127,7 @@ void spray_garbage(const std::string& endpoint) {
 }
 
 TEST_F(agents, diagnose_over_the_bus_and_store_every_step) {
-  spray_garbage(ep.publish);
+  spray_garbage(rt->bus().publish);
   caf::scoped_actor self{*sys};
   listen(self, topics::diagnosis_prefix);
   listen(self, topics::proposals_prefix);
