@@ -11,7 +11,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "adapters/megatron/megatron_log_parser.hpp"
@@ -147,6 +150,42 @@ BENCHMARK_CAPTURE(bm_one_kind, memory_line,
                               "75682.00 | max reserved: 75682.00"))
   ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_one_kind, noise_line, std::string(noise[0]))->Unit(benchmark::kMillisecond);
+
+// The real logs of shared/corpus/megatron_logs, one after the other (about
+// 3,100 lines: startup output, a BigScience training run, an OOM debug log
+// and an r0.8 run), so that the synthetic numbers can be checked on what
+// Megatron-LM really prints.
+std::filesystem::path megatron_corpus() {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("PARATUNE_SHARED_DIR");
+  if (env && *env) return fs::path(env) / "corpus" / "megatron_logs";
+  for (fs::path root : {fs::absolute(__FILE__).parent_path().parent_path(), fs::current_path()})
+    if (fs::is_directory(root.parent_path() / "shared"))
+      return root.parent_path() / "shared" / "corpus" / "megatron_logs";
+  return "shared/corpus/megatron_logs";
+}
+
+void bm_corpus_logs(benchmark::State& state) {
+  synthetic_log log;
+  for (const auto& entry : std::filesystem::directory_iterator(megatron_corpus())) {
+    if (entry.path().extension() != ".txt") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    log.bytes += text.str();
+    if (!log.bytes.empty() && log.bytes.back() != '\n') log.bytes += '\n';
+  }
+  for (const char c : log.bytes) log.lines += c == '\n';
+  if (log.lines == 0) {
+    state.SkipWithError("no logs in shared/corpus/megatron_logs (set PARATUNE_SHARED_DIR)");
+    return;
+  }
+  for (auto _ : state) parse_all(log);
+  state.SetItemsProcessed(state.iterations() * log.lines);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(log.bytes.size()));
+  state.counters["lines"] = static_cast<double>(log.lines);
+}
+BENCHMARK(bm_corpus_logs)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

@@ -17,7 +17,7 @@ const char* to_string(log_error_kind k) {
 
 std::optional<std::string_view> find_value(const iteration_record& r, std::string_view key) {
   for (const auto& [k, v] : r.values)
-    if (k == key) return std::string_view(v);
+    if (k == key) return v;
   return std::nullopt;
 }
 

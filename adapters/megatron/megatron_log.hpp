@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/megatron/line_values.hpp"
+
 namespace paratune {
 
 /// One per-iteration line of training_log() (printed by the last rank every
@@ -17,11 +19,16 @@ struct iteration_record {
   int64_t train_iters = 0;
   double elapsed_ms = 0;                 ///< "elapsed time per iteration (ms)"
   std::optional<double> tflops_per_gpu;  ///< "throughput per GPU (TFLOP/s/GPU)" when printed
-  std::optional<std::string> timestamp;  ///< "[2024-04-06 02:59:36]" without brackets (0.6+)
   /// Every `key: value` of the line after the iteration counter, in order,
   /// values trimmed but otherwise verbatim (unknown fork keys included).
-  std::vector<std::pair<std::string, std::string>> values;
+  line_values values;
   int64_t line = 0;  ///< 1-based line number in the log
+
+  /// "2024-04-06 02:59:36" of "[2024-04-06 02:59:36]" when printed (0.6+).
+  std::optional<std::string_view> timestamp() const {
+    const auto stamp = values.tag();
+    return stamp.empty() ? std::nullopt : std::optional<std::string_view>(stamp);
+  }
 };
 
 /// One `[Rank N] (after I iterations) memory (MB) | ...` report. Megatron's
@@ -83,7 +90,7 @@ struct parallel_layout {
 /// ` validation loss at iteration 100 | lm loss value: ... | lm loss PPL: ... |`
 struct validation_record {
   int64_t iteration = 0;
-  std::vector<std::pair<std::string, std::string>> values;
+  line_values values;
   int64_t line = 0;
 };
 

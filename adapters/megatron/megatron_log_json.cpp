@@ -15,7 +15,7 @@ json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-json values_json(const std::vector<std::pair<std::string, std::string>>& values) {
+json values_json(const line_values& values) {
   json out = json::object();
   for (const auto& [k, v] : values) out[utf8_repair(k)] = text(v);
   return out;
@@ -25,7 +25,7 @@ json iteration_json(const iteration_record& r) {
   json j = {{"iteration", r.iteration}, {"train_iters", r.train_iters},
             {"elapsed_ms", r.elapsed_ms}, {"line", r.line}, {"values", values_json(r.values)}};
   if (r.tflops_per_gpu) j["tflops_per_gpu"] = *r.tflops_per_gpu;
-  if (r.timestamp) j["timestamp"] = text(*r.timestamp);
+  if (const auto stamp = r.timestamp()) j["timestamp"] = text(*stamp);
   return j;
 }
 

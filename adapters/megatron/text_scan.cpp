@@ -35,8 +35,16 @@ std::optional<int64_t> read_int(std::string_view& s) {
   return v;
 }
 
+// The last ": " in `s`. A plain backward loop: string_view::rfind with a
+// two-character needle compares at every position and showed in profiles.
+std::size_t last_colon_space(std::string_view s) {
+  for (std::size_t i = s.size(); i >= 2; --i)
+    if (s[i - 2] == ':' && s[i - 1] == ' ') return i - 2;
+  return std::string_view::npos;
+}
+
 bool split_key_value(std::string_view piece, std::string_view& key, std::string_view& value) {
-  std::size_t colon = piece.rfind(": ");
+  std::size_t colon = last_colon_space(piece);
   std::size_t skip = 2;
   if (colon == std::string_view::npos) {
     colon = piece.rfind(':');

@@ -9,7 +9,14 @@
 // orders of magnitude too slow for that.
 namespace paratune::scan {
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+/// Space, tab, CR or LF. One test instead of four comparisons: Megatron
+/// pads its columns with runs of spaces, and trimming them was a fifth of
+/// the time of an iteration line.
+inline bool is_space(char c) {
+  constexpr uint64_t spaces = (1ull << ' ') | (1ull << '\t') | (1ull << '\r') | (1ull << '\n');
+  const auto u = static_cast<unsigned char>(c);
+  return u <= ' ' && ((spaces >> u) & 1);
+}
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 inline std::string_view trim_left(std::string_view s) {

@@ -44,7 +44,7 @@ TEST_F(bigscience_log, reads_every_iteration_line_without_timestamps) {
   EXPECT_EQ(its.front().train_iters, 1000);
   EXPECT_DOUBLE_EQ(its.front().elapsed_ms, 2152.2);
   EXPECT_EQ(its.front().line, 1510);
-  EXPECT_FALSE(its.front().timestamp.has_value());
+  EXPECT_FALSE(its.front().timestamp().has_value());
   EXPECT_FALSE(its.front().tflops_per_gpu.has_value()); // no --log-throughput in 2021
   EXPECT_EQ(its.back().iteration, 200);
   EXPECT_DOUBLE_EQ(its.back().elapsed_ms, 1382.2);
@@ -214,7 +214,7 @@ TEST_F(mdk_log, reads_timestamped_iteration_lines_with_throughput) {
   EXPECT_DOUBLE_EQ(its[0].elapsed_ms, 13035.3);
   ASSERT_TRUE(its[0].tflops_per_gpu.has_value());
   EXPECT_DOUBLE_EQ(*its[0].tflops_per_gpu, 812.5);
-  EXPECT_EQ(its[0].timestamp, "2024-09-03 15:54:54");
+  EXPECT_EQ(its[0].timestamp(), "2024-09-03 15:54:54");
   EXPECT_EQ(find_value(its[0], "loss scale"), "8388608.0");
   EXPECT_FALSE(find_value(its[0], "lm loss").has_value());
   EXPECT_EQ(find_value(its[1], "lm loss"), "1.064275E+01");

@@ -29,7 +29,7 @@ TEST(iteration_line, head_with_microsecond_timestamp_and_torchrun_tee_prefix) {
   EXPECT_EQ(r.train_iters, 102400);
   EXPECT_DOUBLE_EQ(r.elapsed_ms, 6928.0);
   EXPECT_DOUBLE_EQ(*r.tflops_per_gpu, 61.9);
-  EXPECT_EQ(r.timestamp, "2026-09-14 15:08:34.201805");
+  EXPECT_EQ(r.timestamp(), "2026-09-14 15:08:34.201805");
   ASSERT_EQ(r.values.size(), 12u);
   EXPECT_EQ(r.values[9].first, "params norm");
   EXPECT_EQ(r.values[9].second, "2241.466");
@@ -45,7 +45,7 @@ TEST(iteration_line, core_0_6_to_0_15_timestamp_without_microseconds_and_moe_los
       "load_balancing_loss: 1.019746E+00 | loss scale: 1.0 | grad norm: 1.426 | num zeros: 0.0 | "
       "number of skipped iterations:   0 | number of nan iterations:   0 |");
   EXPECT_EQ(r.iteration, 43);
-  EXPECT_EQ(r.timestamp, "2024-04-06 02:59:36");
+  EXPECT_EQ(r.timestamp(), "2024-04-06 02:59:36");
   EXPECT_DOUBLE_EQ(*r.tflops_per_gpu, 239.8);
   EXPECT_DOUBLE_EQ(*find_number(r, "load_balancing_loss"), 1.019746);
   EXPECT_DOUBLE_EQ(*find_number(r, "lm loss"), 1.825991);
@@ -60,7 +60,7 @@ TEST(iteration_line, core_0_5_and_older_no_timestamp_short_learning_rate) {
   EXPECT_EQ(r.iteration, 200);
   EXPECT_EQ(r.train_iters, 1000);
   EXPECT_DOUBLE_EQ(r.elapsed_ms, 430.0);
-  EXPECT_FALSE(r.timestamp.has_value());
+  EXPECT_FALSE(r.timestamp().has_value());
   EXPECT_FALSE(r.tflops_per_gpu.has_value());
   EXPECT_EQ(find_value(r, "learning rate"), "1.342E-04");
 }

@@ -118,11 +118,11 @@ TEST_P(sim_versions, follow_the_version_format) {
   ASSERT_EQ(r.log.iterations.size(), 4u) << r.out;
   for (const auto& it : r.log.iterations) {
     if (*v.iteration_timestamp) {
-      ASSERT_TRUE(it.timestamp) << v.version;
-      EXPECT_TRUE(std::regex_match(*it.timestamp, std::regex(v.iteration_timestamp)))
-        << *it.timestamp;
+      ASSERT_TRUE(it.timestamp()) << v.version;
+      EXPECT_TRUE(std::regex_match(std::string(*it.timestamp()), std::regex(v.iteration_timestamp)))
+        << *it.timestamp();
     } else {
-      EXPECT_FALSE(it.timestamp) << *it.timestamp;
+      EXPECT_FALSE(it.timestamp()) << *it.timestamp();
     }
     ASSERT_TRUE(it.tflops_per_gpu) << v.version << ": --log-throughput is honoured";
   }
