@@ -1,7 +1,9 @@
 // Throughput of the Kineto trace reader on the real corpus traces,
 // decompressed and held in memory (so only parsing + analysis is timed).
 //   build/bin/bench_kineto_trace [--benchmark_filter=...]
-// Corpus: $PARATUNE_SHARED_DIR/corpus/kineto, else ../shared beside the checkout.
+// Corpus: find_shared_dir()/corpus/kineto ($PARATUNE_SHARED_DIR, else ../shared
+// beside the checkout).
+#include "adapters/config/perf_tables.hpp"
 #include "adapters/profile/gzip_file.hpp"
 #include "adapters/profile/kineto_trace.hpp"
 
@@ -18,15 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path kineto_corpus() {
-  const char* env = std::getenv("PARATUNE_SHARED_DIR");
-  if (env && *env)
-    return fs::path(env) / "corpus" / "kineto";
-  // ../shared beside the checkout: found from this file's path (absolute in
-  // CMake builds) or from the working directory (the repository root).
-  for (fs::path root : {fs::absolute(__FILE__).parent_path().parent_path(), fs::current_path()})
-    if (fs::is_directory(root.parent_path() / "shared"))
-      return root.parent_path() / "shared" / "corpus" / "kineto";
-  return "shared/corpus/kineto";
+  return fs::path(paratune::find_shared_dir()) / "corpus" / "kineto";
 }
 
 const std::vector<std::pair<std::string, std::string>>& traces() {

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "adapters/config/perf_tables.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 
 namespace {
@@ -155,19 +156,16 @@ BENCHMARK_CAPTURE(bm_one_kind, noise_line, std::string(noise[0]))->Unit(benchmar
 // 3,100 lines: startup output, a BigScience training run, an OOM debug log
 // and an r0.8 run), so that the synthetic numbers can be checked on what
 // Megatron-LM really prints.
-std::filesystem::path megatron_corpus() {
-  namespace fs = std::filesystem;
-  const char* env = std::getenv("PARATUNE_SHARED_DIR");
-  if (env && *env) return fs::path(env) / "corpus" / "megatron_logs";
-  for (fs::path root : {fs::absolute(__FILE__).parent_path().parent_path(), fs::current_path()})
-    if (fs::is_directory(root.parent_path() / "shared"))
-      return root.parent_path() / "shared" / "corpus" / "megatron_logs";
-  return "shared/corpus/megatron_logs";
-}
-
 void bm_corpus_logs(benchmark::State& state) {
   synthetic_log log;
-  for (const auto& entry : std::filesystem::directory_iterator(megatron_corpus())) {
+  std::filesystem::path dir;
+  try {
+    dir = std::filesystem::path(paratune::find_shared_dir()) / "corpus" / "megatron_logs";
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".txt") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream text;
@@ -177,7 +175,7 @@ void bm_corpus_logs(benchmark::State& state) {
   }
   for (const char c : log.bytes) log.lines += c == '\n';
   if (log.lines == 0) {
-    state.SkipWithError("no logs in shared/corpus/megatron_logs (set PARATUNE_SHARED_DIR)");
+    state.SkipWithError(("no .txt logs in " + dir.string()).c_str());
     return;
   }
   for (auto _ : state) parse_all(log);

@@ -1,6 +1,7 @@
 #include "adapters/megatron/iteration_line.hpp"
 
 #include "adapters/megatron/line_prefix.hpp"
+#include "adapters/megatron/piece_collector.hpp"
 #include "adapters/megatron/text_scan.hpp"
 
 namespace paratune {

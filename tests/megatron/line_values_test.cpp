@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/megatron/line_values.hpp"
+#include "adapters/megatron/piece_collector.hpp"
 
 namespace paratune {
 namespace {
