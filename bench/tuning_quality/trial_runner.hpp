@@ -6,6 +6,7 @@
 // noise and the same injected failures; core/trial_scoring.hpp scores the
 // iterations; core/reasoning/failure_analysis.hpp classifies failures).
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,15 @@ struct trial_record {
   double true_tflops = 0;   ///< the hidden truth of the configuration (0 if it cannot run)
   double wall_s = 0;        ///< wall-clock time the trial held the GPUs
 };
+
+/// `x` as paratune-sim prints it with `decimals` digits (%.1f, %.0f): the
+/// validator of `paratune tune` reads the printed numbers, so the replay
+/// must see the same ones or a near tie between two candidates can break
+/// the other way.
+inline double as_printed(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(x * scale) / scale;
+}
 
 class trial_runner {
 public:
@@ -73,15 +83,15 @@ public:
         }
         return r;
       }
-      samples.push_back({it, step.elapsed_ms, step.tflops_per_gpu});
-      util += step.gpu_util_pct;
+      samples.push_back({it, as_printed(step.elapsed_ms, 1), as_printed(step.tflops_per_gpu, 1)});
+      util += as_printed(step.gpu_util_pct, 1);
     }
     const auto score = score_iterations(samples);
     auto& o = r.outcome;
     o.status = trial_status::succeeded;
     o.tflops_per_gpu = score.tflops_per_gpu;
     o.mfu = score.tflops_per_gpu / ctx.cluster.device.peak_tflops(ctx.prec);
-    o.peak_memory_mib = sim.truth.peak_memory_mib;
+    o.peak_memory_mib = as_printed(sim.truth.peak_memory_mib, 0);  // the monitor line
     o.gpu_util_pct = util / double(samples.size());
     r.true_tflops = sim.truth.tflops_per_gpu;
     return r;

@@ -9,6 +9,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "bench/tuning_quality/strategies.hpp"
 #include "core/perf/simulated_cluster.hpp"
 #include "messages/conversions.hpp"
 #include "tests/fixtures/run_program.hpp"
@@ -80,6 +81,46 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
     << "paratune's best (true " << best.truth.tflops_per_gpu << ") below the expert's " << expert;
   EXPECT_GT(j["best"]["gain_over_first"].get<double>(), 0.2);
   EXPECT_GT(j["best"]["megatron_args"].size(), 10u);
+}
+
+// bench_tuning_quality scores paratune by replaying its loop in process
+// (analyze() on the history, the simulated cluster's truth, noise and
+// failures). That is only a measure of `paratune tune` if both take the
+// same decisions: the same configuration at every trial, with the same
+// outcome, although one reads the numbers from Megatron output printed by
+// child processes and the other takes them straight from the simulator.
+TEST_F(tune_cli, the_tuning_benchmark_replays_paratune_tune_trial_by_trial) {
+  // GPT3-7B meets an injected NCCL timeout at trial 7 with seed 1; the demo
+  // runs the full 20 trials.
+  for (const auto& [example, trials] : {std::pair{"gpt3-7b-a100x16.yaml", 12},
+                                        std::pair{"llama3-8b-a100x8.yaml", 20}}) {
+    SCOPED_TRACE(example);
+    const auto job_file = test::source_dir() + "/configs/examples/" + example;
+    auto r = paratune({"tune", job_file, "--db", dir + "/pool-" + example, "--trials",
+                       std::to_string(trials), "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto s = bench::load_scenario(job_file);
+    const bench::trial_runner runner(s, 0.03);  // paratune tune's default failure rate
+    const auto replay = bench::run_paratune(s, runner, trials, s.job.seed);
+    ASSERT_EQ(j["trials"].size(), replay.size());
+    int succeeded = 0, failed = 0;
+    for (size_t i = 0; i < replay.size(); ++i) {
+      const auto& t = j["trials"][i];
+      const auto& o = replay[i].outcome;
+      const wire::config_map tuned = t["config"];
+      ASSERT_EQ(canonical_key(wire::from_wire(tuned)), canonical_key(o.config)) << "trial " << i + 1;
+      EXPECT_EQ(t["status"], to_string(o.status)) << "trial " << i + 1;
+      succeeded += o.status == trial_status::succeeded;
+      failed += o.status == trial_status::failed;
+      if (o.status == trial_status::succeeded) {
+        EXPECT_NEAR(t["tflops_per_gpu"].get<double>(), o.tflops_per_gpu, 1e-6) << "trial " << i + 1;
+        EXPECT_NEAR(t["peak_memory_mib"].get<double>(), o.peak_memory_mib, 1e-6) << "trial " << i + 1;
+      }
+    }
+    EXPECT_GE(succeeded, trials / 2);
+    if (trials == 12) EXPECT_EQ(failed, 1);  // the injected timeout, replayed too
+  }
 }
 
 TEST_F(tune_cli, text_output_has_a_line_per_trial_and_the_megatron_arguments) {
