@@ -9,6 +9,7 @@ namespace paratune {
 namespace {
 
 constexpr std::string_view elapsed_key = "elapsed time per iteration (ms)";
+constexpr std::string_view nan_key = "number of nan iterations";
 
 // Megatron prints "throughput per GPU (TFLOP/s/GPU)"; Megatron-DeepSpeed and
 // other forks print the same estimate under shorter names.
@@ -49,6 +50,8 @@ void read_value(iteration_record& out, std::string_view key, std::string_view va
     if (const auto v = scan::leading_double(value)) out.elapsed_ms = *v;
   } else if (is_tflops_key(key)) {
     out.tflops_per_gpu = scan::leading_double(value);
+  } else if (key == nan_key) {
+    out.nan_iterations = scan::leading_int(value).value_or(0);
   } else if (!fork_seconds) {
     fork_seconds = fork_iteration_seconds(key);
   }
@@ -63,6 +66,7 @@ bool parse_iteration_line(std::string_view text, iteration_record& out) {
   if (!read_counter(s, out)) return false;
   out.elapsed_ms = 0;
   out.tflops_per_gpu.reset();
+  out.nan_iterations = 0;
   bool saw_elapsed = false;
   std::optional<double> fork_seconds;
   piece_collector pieces;

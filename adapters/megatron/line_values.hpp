@@ -37,17 +37,20 @@ public:
     }
     count_ = static_cast<uint16_t>(count);
     tag_size_ = static_cast<uint16_t>(tag.size());
-    bytes_.clear();
-    bytes_.reserve(count * sizeof(entry) + text);
-    bytes_.resize(count * sizeof(entry));
-    bytes_.append(tag);
+    // One resize, then plain copies: appending piece by piece checked the
+    // capacity twice per piece and showed in profiles.
+    bytes_.resize(count * sizeof(entry) + text);
+    char* table = bytes_.data();
+    char* out = table + count * sizeof(entry);
+    copy_to(out, tag);
     uint16_t end = tag_size_;
     for (std::size_t i = 0; i < count; ++i) {
       const auto& [k, v] = pieces[i];
-      bytes_.append(k);
-      bytes_.append(v);
-      entry e{static_cast<uint16_t>(end + k.size()), static_cast<uint16_t>(end + k.size() + v.size())};
-      std::memcpy(bytes_.data() + i * sizeof e, &e, sizeof e);
+      copy_to(out + end, k);
+      copy_to(out + end + k.size(), v);
+      const entry e{static_cast<uint16_t>(end + k.size()),
+                    static_cast<uint16_t>(end + k.size() + v.size())};
+      std::memcpy(table + i * sizeof e, &e, sizeof e);
       end = e.value_end;
     }
   }
@@ -95,6 +98,10 @@ private:
   };
   static constexpr std::size_t max_text = UINT16_MAX;
 
+  // memcpy needs a valid pointer even for no bytes; an empty view may be null.
+  static void copy_to(char* out, std::string_view part) {
+    if (!part.empty()) std::memcpy(out, part.data(), part.size());
+  }
   entry entry_at(std::size_t i) const {
     entry e;
     std::memcpy(&e, bytes_.data() + i * sizeof e, sizeof e);

@@ -19,6 +19,7 @@ struct iteration_record {
   int64_t train_iters = 0;
   double elapsed_ms = 0;                 ///< "elapsed time per iteration (ms)"
   std::optional<double> tflops_per_gpu;  ///< "throughput per GPU (TFLOP/s/GPU)" when printed
+  int64_t nan_iterations = 0;           ///< "number of nan iterations" (0 when not printed)
   /// Every `key: value` of the line after the iteration counter, in order,
   /// values trimmed but otherwise verbatim (unknown fork keys included).
   line_values values;

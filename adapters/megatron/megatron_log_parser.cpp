@@ -124,9 +124,9 @@ bool megatron_log_parser::read_iteration(std::string_view text, int64_t line) {
   const iteration_record& rec = log_.iterations.back();
   if (on_iteration) on_iteration(rec);
   // Old versions report NaN losses only through this counter.
-  if (const auto nans = find_number(rec, "number of nan iterations"); nans && *nans > 0) {
+  if (rec.nan_iterations > 0) {
     add_error(log_error_kind::nan, line,
-              std::to_string(static_cast<int64_t>(*nans)) + " nan iteration(s) in the interval"
+              std::to_string(rec.nan_iterations) + " nan iteration(s) in the interval"
                 " ending at iteration " + std::to_string(rec.iteration));
   }
   return true;

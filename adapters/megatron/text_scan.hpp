@@ -9,9 +9,10 @@
 // orders of magnitude too slow for that.
 namespace paratune::scan {
 
-/// Space, tab, CR or LF. One test instead of four comparisons: Megatron
-/// pads its columns with runs of spaces, and trimming them was a fifth of
-/// the time of an iteration line.
+/// Space, tab, CR or LF, as one bit test rather than four branches:
+/// Megatron pads its columns with runs of spaces, so trimming runs on much
+/// of every iteration line (with last_colon_space in text_scan.cpp, about
+/// 20% more iteration lines per second in an interleaved A/B run).
 inline bool is_space(char c) {
   constexpr uint64_t spaces = (1ull << ' ') | (1ull << '\t') | (1ull << '\r') | (1ull << '\n');
   const auto u = static_cast<unsigned char>(c);

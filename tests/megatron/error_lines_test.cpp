@@ -168,7 +168,10 @@ TEST(nan, rerun_state_machine_and_interval_counter) {
   ASSERT_EQ(log.errors.size(), 1u);
   EXPECT_EQ(log.errors[0].kind, log_error_kind::nan);
   EXPECT_EQ(log.errors[0].line, 1);
-  EXPECT_EQ(log.iterations.size(), 2u);
+  EXPECT_EQ(log.errors[0].message, "2 nan iteration(s) in the interval ending at iteration 20");
+  ASSERT_EQ(log.iterations.size(), 2u);
+  EXPECT_EQ(log.iterations[0].nan_iterations, 2);
+  EXPECT_EQ(log.iterations[1].nan_iterations, 0);
 }
 
 TEST(other, unknown_exceptions_and_a_lone_child_failure) {
