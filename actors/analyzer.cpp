@@ -6,7 +6,7 @@
 #include "adapters/diagnosis/evidence_readers.hpp"
 #include "adapters/diagnosis/evidence_sources.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "core/reasoning/analyzer.hpp"
+#include "core/diagnosis/analyzer.hpp"
 #include "messages/codec.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"

@@ -6,6 +6,7 @@
 #include "actors/bus_bridge.hpp"
 #include "actors/proposal_agent.hpp"
 #include "actors/runtime.hpp"
+#include "actors/knowledge.hpp"
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "adapters/diagnosis/history_seed.hpp"
 #include "messages/codec.hpp"

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/reasoning/failure_analysis.hpp"
+#include "core/tuning/failure_analysis.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"

@@ -3,9 +3,10 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/knowledge.hpp"
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "core/reasoning/proposal_engine.hpp"
+#include "core/diagnosis/proposal_engine.hpp"
 #include "messages/codec.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"

@@ -3,7 +3,7 @@
 //   build/bin/bench_kineto_trace [--benchmark_filter=...]
 // Corpus: find_shared_dir()/corpus/kineto ($PARATUNE_SHARED_DIR, else ../shared
 // beside the checkout).
-#include "adapters/config/perf_tables.hpp"
+#include "validation/perf_tables.hpp"
 #include "adapters/profile/gzip_file.hpp"
 #include "adapters/profile/kineto_trace.hpp"
 

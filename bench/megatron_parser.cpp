@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "adapters/config/perf_tables.hpp"
+#include "validation/perf_tables.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/job_spec.hpp"
-#include "core/reasoning/space_planner.hpp"
+#include "core/tuning/space_planner.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
-#include "core/reasoning/reasoner.hpp"
+#include "core/tuning/reasoner.hpp"
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/reasoning/diagnosis_report.hpp"
-#include "core/reasoning/past_optimization.hpp"
-#include "core/reasoning/proposal.hpp"
+#include "core/diagnosis/diagnosis_report.hpp"
+#include "core/diagnosis/past_optimization.hpp"
+#include "core/diagnosis/proposal.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune::wire {

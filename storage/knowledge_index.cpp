@@ -8,7 +8,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
-#include "core/reasoning/bm25.hpp"
+#include "core/retrieval/bm25.hpp"
 #include "messages/ec.hpp"
 #include "storage/big_endian.hpp"
 #include "storage/key_range.hpp"

@@ -7,7 +7,7 @@
 
 #include <caf/expected.hpp>
 
-#include "core/reasoning/knowledge_doc.hpp"
+#include "core/retrieval/knowledge_doc.hpp"
 
 namespace rocksdb {
 class DB;

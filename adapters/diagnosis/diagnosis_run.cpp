@@ -7,8 +7,7 @@
 
 #include "adapters/diagnosis/evidence_readers.hpp"
 #include "core/input_error.hpp"
-#include "core/reasoning/analyzer.hpp"
-#include "storage/knowledge_index.hpp"
+#include "core/diagnosis/analyzer.hpp"
 
 namespace paratune {
 
@@ -30,18 +29,6 @@ diagnosis_outcome run_diagnosis(const experiment_spec& exp, diagnosis_evidence e
   return out;
 }
 
-knowledge_search search_of(const knowledge_index& index) {
-  return [&index](const std::string& query, std::size_t k) {
-    std::vector<citation> out;
-    auto hits = index.query(query, k);
-    if (!hits)
-      return out;  // a broken index costs citations, not the diagnosis
-    for (const auto& h : *hits)
-      out.push_back({"knowledge", h.id, h.title, h.score, h.excerpt});
-    return out;
-  };
-}
-
 std::vector<knowledge_doc> load_knowledge_dir(const std::string& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
@@ -59,18 +46,6 @@ std::vector<knowledge_doc> load_knowledge_dir(const std::string& dir) {
     docs.push_back(parse_knowledge_doc(ss.str(), f.string()));
   }
   return docs;
-}
-
-caf::expected<std::unique_ptr<knowledge_index>> open_knowledge(const std::string& index_dir,
-                                                               const std::string& docs_dir) {
-  auto index = knowledge_index::open(index_dir);
-  if (!index)
-    return index.error();
-  auto docs = load_knowledge_dir(docs_dir);
-  auto rebuilt = (*index)->ensure(docs);
-  if (!rebuilt)
-    return rebuilt.error();
-  return index;
 }
 
 } // namespace paratune

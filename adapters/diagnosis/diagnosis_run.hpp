@@ -4,19 +4,15 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
-#include "core/reasoning/diagnosis_evidence.hpp"
-#include "core/reasoning/diagnosis_report.hpp"
-#include "core/reasoning/experiment_spec.hpp"
-#include "core/reasoning/knowledge_doc.hpp"
-#include "core/reasoning/past_optimization.hpp"
-#include "core/reasoning/proposal.hpp"
-#include "core/reasoning/proposal_engine.hpp"
+#include "core/diagnosis/diagnosis_evidence.hpp"
+#include "core/diagnosis/diagnosis_report.hpp"
+#include "core/diagnosis/experiment_spec.hpp"
+#include "core/retrieval/knowledge_doc.hpp"
+#include "core/diagnosis/past_optimization.hpp"
+#include "core/diagnosis/proposal.hpp"
+#include "core/diagnosis/proposal_engine.hpp"
 
 namespace paratune {
-
-class knowledge_index;
 
 /// One diagnosis: what was read, what the Analyzer concluded, what the
 /// Proposal logic proposes.
@@ -33,17 +29,9 @@ diagnosis_outcome run_diagnosis(const experiment_spec& exp, diagnosis_evidence e
                                 const std::vector<past_optimization>& history,
                                 const knowledge_search& search);
 
-/// A knowledge_search over an open index (citations of kind "knowledge").
-knowledge_search search_of(const knowledge_index& index);
-
 /// Every *.md knowledge document in `dir`, sorted by file name. Throws
 /// input_error naming a document that does not parse; an absent directory
 /// gives none.
 std::vector<knowledge_doc> load_knowledge_dir(const std::string& dir);
-
-/// Opens the index at `index_dir` and brings it up to date with the
-/// documents of `docs_dir` (rebuilt atomically when they changed).
-caf::expected<std::unique_ptr<knowledge_index>> open_knowledge(const std::string& index_dir,
-                                                               const std::string& docs_dir);
 
 } // namespace paratune

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "core/reasoning/op_classes.hpp"
+#include "core/diagnosis/op_classes.hpp"
 
 namespace paratune {
 

@@ -5,8 +5,8 @@
 #include "adapters/megatron/megatron_log.hpp"
 #include "adapters/profile/kineto_trace.hpp"
 #include "adapters/profile/xprof_profile.hpp"
-#include "core/reasoning/diagnosis_evidence.hpp"
-#include "core/reasoning/experiment_spec.hpp"
+#include "core/diagnosis/diagnosis_evidence.hpp"
+#include "core/diagnosis/experiment_spec.hpp"
 
 namespace paratune {
 

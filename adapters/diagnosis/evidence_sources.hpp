@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "core/reasoning/diagnosis_evidence.hpp"
+#include "core/diagnosis/diagnosis_evidence.hpp"
 
 namespace paratune {
 

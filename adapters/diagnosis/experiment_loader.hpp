@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/reasoning/experiment_spec.hpp"
+#include "core/diagnosis/experiment_spec.hpp"
 
 namespace paratune {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/reasoning/past_optimization.hpp"
+#include "core/diagnosis/past_optimization.hpp"
 
 namespace paratune {
 

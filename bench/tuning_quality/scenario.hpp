@@ -13,8 +13,8 @@
 
 #include "adapters/config/job_loader.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/perf/simulated_cluster.hpp"
-#include "core/reasoning/tuning_context.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
+#include "core/tuning/tuning_context.hpp"
 
 namespace paratune::bench {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/tuning_quality/trial_runner.hpp"
-#include "core/reasoning/reasoner.hpp"
+#include "core/tuning/reasoner.hpp"
 
 namespace paratune::bench {
 

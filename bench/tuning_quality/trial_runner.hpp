@@ -13,7 +13,7 @@
 
 #include "bench/tuning_quality/scenario.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/reasoning/failure_analysis.hpp"
+#include "core/tuning/failure_analysis.hpp"
 #include "core/trial_outcome.hpp"
 #include "core/trial_scoring.hpp"
 

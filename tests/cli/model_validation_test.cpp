@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "adapters/config/perf_tables.hpp"
+#include "validation/perf_tables.hpp"
 #include "core/input_error.hpp"
-#include "core/reasoning/model_validation.hpp"
+#include "validation/model_validation.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {

@@ -8,8 +8,8 @@
 #include <functional>
 
 #include "core/megatron_rules.hpp"
-#include "core/reasoning/candidate_scorer.hpp"
-#include "core/reasoning/reasoner.hpp"
+#include "core/tuning/candidate_scorer.hpp"
+#include "core/tuning/reasoner.hpp"
 
 namespace paratune {
 namespace {

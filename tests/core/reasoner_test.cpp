@@ -1,6 +1,6 @@
-#include "core/reasoning/reasoner.hpp"
-#include "core/reasoning/safety_guards.hpp"
-#include "core/reference_specs.hpp"
+#include "core/tuning/reasoner.hpp"
+#include "core/tuning/safety_guards.hpp"
+#include "validation/reference_specs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -189,7 +189,7 @@ TEST(safety_guards, constraint_names_the_rule_or_the_search_space) {
 } // namespace
 } // namespace paratune
 
-#include "core/reasoning/failure_analysis.hpp"
+#include "core/tuning/failure_analysis.hpp"
 
 namespace paratune {
 namespace {

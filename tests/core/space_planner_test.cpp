@@ -9,8 +9,8 @@
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/reasoning/space_planner.hpp"
-#include "core/reference_specs.hpp"
+#include "core/tuning/space_planner.hpp"
+#include "validation/reference_specs.hpp"
 
 namespace paratune {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/reasoning/analyzer.hpp"
-#include "core/reasoning/op_classes.hpp"
+#include "core/diagnosis/analyzer.hpp"
+#include "core/diagnosis/op_classes.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 
 namespace paratune {

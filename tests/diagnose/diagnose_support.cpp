@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "core/reasoning/op_classes.hpp"
+#include "core/diagnosis/op_classes.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune::test {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/reasoning/diagnosis_evidence.hpp"
-#include "core/reasoning/experiment_spec.hpp"
+#include "core/diagnosis/diagnosis_evidence.hpp"
+#include "core/diagnosis/experiment_spec.hpp"
 
 namespace paratune::test {
 

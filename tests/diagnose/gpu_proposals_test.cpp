@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/config/catalog.hpp"
-#include "core/reasoning/proposal_engine.hpp"
+#include "core/diagnosis/proposal_engine.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 
 namespace paratune {

@@ -8,7 +8,7 @@
 
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "core/input_error.hpp"
-#include "core/reasoning/bm25.hpp"
+#include "core/retrieval/bm25.hpp"
 #include "storage/knowledge_index.hpp"
 #include "tests/fixtures/test_paths.hpp"
 

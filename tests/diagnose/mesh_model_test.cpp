@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/config/catalog.hpp"
-#include "core/reasoning/mesh_model.hpp"
+#include "core/tpu/mesh_model.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 
 namespace paratune {

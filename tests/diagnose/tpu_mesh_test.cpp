@@ -5,7 +5,7 @@
 #include "adapters/config/catalog.hpp"
 #include "core/input_error.hpp"
 #include "core/perf/device_profile.hpp"
-#include "core/reasoning/tpu_topology.hpp"
+#include "core/tpu/tpu_topology.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 
 namespace paratune {

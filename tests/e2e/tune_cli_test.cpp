@@ -10,7 +10,7 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "bench/tuning_quality/strategies.hpp"
-#include "core/perf/simulated_cluster.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
 #include "messages/conversions.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"

@@ -7,7 +7,7 @@
 #include "core/perf/memory_model.hpp"
 #include "core/perf/perf_context.hpp"
 #include "core/perf/perf_model.hpp"
-#include "core/reference_specs.hpp"
+#include "validation/reference_specs.hpp"
 
 namespace paratune {
 namespace {

@@ -1,6 +1,6 @@
 // Write Xprof tool outputs from a typed profile, read them back.
 #include "adapters/profile/xprof_reader.hpp"
-#include "adapters/profile/xprof_writer.hpp"
+#include "sim/tpu/xprof_writer.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/megatron_args.hpp"
-#include "core/perf/simulated_cluster.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
 #include "tests/sim/sim_process.hpp"
 
 namespace paratune::test {

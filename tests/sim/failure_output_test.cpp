@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/perf/simulated_cluster.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
 #include "tests/sim/sim_process.hpp"
 
 namespace paratune::test {

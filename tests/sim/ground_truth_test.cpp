@@ -8,7 +8,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/perf/simulated_cluster.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
 
 namespace paratune {
 namespace {

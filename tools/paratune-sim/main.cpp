@@ -16,7 +16,7 @@
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/perf/simulated_cluster.hpp"
+#include "sim/gpu/simulated_cluster.hpp"
 #include "tools/paratune-sim/megatron_output.hpp"
 #include "tools/paratune-sim/sim_options.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "adapters/diagnosis/profile_synthesis.hpp"
+#include "sim/tpu/profile_synthesis.hpp"
 
 namespace paratune::tpusim {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "adapters/profile/xprof_writer.hpp"
+#include "sim/tpu/xprof_writer.hpp"
 #include "core/input_error.hpp"
 #include "tools/paratune-tpu-sim/fixture_spec.hpp"
 #include "tools/paratune-tpu-sim/simulated_run.hpp"

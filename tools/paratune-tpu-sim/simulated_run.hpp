@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "adapters/diagnosis/profile_synthesis.hpp"
-#include "core/reasoning/experiment_spec.hpp"
-#include "core/reasoning/mesh_model.hpp"
+#include "sim/tpu/profile_synthesis.hpp"
+#include "core/diagnosis/experiment_spec.hpp"
+#include "core/tpu/mesh_model.hpp"
 
 namespace paratune::tpusim {
 

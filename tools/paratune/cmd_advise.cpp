@@ -12,7 +12,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
-#include "core/reasoning/reasoner.hpp"
+#include "core/tuning/reasoner.hpp"
 #include "tools/paratune/command.hpp"
 
 namespace paratune::cli {

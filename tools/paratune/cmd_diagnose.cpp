@@ -12,6 +12,7 @@
 
 #include "actors/runtime.hpp"
 #include "adapters/config/catalog.hpp"
+#include "actors/knowledge.hpp"
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "adapters/diagnosis/evidence_sources.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"

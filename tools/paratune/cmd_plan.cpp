@@ -13,7 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
-#include "core/reasoning/space_planner.hpp"
+#include "core/tuning/space_planner.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
 #include "tools/paratune/prediction_view.hpp"

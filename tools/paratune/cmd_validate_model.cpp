@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "adapters/config/perf_tables.hpp"
-#include "core/reasoning/model_validation.hpp"
+#include "validation/perf_tables.hpp"
+#include "validation/model_validation.hpp"
 #include "tools/paratune/command.hpp"
 
 namespace paratune::cli {

@@ -1,0 +1,212 @@
+#include "core/diagnosis/analyzer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace paratune {
+
+namespace {
+
+using score_map = std::map<std::string, double>;
+
+std::string fmt(const char* pattern, double a, double b = 0, double c = 0) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, pattern, a, b, c);
+  return buf;
+}
+
+top_op make_top_op(const op_evidence& op) {
+  top_op t;
+  t.name = op.name;
+  t.category = op.category;
+  t.time_share = op.time_share;
+  t.flops_utilization = op.flops_utilization.value_or(-1);
+  t.hbm_bw_utilization = op.hbm_bw_utilization.value_or(-1);
+  t.roofline_efficiency = op.roofline_efficiency.value_or(-1);
+  t.bound_by = op.bound_by;
+  t.resource = classify_op(op);
+  t.why = explain_class(op, t.resource);
+  return t;
+}
+
+// Shares per class, normalised over the ops given.
+score_map class_shares(const std::vector<const op_evidence*>& ops) {
+  score_map shares;
+  double total = 0;
+  for (const auto* op : ops) {
+    shares[to_string(classify_op(*op))] += op->time_share;
+    total += op->time_share;
+  }
+  if (total > 0)
+    for (auto& [k, v] : shares)
+      v /= total;
+  return shares;
+}
+
+void score_ops(const diagnosis_evidence& e, const analyzer_options& o, diagnosis_report& r,
+               score_map& scores) {
+  std::vector<const op_evidence*> all, top;
+  for (const auto& op : e.ops)
+    if (op.time_share > 0)
+      all.push_back(&op);
+  std::stable_sort(all.begin(), all.end(), [](auto* a, auto* b) {
+    return a->time_share > b->time_share;
+  });
+  top.assign(all.begin(), all.begin() + std::min(all.size(), o.top_n));
+  for (const auto* op : top)
+    r.top_ops.push_back(make_top_op(*op));
+  r.time_by_class = class_shares(all);
+  const auto top_shares = class_shares(top);
+  // Op classes explain the busy time only; an idle device's ops say little.
+  const double busy = std::clamp(e.kpis.duty_cycle_percent.value_or(100) / 100, 0.0, 1.0);
+  for (const char* c : {"compute", "hbm_bandwidth", "communication", "unknown"}) {
+    auto get = [&](const score_map& m) { return m.count(c) ? m.at(c) : 0.0; };
+    scores[c] = busy * (o.top_weight * get(top_shares) + (1 - o.top_weight) * get(r.time_by_class));
+  }
+}
+
+// What the KPIs alone say about waiting, memory and the pipeline.
+void score_kpis(const kpi_evidence& k, const analyzer_options& o, bool have_ops, score_map& s) {
+  const auto& t = o.thresholds;
+  // Without an op profile, a high FLOP utilisation is the only sign of a
+  // compute-bound step.
+  if (!have_ops && k.flops_utilization_percent && *k.flops_utilization_percent >= t.flops_ok)
+    s["compute"] = std::max(s["compute"], std::min(1.0, *k.flops_utilization_percent / 100));
+  if (k.oom)
+    s["memory_capacity"] = 1.0;
+  else if (k.memory_used_mib && k.memory_limit_mib && *k.memory_limit_mib > 0) {
+    const double pct = 100 * *k.memory_used_mib / *k.memory_limit_mib;
+    s["memory_capacity"] = pct >= t.memory_bad ? 0.7 : pct >= t.memory_warn ? 0.35 : 0.0;
+  }
+  // Waiting, the bubble and exposed collectives score their share of the step.
+  double waiting = 0;
+  if (k.duty_cycle_percent && *k.duty_cycle_percent < t.duty_ok)
+    waiting = std::max(waiting, (100 - *k.duty_cycle_percent) / 100);
+  for (auto share : {k.infeed_percent, k.input_percent})
+    if (share && *share >= t.infeed_ok)
+      waiting = std::max(waiting, *share / 100);
+  s["input_host"] = std::min(1.0, waiting);
+  if (k.bubble_percent && *k.bubble_percent >= t.bubble_ok)
+    s["pipeline_bubble"] = std::min(1.0, *k.bubble_percent / 100);
+  if (k.exposed_comm_percent)
+    s["communication"] = std::max(s["communication"], std::min(1.0, *k.exposed_comm_percent / 100));
+  else if (k.comm_percent && *k.comm_percent >= t.comm_bad)
+    s["communication"] = std::max(s["communication"], *k.comm_percent / 100);
+}
+
+void pick_class(diagnosis_report& r, const score_map& scores, const analyzer_options& o) {
+  std::vector<std::pair<std::string, double>> ranked(scores.begin(), scores.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  r.scores = scores;
+  const auto best = ranked.empty() ? std::pair<std::string, double>{"unknown", 0} : ranked[0];
+  const double second = ranked.size() > 1 ? ranked[1].second : 0;
+  if (best.second < o.min_score || best.first == "unknown") {
+    r.bottleneck = bottleneck_class::unknown;
+  } else {
+    parse_bottleneck(best.first, r.bottleneck);
+  }
+  if (ranked.size() > 1 && ranked[1].second >= 0.15 && ranked[1].first != "unknown")
+    parse_bottleneck(ranked[1].first, r.secondary);
+  r.confidence = std::clamp(0.35 + 0.5 * best.second + 0.5 * (best.second - second), 0.05, 0.95);
+  if (r.partial)
+    r.confidence *= 0.85;
+}
+
+void kpi_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out) {
+  for (const auto& c : r.kpis)
+    if (c.status != "info" || c.name == "step_time")
+      out.push_back(c.name + " " + fmt("%.2f", c.value) + " " + c.unit + " (" + c.status + "): "
+                    + c.note);
+}
+
+void op_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out) {
+  std::string classes;
+  for (const auto& [k, v] : r.time_by_class)
+    classes += (classes.empty() ? "" : ", ") + k + fmt(" %.1f%%", 100 * v);
+  if (!classes.empty())
+    out.push_back("profiled op time by resource: " + classes);
+  int n = 0;
+  for (const auto& t : r.top_ops) {
+    const auto name = t.name.size() > 90 ? t.name.substr(0, 87) + "..." : t.name;
+    out.push_back(fmt("top op %.0f: ", ++n) + name + " [" + t.category + "] "
+                  + fmt("%.2f%% of time, ", 100 * t.time_share) + t.why + " -> "
+                  + to_string(t.resource));
+  }
+}
+
+std::string summary_of(const diagnosis_report& r) {
+  std::string s = std::string("The step is ") + to_string(r.bottleneck) + "-bound";
+  if (r.bottleneck == bottleneck_class::unknown)
+    s = "The evidence does not single out one bottleneck";
+  s += fmt(" (confidence %.0f%%)", 100 * r.confidence);
+  if (r.secondary != bottleneck_class::unknown)
+    s += std::string(", with ") + to_string(r.secondary) + " second";
+  s += ". ";
+  const bool op_class_bottleneck = r.bottleneck == bottleneck_class::compute
+                                   || r.bottleneck == bottleneck_class::hbm_bandwidth
+                                   || r.bottleneck == bottleneck_class::communication;
+  if (!r.top_ops.empty() && op_class_bottleneck) {
+    int same = 0;
+    for (const auto& t : r.top_ops)
+      same += std::string(to_string(t.resource)) == to_string(r.bottleneck);
+    s += fmt("%.0f of the top %.0f operations are ", same, double(r.top_ops.size()))
+         + to_string(r.bottleneck) + "-bound.";
+  }
+  if (r.partial)
+    s += " Some input was missing or damaged; the result is partial.";
+  return s;
+}
+
+} // namespace
+
+const char* to_string(bottleneck_class b) {
+  switch (b) {
+    case bottleneck_class::compute: return "compute";
+    case bottleneck_class::hbm_bandwidth: return "hbm_bandwidth";
+    case bottleneck_class::memory_capacity: return "memory_capacity";
+    case bottleneck_class::communication: return "communication";
+    case bottleneck_class::pipeline_bubble: return "pipeline_bubble";
+    case bottleneck_class::input_host: return "input_host";
+    case bottleneck_class::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+bool parse_bottleneck(const std::string& text, bottleneck_class& out) {
+  for (auto b : {bottleneck_class::compute, bottleneck_class::hbm_bandwidth,
+                 bottleneck_class::memory_capacity, bottleneck_class::communication,
+                 bottleneck_class::pipeline_bubble, bottleneck_class::input_host,
+                 bottleneck_class::unknown})
+    if (text == to_string(b)) {
+      out = b;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(device_platform p) {
+  return p == device_platform::tpu ? "tpu" : "gpu";
+}
+
+diagnosis_report analyze_evidence(const diagnosis_evidence& e, const analyzer_options& o) {
+  diagnosis_report r;
+  r.platform = e.platform;
+  r.sources = e.sources;
+  r.partial = e.partial;
+  r.warnings = e.warnings;
+  r.kpis = check_kpis(e.kpis, o.thresholds);
+  for (const auto& [name, ms] : e.timers_ms)
+    if (looks_collective(name, "") || name.find("all-reduce") != std::string::npos)
+      r.collective_ms[name] = ms;
+  score_map scores;
+  score_ops(e, o, r, scores);
+  score_kpis(e.kpis, o, !r.top_ops.empty(), scores);
+  pick_class(r, scores, o);
+  kpi_evidence_lines(r, r.evidence);
+  op_evidence_lines(r, r.evidence);
+  r.summary = summary_of(r);
+  return r;
+}
+
+} // namespace paratune

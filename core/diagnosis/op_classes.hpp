@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/diagnosis/diagnosis_evidence.hpp"
+
+namespace paratune {
+
+/// The resource an operation's time goes to.
+enum class op_class { compute, hbm_bandwidth, communication, unknown };
+
+const char* to_string(op_class c);
+
+/// A collective waits on the interconnect unless one of its memories is
+/// busier than this: Xprof has no ICI bound-by, so a collective whose best
+/// utilisation is near zero is time spent waiting for links, while one that
+/// streams its buffers at a real share of HBM bandwidth is HBM-bound.
+inline constexpr double collective_busy_threshold = 0.05;
+
+/// True for collective names and categories: all-reduce, all-gather,
+/// reduce-scatter, all-to-all, collective-permute, async collectives, send/
+/// recv, NCCL kernels.
+bool looks_collective(std::string_view name, std::string_view category);
+
+/// Classifies one op from its bound-by and utilisations:
+/// - a collective: communication, unless a memory it is bound by runs at
+///   >= collective_busy_threshold of peak (then hbm_bandwidth), or it is
+///   bound by Compute (a collective matmul);
+/// - bound by Compute: compute; by HBM/VMEM/CMEM/SRAM/Shm: hbm_bandwidth;
+/// - no roofline (GPU kernels): GEMM/attention kernels compute,
+///   element-wise/copy kernels hbm_bandwidth, else unknown.
+op_class classify_op(const op_evidence& op);
+
+/// Why, in words: "collective bound by HBM at 11.0% of peak: HBM-bound".
+std::string explain_class(const op_evidence& op, op_class c);
+
+} // namespace paratune

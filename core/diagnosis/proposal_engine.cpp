@@ -1,0 +1,199 @@
+#include "core/diagnosis/proposal_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/diagnosis/proposal_candidates.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string fmt(const char* pattern, double a = 0, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, pattern, a, b, c);
+  return buf;
+}
+
+const char* bottleneck_words(bottleneck_class b) {
+  switch (b) {
+    case bottleneck_class::compute: return "compute bound MXU FLOP utilization efficiency";
+    case bottleneck_class::hbm_bandwidth: return "HBM bandwidth bound memory-bound weights";
+    case bottleneck_class::communication: return "communication bound collectives interconnect";
+    case bottleneck_class::memory_capacity: return "memory capacity out of memory OOM";
+    case bottleneck_class::pipeline_bubble: return "pipeline bubble micro-batches stages";
+    case bottleneck_class::input_host: return "input pipeline host stall infeed";
+    default: return "parallelism configuration";
+  }
+}
+
+const char* key_words(const std::string& key) {
+  if (key == "model" || key == "tp") return "tensor model parallelism";
+  if (key == "data" || key == "replica") return "data parallelism";
+  if (key == "fsdp") return "FSDP fully sharded";
+  if (key == "seq" || key == "cp") return "sequence context parallelism";
+  if (key == "expert" || key == "ep") return "expert parallelism";
+  if (key == "pp" || key == "vpp") return "pipeline parallelism";
+  if (key == "mbs") return "micro-batch size";
+  if (key == "recompute") return "recomputation remat";
+  if (key == "overlap_grad" || key == "overlap_param") return "overlap communication";
+  if (key == "dist_opt") return "distributed optimizer sharding";
+  if (key == "sp") return "sequence parallel tensor";
+  return "";
+}
+
+// Ordering tiers: what attacks the bottleneck and is predicted faster
+// first; then faster moves that do not feed the bottleneck; then targeted
+// moves the model thinks slower; moves that feed the bottleneck last.
+int tier(const candidate& c, double base_step) {
+  const bool faster = c.step_s < base_step;
+  const bool feeds = c.metric_after > c.metric_before * 1.05;
+  if (c.targeted && faster)
+    return 0;
+  if (faster && !feeds)
+    return 1;
+  if (c.targeted)
+    return 2;
+  return faster ? 3 : 4;
+}
+
+std::vector<const candidate*> choose(const candidate_pool& pool, std::size_t count) {
+  std::vector<const candidate*> all;
+  for (const auto& c : pool.candidates)
+    all.push_back(&c);
+  // A baseline that does not fit is no yardstick: every fitting layout beats it.
+  const double base = pool.baseline.step_s > 0 && pool.baseline_fits ? pool.baseline.step_s : 1e300;
+  std::stable_sort(all.begin(), all.end(), [&](const candidate* a, const candidate* b) {
+    const int ta = tier(*a, base), tb = tier(*b, base);
+    return ta != tb ? ta < tb : a->step_s < b->step_s;
+  });
+  if (all.size() > count)
+    all.resize(count);
+  return all;
+}
+
+// The largest factor a mesh move shifts; Megatron changes count as 2.
+double move_factor(const experiment_spec& exp, const candidate& c) {
+  if (!c.mesh)
+    return 2;
+  double f = 1;
+  for (auto a : all_mesh_axes)
+    f = std::max(f, double(c.mesh->at(a)) / exp.mesh.at(a));
+  return f;
+}
+
+double confidence_of(const proposal_context& ctx, const candidate& c, const proposal& p,
+                     double history_similarity, bool baseline_fits) {
+  // A layout that runs beats one that does not, whatever the model says of speed.
+  const double gain = baseline_fits ? std::clamp((p.predicted.speedup - 1) * 5, 0.0, 1.0) : 1.0;
+  double conf = 0.45 * ctx.report->confidence + 0.25 * gain + (c.targeted ? 0.1 : 0.0)
+                + 0.1 * history_similarity;
+  for (const auto& cit : p.citations)
+    if (cit.kind == "knowledge") {
+      conf += 0.05;
+      break;
+    }
+  // Predictions far from the measured point are less reliable.
+  conf -= 0.05 * std::max(0.0, std::log2(move_factor(*ctx.experiment, c)) - 1);
+  if (baseline_fits && p.predicted.speedup < 1)
+    conf *= 0.6;
+  return std::clamp(conf, 0.1, 0.95);
+}
+
+void cite_history(const proposal_context& ctx, const candidate& c, proposal& p, double& best) {
+  if (!ctx.history)
+    return;
+  auto matches = match_history(*ctx.history, *ctx.experiment, ctx.report->bottleneck, c.grown,
+                               c.shrunk);
+  for (std::size_t i = 0; i < matches.size() && i < 2; ++i) {
+    const auto& r = *matches[i].record;
+    best = std::max(best, matches[i].similarity);
+    p.citations.push_back({"history", r.id, r.title, matches[i].similarity,
+                           r.model + " on " + r.hardware + ": " + r.before + " -> " + r.after
+                               + fmt(" (x%.2f throughput", r.speedup) + "; " + r.impact + ")"});
+  }
+}
+
+void cite_knowledge(const proposal_context& ctx, const candidate& c, proposal& p) {
+  if (!ctx.knowledge)
+    return;
+  const auto query = knowledge_query(ctx.report->bottleneck, c.grown, c.shrunk);
+  for (auto& hit : ctx.knowledge(query, 2))
+    p.citations.push_back(std::move(hit));
+}
+
+proposal make_proposal(const proposal_context& ctx, const candidate_pool& pool,
+                       const candidate& c) {
+  proposal p;
+  p.title = c.title;
+  p.mesh = c.mesh;
+  p.config = c.config;
+  p.change = c.change;
+  p.rationale = c.rationale;
+  p.tradeoffs = c.tradeoffs;
+  p.targeted = c.targeted;
+  const double model_before = pool.baseline.step_s * 1000;
+  const double before = ctx.measured_step_ms > 0 ? ctx.measured_step_ms : model_before;
+  const double ratio = pool.baseline.step_s > 0 ? c.step_s / pool.baseline.step_s : 1;
+  p.predicted.step_ms_before = before;
+  p.predicted.step_ms_after = before * ratio;
+  p.predicted.speedup = ratio > 0 ? 1 / ratio : 1;
+  p.predicted.mfu_after = c.mfu;
+  p.predicted.memory_gib_after = c.memory_gib;
+  p.predicted.memory_limit_gib = c.memory_limit_gib;
+  p.predicted.metric = c.metric;
+  p.predicted.metric_before = c.metric_before;
+  p.predicted.metric_after = c.metric_after;
+  double history_similarity = 0;
+  cite_history(ctx, c, p, history_similarity);
+  cite_knowledge(ctx, c, p);
+  p.confidence = confidence_of(ctx, c, p, history_similarity, pool.baseline_fits);
+  return p;
+}
+
+} // namespace
+
+std::string knowledge_query(bottleneck_class b, const std::vector<std::string>& grown,
+                            const std::vector<std::string>& shrunk) {
+  std::string q = bottleneck_words(b);
+  for (const auto& k : grown)
+    q += std::string(" increase ") + key_words(k);
+  for (const auto& k : shrunk)
+    q += std::string(" reduce ") + key_words(k);
+  return q;
+}
+
+proposal_set propose(const proposal_context& ctx) {
+  const auto& exp = *ctx.experiment;
+  const auto& report = *ctx.report;
+  const auto pool = exp.platform == device_platform::tpu ? mesh_candidates(exp, report)
+                                                         : megatron_candidates(exp, report);
+  proposal_set out;
+  out.bottleneck = report.bottleneck;
+  out.baseline = exp.platform == device_platform::tpu ? to_string(exp.mesh)
+                                                      : canonical_key(exp.megatron);
+  out.model_step_ms = pool.baseline.step_s * 1000;
+  out.measured_step_ms = ctx.measured_step_ms;
+  out.notes = pool.notes;
+  if (!pool.baseline_fits)
+    out.notes.push_back("the current layout does not fit in memory: its predicted step time is "
+                        "only a reference for the proposals' predictions");
+  if (ctx.measured_step_ms > 0 && out.model_step_ms > 0)
+    out.notes.push_back(fmt("model step time %.1f ms vs measured %.1f ms (x%.2f): predictions "
+                            "are scaled to the measurement",
+                            out.model_step_ms, ctx.measured_step_ms,
+                            ctx.measured_step_ms / out.model_step_ms));
+  int rank = 0;
+  for (const auto* c : choose(pool, ctx.count)) {
+    auto p = make_proposal(ctx, pool, *c);
+    p.rank = ++rank;
+    out.proposals.push_back(std::move(p));
+  }
+  if (out.proposals.size() < ctx.count)
+    out.notes.push_back(fmt("only %.0f distinct valid changes exist for this job",
+                            double(out.proposals.size())));
+  return out;
+}
+
+} // namespace paratune

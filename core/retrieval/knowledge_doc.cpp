@@ -1,0 +1,88 @@
+#include "core/retrieval/knowledge_doc.hpp"
+
+#include "core/input_error.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos)
+    return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> parse_tags(std::string value) {
+  std::vector<std::string> tags;
+  for (char& c : value)
+    if (c == '[' || c == ']')
+      c = ',';
+  std::size_t pos = 0;
+  while (pos <= value.size()) {
+    auto comma = value.find(',', pos);
+    if (comma == std::string::npos)
+      comma = value.size();
+    auto tag = trim(std::string_view(value).substr(pos, comma - pos));
+    if (!tag.empty())
+      tags.push_back(tag);
+    pos = comma + 1;
+  }
+  return tags;
+}
+
+} // namespace
+
+knowledge_doc parse_knowledge_doc(std::string_view text, const std::string& where) {
+  if (text.substr(0, 4) != "---\n")
+    throw input_error(where + ": a knowledge document starts with '---' front matter");
+  const auto end = text.find("\n---", 3);
+  if (end == std::string_view::npos)
+    throw input_error(where + ": the front matter is not closed by '---'");
+  knowledge_doc d;
+  std::string_view header = text.substr(4, end - 4);
+  while (!header.empty()) {
+    auto nl = header.find('\n');
+    auto line = header.substr(0, nl);
+    header = nl == std::string_view::npos ? std::string_view{} : header.substr(nl + 1);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
+      continue;
+    const auto key = trim(line.substr(0, colon));
+    const auto value = trim(line.substr(colon + 1));
+    if (key == "id")
+      d.id = value;
+    else if (key == "title")
+      d.title = value;
+    else if (key == "tags")
+      d.tags = parse_tags(value);
+  }
+  if (d.id.empty() || d.title.empty())
+    throw input_error(where + ": the front matter needs 'id' and 'title'");
+  auto body_start = text.find('\n', end + 4);
+  d.body = body_start == std::string_view::npos ? "" : trim(text.substr(body_start + 1));
+  return d;
+}
+
+std::string indexed_text(const knowledge_doc& d) {
+  std::string t = d.title + "\n" + d.title + "\n";
+  for (const auto& tag : d.tags)
+    t += tag + " ";
+  return t + "\n" + d.body;
+}
+
+std::string excerpt_of(const std::string& body, std::size_t max_chars) {
+  std::string flat;
+  for (char c : body)
+    flat.push_back(c == '\n' ? ' ' : c);
+  std::size_t cut = 0;
+  for (std::size_t i = 0; i < flat.size() && i < max_chars; ++i)
+    if (flat[i] == '.' && (i + 1 == flat.size() || flat[i + 1] == ' '))
+      cut = i + 1;
+  if (cut == 0)
+    cut = std::min(flat.size(), max_chars);
+  return flat.substr(0, cut);
+}
+
+} // namespace paratune

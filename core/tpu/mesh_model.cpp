@@ -1,0 +1,120 @@
+#include "core/tpu/mesh_model.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/perf/device_profile.hpp"
+#include "core/tpu/mesh_parts.hpp"
+
+namespace paratune {
+
+namespace {
+
+// Collectives of FSDP and gradient reduction run on the DMA engines while
+// the matrix units work; this much of the compute time can hide them.
+constexpr double overlap_fraction = 0.8;
+
+const char* limiting_of(const mesh_prediction& p) {
+  if (!p.memory.fits)
+    return "memory_capacity";
+  if (p.exposed_comm_s >= p.compute_s && p.exposed_comm_s >= p.hbm_s)
+    return "communication";
+  return p.hbm_s > p.compute_s ? "hbm_bandwidth" : "compute";
+}
+
+double useful_flops_per_chip(const mesh_shapes& s, const mesh_workload& w, int chips) {
+  const double tokens = double(w.global_batch) * w.seq_len;
+  const double active = s.dense_params + s.embedding_params
+                        + (s.moe ? s.expert_params * s.topk / std::max(1.0, s.experts) : 0);
+  const double attention = 6.0 * s.layers * s.q * w.seq_len;  // causal: half of 12 L q S
+  return tokens * (6 * active + attention) / chips;
+}
+
+void sum_times(mesh_prediction& p) {
+  for (const auto& op : p.ops) {
+    if (op.collective) {
+      p.comm_s += op.seconds;
+      p.exposed_comm_s += op.exposed_s;
+    } else if (std::strcmp(op.bound_by.c_str(), "Compute") == 0) {
+      p.compute_s += op.seconds;
+    } else {
+      p.hbm_s += op.seconds;
+    }
+  }
+  p.step_s = p.compute_s + p.hbm_s + p.exposed_comm_s;
+}
+
+} // namespace
+
+const char* to_string(remat_policy p) {
+  switch (p) {
+    case remat_policy::none: return "none";
+    case remat_policy::minimal: return "minimal";
+    case remat_policy::full: return "full";
+  }
+  return "?";
+}
+
+bool parse_remat_policy(const std::string& text, remat_policy& out) {
+  if (text == "none")
+    out = remat_policy::none;
+  else if (text == "minimal" || text == "save_dot_except_mlp" || text == "save_qkv_proj"
+           || text == "save_dot_with_context_except_mlp")
+    out = remat_policy::minimal;
+  else if (text == "full")
+    out = remat_policy::full;
+  else
+    return false;
+  return true;
+}
+
+mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
+                             const tpu_slice& slice, const tpu_mesh& ici, const tpu_mesh& dcn,
+                             const mesh_workload& w, const mesh_calibration& cal) {
+  mesh_prediction p;
+  p.ici = ici;
+  p.dcn = dcn;
+  const auto shapes = make_mesh_shapes(m, ici, dcn, w);
+  p.problems = shapes.problems;
+  if (ici.chips() != slice.chips_per_slice())
+    p.problems.push_back("mesh " + to_string(ici) + " spans " + std::to_string(ici.chips())
+                         + " chips, the slice has " + std::to_string(slice.chips_per_slice()));
+  if (dcn.chips() != slice.num_slices)
+    p.problems.push_back("DCN mesh spans " + std::to_string(dcn.chips()) + " slices, the job has "
+                         + std::to_string(slice.num_slices));
+  const auto& prof = profile_for(cluster.device);
+  const auto placement = place_mesh(ici, dcn, slice, cluster, prof);
+  p.exact_placement = placement.exact;
+  p.memory = estimate_mesh_memory(shapes, w, cluster.device.hbm_gib);
+  if (!p.valid())
+    return p;
+
+  mesh_detail::mesh_inputs in;
+  in.s = &shapes;
+  in.w = &w;
+  in.placement = &placement;
+  in.target = make_kernel_target(cluster.device, prof, w.prec, {});
+  in.profile = &prof;
+  in.cal = cal;
+  in.micro_steps = std::max(1, w.accumulation_steps);
+  p.ops = mesh_detail::compute_ops(in);
+  double busy = 0;
+  for (const auto& op : p.ops)
+    busy += op.seconds;
+  auto comm = mesh_detail::collective_ops(in);
+  mesh_detail::expose_collectives(comm, overlap_fraction * busy);
+  p.ops.insert(p.ops.end(), comm.begin(), comm.end());
+  std::stable_sort(p.ops.begin(), p.ops.end(),
+                   [](const mesh_op& a, const mesh_op& b) { return a.seconds > b.seconds; });
+  sum_times(p);
+  p.axes = mesh_detail::axis_reports(in, p.ops);
+  const int chips = slice.chips();
+  p.model_flops_per_chip = useful_flops_per_chip(shapes, w, chips);
+  const double peak = cluster.device.peak_tflops(w.prec) * 1e12;
+  p.mfu = p.step_s > 0 && peak > 0 ? p.model_flops_per_chip / p.step_s / peak : 0;
+  p.tokens_per_s = p.step_s > 0 ? double(w.global_batch) * w.seq_len / p.step_s : 0;
+  p.limiting = limiting_of(p);
+  return p;
+}
+
+} // namespace paratune

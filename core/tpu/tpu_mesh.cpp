@@ -1,0 +1,163 @@
+#include "core/tpu/tpu_mesh.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/input_error.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_separator(char c) {
+  return c == ',' || c == ' ' || c == '{' || c == '}' || c == '\'' || c == '"' || c == '\t'
+         || c == '\n';
+}
+
+// Splits "{'model': 8, 'data': 16}" or "model=8,data=16" into name/value pairs.
+std::vector<std::pair<std::string, std::string>> split_pairs(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string token;
+  std::vector<std::string> tokens;
+  for (char c : text) {
+    if (is_separator(c) || c == '=' || c == ':') {
+      if (!token.empty())
+        tokens.push_back(std::move(token));
+      token.clear();
+      if (c == '=' || c == ':')
+        tokens.emplace_back("=");
+    } else {
+      token.push_back(c);
+    }
+  }
+  if (!token.empty())
+    tokens.push_back(token);
+  for (std::size_t i = 0; i < tokens.size(); i += 3) {
+    if (tokens[i] == "=" || i + 1 >= tokens.size() || tokens[i + 1] != "=")
+      throw input_error("mesh '" + std::string(text) + "': expected axis=size near '"
+                        + tokens[i] + "'");
+    if (i + 2 >= tokens.size() || tokens[i + 2] == "=")
+      throw input_error("mesh '" + std::string(text) + "': axis '" + tokens[i]
+                        + "' has no size");
+    out.emplace_back(tokens[i], tokens[i + 2]);
+  }
+  return out;
+}
+
+int parse_size(const std::string& axis, const std::string& value) {
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || v < 1)
+    throw input_error("mesh axis '" + axis + "': size '" + value + "' is not a positive integer");
+  return v;
+}
+
+} // namespace
+
+const char* to_string(mesh_axis a) {
+  switch (a) {
+    case mesh_axis::replica: return "replica";
+    case mesh_axis::data: return "data";
+    case mesh_axis::fsdp: return "fsdp";
+    case mesh_axis::seq: return "seq";
+    case mesh_axis::expert: return "expert";
+    case mesh_axis::model: return "model";
+  }
+  return "?";
+}
+
+bool parse_mesh_axis(std::string_view text, mesh_axis& out) {
+  const auto t = lower(text);
+  if (t == "replica" || t == "dcn_data")
+    out = mesh_axis::replica;
+  else if (t == "data")
+    out = mesh_axis::data;
+  else if (t == "fsdp")
+    out = mesh_axis::fsdp;
+  else if (t == "seq" || t == "sequence" || t == "context")
+    out = mesh_axis::seq;
+  else if (t == "expert")
+    out = mesh_axis::expert;
+  else if (t == "model" || t == "tensor" || t == "mdl")
+    out = mesh_axis::model;
+  else
+    return false;
+  return true;
+}
+
+void tpu_mesh::set(mesh_axis a, int size) {
+  sizes[static_cast<int>(a)] = size;
+}
+
+int tpu_mesh::chips() const {
+  int n = 1;
+  for (int s : sizes)
+    n *= s;
+  return n;
+}
+
+std::vector<mesh_axis> tpu_mesh::listed() const {
+  std::vector<mesh_axis> out;
+  for (auto a : all_mesh_axes)
+    if (at(a) > 1 || std::find(shown.begin(), shown.end(), a) != shown.end())
+      out.push_back(a);
+  return out;
+}
+
+tpu_mesh parse_mesh(std::string_view text) {
+  tpu_mesh m;
+  std::vector<mesh_axis> seen;
+  for (const auto& [name, value] : split_pairs(text)) {
+    mesh_axis a;
+    if (!parse_mesh_axis(name, a))
+      throw input_error("mesh '" + std::string(text) + "': unknown axis '" + name
+                        + "' (replica, data, fsdp, seq, expert, model)");
+    if (std::find(seen.begin(), seen.end(), a) != seen.end())
+      throw input_error("mesh '" + std::string(text) + "': axis '" + name + "' given twice");
+    seen.push_back(a);
+    m.set(a, parse_size(name, value));
+  }
+  if (seen.empty())
+    throw input_error("mesh '" + std::string(text) + "' names no axis");
+  for (auto a : all_mesh_axes)
+    if (std::find(seen.begin(), seen.end(), a) != seen.end())
+      m.shown.push_back(a);
+  return m;
+}
+
+std::string to_string(const tpu_mesh& m) {
+  std::string out;
+  for (auto a : m.listed()) {
+    if (!out.empty())
+      out += ',';
+    out += std::string(to_string(a)) + "=" + std::to_string(m.at(a));
+  }
+  return out.empty() ? "data=1" : out;
+}
+
+std::string describe_mesh_change(const tpu_mesh& from, const tpu_mesh& to) {
+  std::string out;
+  for (auto a : all_mesh_axes) {
+    if (from.at(a) == to.at(a))
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += std::string(to_string(a)) + " " + std::to_string(from.at(a)) + "->"
+           + std::to_string(to.at(a));
+  }
+  return out.empty() ? "no change" : out;
+}
+
+} // namespace paratune

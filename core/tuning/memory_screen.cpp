@@ -1,0 +1,96 @@
+#include "core/tuning/memory_screen.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+
+namespace paratune {
+
+namespace {
+
+/// Run-to-run variation allowed on top of a measured correction.
+constexpr double measured_allowance = 0.01;
+/// A neighbour of an OOM this close in predicted memory is refused too.
+constexpr double oom_neighbour_ratio = 0.97;
+constexpr int oom_neighbour_distance = 3;
+
+} // namespace
+
+int config_distance(const training_config& a, const training_config& b) {
+  // Field by field, no strings: this runs for every candidate against every
+  // past trial.
+  auto w = [](bool differs, int weight) { return differs ? weight : 0; };
+  return w(a.tp != b.tp, 3) + w(a.pp != b.pp, 3) + w(a.cp != b.cp, 3) + w(a.ep != b.ep, 3)
+         + w(a.mbs != b.mbs, 2) + w(a.recompute != b.recompute, 2) + w(a.vpp != b.vpp, 2)
+         + w(a.gbs != b.gbs, 1) + w(a.seq != b.seq, 1) + w(a.sp != b.sp, 1)
+         + w(a.recompute_block != b.recompute_block, 1)
+         + w(a.recompute_layers != b.recompute_layers, 1) + w(a.dist_opt != b.dist_opt, 1)
+         + w(a.overlap_grad != b.overlap_grad, 1) + w(a.overlap_param != b.overlap_param, 1)
+         + w(a.fused_ce != b.fused_ce, 1) + w(a.first_pp_layers != b.first_pp_layers, 1)
+         + w(a.last_pp_layers != b.last_pp_layers, 1);
+}
+
+memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)
+  : history_(history) {
+  for (const auto& h : history)
+    history_peaks_.push_back(predict(h.config).peak_memory_mib);
+}
+
+std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
+                                                      const perf_prediction& p) const {
+  int best = 1 << 30;
+  double sum = 0;
+  int n = 0;
+  for (size_t i = 0; i < history_.size(); ++i) {
+    const auto& h = history_[i];
+    if (h.status != trial_status::succeeded || h.peak_memory_mib <= 0)
+      continue;
+    const int d = config_distance(c, h.config);
+    if (d > best)
+      continue;
+    if (d < best) {
+      best = d;
+      sum = 0;
+      n = 0;
+    }
+    sum += h.peak_memory_mib - history_peaks_[i];
+    ++n;
+  }
+  if (n == 0)
+    return {p.peak_memory_mib, false};
+  const double limit = p.memory_limit_mib;
+  const double offset = std::clamp(sum / n, -0.1 * limit, 0.2 * limit);
+  return {p.peak_memory_mib + offset, true};
+}
+
+std::optional<std::string> memory_screen::check(const training_config& c,
+                                                const perf_prediction& p) const {
+  char buf[200];
+  for (size_t i = 0; i < history_.size(); ++i) {
+    const auto& h = history_[i];
+    if (h.status != trial_status::failed || h.failure != failure_kind::oom)
+      continue;
+    if (config_distance(c, h.config) > oom_neighbour_distance)
+      continue;
+    const double failed_need = history_peaks_[i];
+    if (p.peak_memory_mib >= oom_neighbour_ratio * failed_need) {
+      std::snprintf(buf, sizeof buf,
+                    "memory screen: predicted peak %.0f MiB is close to trial %zu's %.0f MiB, "
+                    "which ran out of memory",
+                    p.peak_memory_mib, i + 1, failed_need);
+      return std::string(buf);
+    }
+  }
+  const auto [peak, measured] = corrected_peak(c, p);
+  const double limit = p.memory_limit_mib;
+  const double need = peak * (1.0 + (measured ? measured_allowance : p.margin));
+  if (limit <= 0 || need <= limit)
+    return std::nullopt;
+  std::snprintf(buf, sizeof buf,
+                "memory screen: predicted peak %.0f MiB (%s) plus %.0f%% exceeds %.0f MiB",
+                peak, measured ? "corrected by the nearest measured run" : "model only",
+                100 * (measured ? measured_allowance : p.margin), limit);
+  return std::string(buf);
+}
+
+} // namespace paratune

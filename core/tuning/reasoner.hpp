@@ -1,0 +1,57 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tuning/health.hpp"
+#include "core/tuning/tuning_context.hpp"
+#include "core/trial_outcome.hpp"
+
+namespace paratune {
+
+/// One candidate configuration the reasoner considered.
+struct suggestion {
+  training_config config;
+  std::vector<config_change> changes;   ///< relative to the base run
+  std::string text;                     ///< "Change AC from full to none."
+  std::string group;                    ///< directive, standard, model, exploratory
+  std::string why;                      ///< why it was generated
+  double predicted_tflops = 0;          ///< model prediction, corrected by measurements
+  double uncertainty = 0;               ///< relative uncertainty of predicted_tflops
+  double oom_risk = 0;                  ///< chance the true peak exceeds the device
+  double score = 0;                     ///< what the candidate is ranked by
+  double predicted_peak_mib = 0;
+  std::optional<std::string> rejected;  ///< the guard that rejected it
+};
+
+/// The outcome of one Bottleneck Analysis + Strategy Generation step.
+struct analysis {
+  health_diagnosis health;
+  int base_trial = -1;                  ///< history index moved from, -1 for none
+  training_config base;
+  std::vector<suggestion> ranked;       ///< passed every guard, best first
+  std::vector<suggestion> rejected;     ///< failed a guard, with the reason
+  std::optional<suggestion> selected;   ///< ranked.front(), when any
+  bool exhausted = false;               ///< nothing new and valid remains
+  std::string reasoning;                ///< the chain of reasoning in words
+};
+
+/// The deterministic built-in reasoner: OptiCo appendix D.2 as code, with
+/// the performance model ranking candidates and screening memory.
+///
+/// It moves from the best successful run so far (OptiCo moves from the last
+/// row; starting from the incumbent wastes fewer trials after a bad step),
+/// diagnoses its health, generates the directive's candidates or the
+/// standard bottleneck candidates plus the model's best predictions, applies
+/// the guards (constraints, duplicates, known failures, memory), and falls
+/// back to exploratory changes when every targeted change is rejected.
+/// Candidates outside the directive are ranked by their expected gain over
+/// the best run by more than 1% (candidate_scorer.hpp), from the model's
+/// prediction corrected by the session's measurements and its uncertainty
+/// (throughput_estimator.hpp), times the chance that the configuration
+/// fits: new splits the model ranks close are tried before sub-1% flag
+/// toggles of a measured one, and near-OOM candidates last.
+analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history);
+
+} // namespace paratune

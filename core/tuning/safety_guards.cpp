@@ -1,0 +1,121 @@
+#include "core/tuning/safety_guards.hpp"
+
+#include <algorithm>
+
+#include "core/megatron_rules.hpp"
+
+namespace paratune {
+
+namespace {
+
+int memory_saving(recompute_mode m) {
+  return m == recompute_mode::none ? 0 : m == recompute_mode::selective ? 1 : 2;
+}
+
+bool in_search_space(const tuning_context& ctx, const training_config& c,
+                     std::string& offending) {
+  for (const auto& key : config_keys()) {
+    const auto v = get_value(c, key);
+    auto it = ctx.search.find(key);
+    const bool ok = it == ctx.search.end()
+                      ? v == get_value(ctx.initial, key) // not tunable: stays fixed
+                      : std::find(it->second.begin(), it->second.end(), v) != it->second.end();
+    if (!ok) {
+      offending = key + "=" + v;
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool needs_at_least_as_much_memory(const training_config& c,
+                                   const training_config& failed) {
+  const bool same_split = c.tp == failed.tp && c.pp == failed.pp
+                          && c.cp == failed.cp && c.ep == failed.ep
+                          && c.vpp == failed.vpp
+                          && c.first_pp_layers == failed.first_pp_layers
+                          && c.last_pp_layers == failed.last_pp_layers;
+  if (!same_split || c.seq != failed.seq)
+    return false;
+  if (c.mbs < failed.mbs)
+    return false;
+  if (memory_saving(c.recompute) > memory_saving(failed.recompute))
+    return false;
+  if (c.recompute == recompute_mode::full && failed.recompute == recompute_mode::full
+      && c.recompute_layers != failed.recompute_layers)
+    return false; // block recompute of more or fewer layers: not comparable
+  if ((c.sp && !failed.sp) || (c.dist_opt && !failed.dist_opt)
+      || (c.fused_ce && !failed.fused_ce))
+    return false;
+  return true;
+}
+
+safety_guards::safety_guards(const tuning_context& ctx,
+                             const std::vector<trial_outcome>& history,
+                             memory_screen::predictor predict)
+  : ctx_(ctx), history_(history), memory_(history, std::move(predict)) {
+}
+
+std::optional<std::string> safety_guards::constraint(const training_config& c) const {
+  std::string offending;
+  if (!in_search_space(ctx_, c, offending))
+    return "outside the search space (" + offending + ")";
+  auto v = check_megatron_rules(ctx_.model, c, ctx_.world_size);
+  if (!v.empty())
+    return "violates a Megatron rule: " + v.front().message;
+  return std::nullopt;
+}
+
+std::optional<std::string> safety_guards::duplicate(const training_config& c) const {
+  int tries = 0;
+  bool only_retryable = ctx_.retry_transient;
+  for (size_t i = 0; i < history_.size(); ++i) {
+    if (!(history_[i].config == c))
+      continue;
+    ++tries;
+    only_retryable = only_retryable && history_[i].retryable();
+    if (!ctx_.retry_transient || !history_[i].retryable())
+      return "duplicate of trial " + std::to_string(i + 1);
+  }
+  if (tries >= 2 || (tries == 1 && !only_retryable))
+    return "duplicate: already retried after a transient failure";
+  return std::nullopt;
+}
+
+std::optional<std::string> safety_guards::known_failure(const training_config& c) const {
+  for (size_t i = 0; i < history_.size(); ++i) {
+    const auto& h = history_[i];
+    if (h.status != trial_status::failed || h.retryable())
+      continue;
+    const auto trial = "trial " + std::to_string(i + 1);
+    if (h.failure == failure_kind::oom && needs_at_least_as_much_memory(c, h.config))
+      return "known failure: needs at least the memory of " + trial
+             + ", which ran out of memory";
+    if (h.failure == failure_kind::config_invalid && !h.blamed.empty()) {
+      bool same = true;
+      for (const auto& key : h.blamed)
+        same = same && get_value(c, key) == get_value(h.config, key);
+      if (same)
+        return "known failure: same values as " + trial + " for the blamed "
+               "parameters";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> safety_guards::memory(const training_config& c,
+                                                 const perf_prediction& p) const {
+  return memory_.check(c, p);
+}
+
+std::optional<std::string> safety_guards::check(const training_config& c,
+                                                const perf_prediction& p) const {
+  if (auto r = constraint(c)) return r;
+  if (auto r = duplicate(c)) return r;
+  if (auto r = known_failure(c)) return r;
+  return memory(c, p);
+}
+
+} // namespace paratune

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/perf/perf_model.hpp"
+#include "core/tuning/memory_screen.hpp"
+#include "core/tuning/tuning_context.hpp"
+#include "core/trial_outcome.hpp"
+
+namespace paratune {
+
+/// OptiCo's three safety guards (constraint, duplicate, failure) plus
+/// paratune's memory screen, over a session's history. Each check returns
+/// the reason for rejecting, or nothing when the candidate passes.
+class safety_guards {
+public:
+  safety_guards(const tuning_context& ctx, const std::vector<trial_outcome>& history,
+                memory_screen::predictor predict);
+
+  /// A Megatron start-up rule or a value outside the search space.
+  std::optional<std::string> constraint(const training_config& c) const;
+  /// The same configuration was tried before (any outcome; with
+  /// retry_transient, a transient failure may be tried once more).
+  std::optional<std::string> duplicate(const training_config& c) const;
+  /// The configuration matches a known failure: an OOM of a configuration
+  /// that needs no more memory, or the blamed values of an invalid one.
+  std::optional<std::string> known_failure(const training_config& c) const;
+  /// The memory screen (memory_screen.hpp) says it cannot fit.
+  std::optional<std::string> memory(const training_config& c,
+                                    const perf_prediction& p) const;
+
+  /// All four in order; the first rejection.
+  std::optional<std::string> check(const training_config& c,
+                                   const perf_prediction& p) const;
+
+
+private:
+  const tuning_context& ctx_;
+  const std::vector<trial_outcome>& history_;
+  memory_screen memory_;
+};
+
+/// True when `c` needs at least as much memory per GPU as `failed`, by
+/// construction: same model split, micro batch no smaller, and no memory
+/// saving feature that `failed` lacked.
+bool needs_at_least_as_much_memory(const training_config& c,
+                                   const training_config& failed);
+
+} // namespace paratune

@@ -1,0 +1,239 @@
+#include "core/tuning/space_planner.hpp"
+
+#include <algorithm>
+
+#include "core/input_error.hpp"
+#include "core/megatron_rules.hpp"
+
+namespace paratune {
+
+namespace {
+
+// A value of one key, parsed once before the enumeration so that the hot
+// loop writes a field instead of parsing text (set_value builds strings).
+struct assignment {
+  enum class kind { int_field, bool_field, recompute, text } k = kind::text;
+  int training_config::*int_member = nullptr;
+  bool training_config::*bool_member = nullptr;
+  int value = 0;
+  std::string key, text; // kind::text only: a key this file does not know
+
+  void apply(training_config& c) const {
+    switch (k) {
+      case kind::int_field: c.*int_member = value; break;
+      case kind::bool_field: c.*bool_member = value != 0; break;
+      case kind::recompute: c.recompute = static_cast<recompute_mode>(value); break;
+      case kind::text: set_value(c, key, text); break;
+    }
+  }
+};
+
+int training_config::*int_member(const std::string& key) {
+  static const std::map<std::string, int training_config::*> members = {
+    {"tp", &training_config::tp}, {"pp", &training_config::pp},
+    {"cp", &training_config::cp}, {"ep", &training_config::ep},
+    {"vpp", &training_config::vpp}, {"mbs", &training_config::mbs},
+    {"gbs", &training_config::gbs}, {"seq", &training_config::seq},
+    {"recompute_layers", &training_config::recompute_layers},
+    {"first_pp_layers", &training_config::first_pp_layers},
+    {"last_pp_layers", &training_config::last_pp_layers}};
+  auto it = members.find(key);
+  return it == members.end() ? nullptr : it->second;
+}
+
+bool training_config::*bool_member(const std::string& key) {
+  static const std::map<std::string, bool training_config::*> members = {
+    {"sp", &training_config::sp}, {"recompute_method", &training_config::recompute_block},
+    {"dist_opt", &training_config::dist_opt}, {"overlap_grad", &training_config::overlap_grad},
+    {"overlap_param", &training_config::overlap_param},
+    {"fused_ce", &training_config::fused_ce}};
+  auto it = members.find(key);
+  return it == members.end() ? nullptr : it->second;
+}
+
+// Parses through set_value (its checks and messages), then reads the field back.
+assignment compile(const std::string& key, const std::string& text) {
+  training_config scratch;
+  set_value(scratch, key, text);
+  assignment a;
+  if (auto m = int_member(key)) {
+    a.k = assignment::kind::int_field;
+    a.int_member = m;
+    a.value = scratch.*m;
+  } else if (auto b = bool_member(key)) {
+    a.k = assignment::kind::bool_field;
+    a.bool_member = b;
+    a.value = scratch.*b;
+  } else if (key == "recompute") {
+    a.k = assignment::kind::recompute;
+    a.value = static_cast<int>(scratch.recompute);
+  } else {
+    a.key = key;
+    a.text = text;
+  }
+  return a;
+}
+
+std::vector<std::vector<assignment>> compile(const config_space& space) {
+  check_space(space);
+  std::vector<std::vector<assignment>> out;
+  for (const auto& [key, values] : space) {
+    out.emplace_back();
+    for (const auto& v : values)
+      out.back().push_back(compile(key, v));
+  }
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos)
+    return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto end = text.find(sep, pos);
+    if (end == std::string::npos)
+      end = text.size();
+    out.push_back(trim(text.substr(pos, end - pos)));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// The ranking: more tokens/s per GPU, then less memory, then first seen.
+struct ranked {
+  planned_config planned;
+  std::size_t order = 0;
+};
+
+bool better(const ranked& a, const ranked& b) {
+  const auto& pa = a.planned.prediction;
+  const auto& pb = b.planned.prediction;
+  if (pa.tokens_per_s_per_gpu != pb.tokens_per_s_per_gpu)
+    return pa.tokens_per_s_per_gpu > pb.tokens_per_s_per_gpu;
+  if (pa.peak_memory_mib != pb.peak_memory_mib)
+    return pa.peak_memory_mib < pb.peak_memory_mib;
+  return a.order < b.order;
+}
+
+// Keeps the best k seen so far, sorted best first. k is small (a table on
+// a terminal), so insertion into a sorted vector beats a heap here.
+class top_k_list {
+public:
+  explicit top_k_list(std::size_t k) : k_(k) {}
+
+  bool wants(double tokens_per_s) const {
+    return k_ > 0 && (best_.size() < k_
+                      || tokens_per_s >= best_.back().planned.prediction.tokens_per_s_per_gpu);
+  }
+  void offer(ranked r) {
+    auto at = std::upper_bound(best_.begin(), best_.end(), r, better);
+    if (at == best_.end() && best_.size() >= k_)
+      return;
+    best_.insert(at, std::move(r));
+    if (best_.size() > k_)
+      best_.pop_back();
+  }
+  std::vector<planned_config> take() {
+    std::vector<planned_config> out;
+    for (auto& r : best_)
+      out.push_back(std::move(r.planned));
+    return out;
+  }
+
+private:
+  std::size_t k_;
+  std::vector<ranked> best_;
+};
+
+// Screens one candidate: rules, then memory, then the ranking.
+void screen(const plan_request& r, const training_config& c, std::size_t order,
+            plan_result& out, top_k_list& top) {
+  const auto broken = check_megatron_rules(r.model, c, r.world_size);
+  if (!broken.empty()) {
+    ++out.rule_rejected;
+    for (const auto& v : broken)
+      if (++out.rejected_by_rule[v.rule] == 1)
+        out.rule_example[v.rule] = v.message;
+    return;
+  }
+  auto p = predict(r.model, r.cluster, r.world_size, c, r.prec, r.cal);
+  if (!p.fits) {
+    ++out.memory_rejected;
+    return;
+  }
+  ++out.fitting;
+  if (top.wants(p.tokens_per_s_per_gpu))
+    top.offer({{c, std::move(p)}, order});
+}
+
+} // namespace
+
+void check_space(const config_space& space) {
+  for (const auto& [key, values] : space) {
+    if (values.empty())
+      throw input_error("search space key '" + key + "' has no values");
+    training_config scratch;
+    for (const auto& v : values)
+      set_value(scratch, key, v); // throws naming the key or the value
+  }
+}
+
+std::size_t space_size(const config_space& space) {
+  std::size_t n = 1;
+  for (const auto& [key, values] : space)
+    n *= values.size();
+  return n;
+}
+
+config_space override_space(config_space space, const std::string& overrides) {
+  for (const auto& item : split(overrides, ',')) {
+    if (item.empty())
+      continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw input_error("search space item '" + item + "': expected KEY=V1|V2|...");
+    const auto key = trim(item.substr(0, eq));
+    auto values = split(item.substr(eq + 1), '|');
+    std::erase(values, std::string{});
+    if (values.empty())
+      throw input_error("search space key '" + key + "' has no values");
+    space[key] = std::move(values);
+  }
+  check_space(space);
+  return space;
+}
+
+plan_result plan_space(const plan_request& r) {
+  const auto slots = compile(r.space);
+  plan_result out;
+  top_k_list top(r.top_k);
+  // An odometer over the value indices: the last key turns fastest, and each
+  // step rewrites only the keys whose index changed.
+  std::vector<std::size_t> index(slots.size(), 0);
+  training_config c = r.base;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    slots[k][0].apply(c);
+  for (bool more = true; more; ++out.candidates) {
+    screen(r, c, out.candidates, out, top);
+    more = false;
+    for (std::size_t k = slots.size(); k-- > 0;) {
+      if (++index[k] < slots[k].size()) {
+        slots[k][index[k]].apply(c);
+        more = true;
+        break;
+      }
+      index[k] = 0;
+      slots[k][0].apply(c);
+    }
+  }
+  out.top = top.take();
+  return out;
+}
+
+} // namespace paratune

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/perf/perf_model.hpp"
+#include "core/tuning/tuning_context.hpp"
+#include "core/trial_outcome.hpp"
+
+namespace paratune {
+
+/// What the session expects a configuration to do.
+struct throughput_estimate {
+  double tflops = 0;     ///< measured, or the model corrected by measurements
+  double sigma = 0;      ///< relative uncertainty of `tflops` (0.01 = 1%)
+  bool measured = false; ///< the configuration ran successfully
+  int nearest = -1;      ///< history index of the nearest successful run, -1 if none
+  int distance = 0;      ///< config_distance to it
+};
+
+/// The performance model's predictions, cached per configuration, and
+/// corrected by what the session measured.
+///
+/// The model is 5-10% off on a real cluster, and the error has structure:
+/// a cluster-wide bias plus effects of particular splits. So a candidate's
+/// measured/predicted ratio is estimated in two layers: the mean log-ratio
+/// of every successful run (the bias), plus the deviation of nearby runs
+/// from it, weighted by exp(-distance/2) and shrunk toward zero (a
+/// neighbour one flag away counts fully, a different split little). Its
+/// uncertainty grows with how far its parallel split is from every measured
+/// one: flag toggles of a measured split are known to about a percent, a
+/// new micro batch or recomputation to ~3%, a new TP/PP split only to the
+/// model's own error (6%).
+class throughput_estimator {
+public:
+  /// The model's error on a split no run has informed (its MAPE on the
+  /// published tables).
+  static constexpr double model_sigma = 0.06;
+  /// A measured median of ~10 iterations with 1% run-to-run noise.
+  static constexpr double measured_sigma = 0.005;
+  /// Flags (overlaps, fused loss, distributed optimizer) of a measured split.
+  static constexpr double flag_sigma = 0.01;
+
+  throughput_estimator(const tuning_context& ctx, const std::vector<trial_outcome>& history);
+
+  /// The model alone (cached).
+  const perf_prediction& raw(const training_config& c);
+  /// The measurement where `c` ran, else the corrected model.
+  throughput_estimate estimate(const training_config& c);
+
+private:
+  const tuning_context& ctx_;
+  const std::vector<trial_outcome>& history_;
+  std::unordered_map<std::string, perf_prediction> cache_;
+  std::vector<int> runs_;            ///< successful trials with a throughput
+  std::vector<double> log_ratio_;    ///< log(measured / predicted) of each of runs_
+  double mean_log_ratio_ = 0;
+};
+
+} // namespace paratune

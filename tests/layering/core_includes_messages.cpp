@@ -1,0 +1,3 @@
+// core must not know the wire format.
+#include "core/tuning/reasoner.hpp"
+#include "messages/codec.hpp"

@@ -1,0 +1,3 @@
+// The wire format does not know where it is stored.
+#include "messages/codec.hpp"
+#include "storage/message_pool.hpp"

@@ -1,0 +1,3 @@
+// The performance model does not depend on the tuner that uses it.
+#include "core/perf/perf_model.hpp"
+#include "core/tuning/reasoner.hpp"

@@ -1,0 +1,279 @@
+#include "validation/model_validation.hpp"
+#include "validation/reference_specs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+#include "core/perf/perf_model.hpp"
+
+namespace paratune {
+
+namespace {
+
+// The software stacks of the tables (facts about the framework version, not
+// fitted constants): 2021-22 Megatron had no flash attention and split
+// pipeline sends over TP; Megatron-Core r0.8 ran with --tp-comm-overlap.
+perf_calibration pre_core_stack() {
+  perf_calibration cal;
+  cal.flash_attention = false;
+  cal.p2p_scatter_gather = true;
+  return cal;
+}
+
+perf_prediction run(const published_run& r, const cluster_spec& cl, precision p,
+                    const perf_calibration& cal = {}) {
+  return predict(r.model, cl, r.gpus, r.config, p, cal);
+}
+
+std::string fmt(const char* format, auto... args) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+validation_stat at_most(std::string name, double value, double limit, std::string unit = "%") {
+  return {std::move(name), value, std::move(unit), true, true, limit};
+}
+
+validation_stat at_least(std::string name, double value, double limit, std::string unit = "") {
+  return {std::move(name), value, std::move(unit), true, false, limit};
+}
+
+validation_stat info(std::string name, double value, std::string unit = "%") {
+  return {std::move(name), value, std::move(unit), false, true, 0};
+}
+
+std::vector<compared_value> all_values(const table_validation& t) {
+  std::vector<compared_value> out;
+  for (const auto& r : t.rows)
+    out.insert(out.end(), r.values.begin(), r.values.end());
+  return out;
+}
+
+double max_abs_error(const std::vector<compared_value>& values) {
+  double worst = 0;
+  for (const auto& v : values)
+    worst = std::max(worst, std::abs(v.error_pct()));
+  return worst;
+}
+
+// Korthikanti's gate is per value (each within 10%), as its tests assert.
+void add_each_within(table_validation& t, double limit) {
+  const auto values = all_values(t);
+  t.stats.push_back(info("MAPE", mape(values)));
+  t.stats.push_back(at_most("max |error|", max_abs_error(values), limit));
+}
+
+// SC21 counts achieved TFLOP/s with the 96 formula (recompute included).
+double sc21_flops(const published_run& r) {
+  const double B = r.config.gbs, s = r.config.seq, l = r.model.layers;
+  const double h = r.model.hidden, V = r.model.vocab;
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]])
+      ++j;
+    for (size_t k = i; k <= j; ++k)
+      r[order[k]] = (i + j) / 2.0;
+    i = j + 1;
+  }
+  return r;
+}
+
+} // namespace
+
+double compared_value::error_pct() const {
+  return measured == 0 ? 0 : 100 * (predicted / measured - 1);
+}
+
+bool table_validation::pass() const {
+  return std::all_of(stats.begin(), stats.end(), [](const auto& s) { return s.pass(); });
+}
+
+double mape(const std::vector<compared_value>& values) {
+  double sum = 0;
+  for (const auto& v : values)
+    sum += std::abs(v.error_pct());
+  return values.empty() ? 0 : sum / values.size();
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const auto ra = ranks(a), rb = ranks(b);
+  const double n = a.size();
+  if (n < 2)
+    return 0;
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return va == 0 || vb == 0 ? 0 : cov / std::sqrt(va * vb);
+}
+
+// vTrain's "150 GB/s intra-node" is the algorithm bandwidth of an 8-GPU
+// all-reduce, i.e. the NVLink3 link of a DGX A100; its 800 Gbit/s between
+// nodes is per node, 12.5 GB/s per GPU.
+cluster_spec validation_vtrain_cluster() {
+  cluster_spec c = reference::dgx_a100();
+  c.name = "vtrain-a100";
+  c.scale_out = {"IB-4xHDR", 800.0 / 8 / 8, 20};
+  return c;
+}
+
+table_validation validate_sc21(const std::vector<sc21_row>& rows) {
+  table_validation t{"sc21", "SC21 Table 1 TFLOP/s per GPU (A100, fp16, full recompute)", {}, {}};
+  for (const auto& r : rows) {
+    const auto p = run(r.run, reference::dgx_a100(), precision::fp16, pre_core_stack());
+    const double tflops = sc21_flops(r.run) / (p.iteration_time_s * r.run.gpus) / 1e12;
+    t.rows.push_back({fmt("%s tp %d pp %d v %d on %d", r.run.label.c_str(), r.run.config.tp,
+                          r.run.config.pp, r.run.config.vpp, r.run.gpus),
+                      {{"TFLOP/s", tflops, r.tflops_per_gpu}},
+                      "limiting " + p.limiting_factor});
+  }
+  t.stats.push_back(at_most("MAPE", mape(all_values(t)), 10));
+  return t;
+}
+
+table_validation validate_korthikanti_times(const std::vector<korthikanti_row>& rows) {
+  table_validation t{"korthikanti_t5",
+                     "Korthikanti Table 5 iteration time (A100, bf16, DP 1)", {}, {}};
+  for (const auto& r : rows) {
+    published_run full = r.run, sel = r.run;
+    full.config.recompute = recompute_mode::full;
+    sel.config.recompute = recompute_mode::selective;
+    sel.config.sp = true;
+    const auto pf = run(full, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    const auto ps = run(sel, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    t.rows.push_back({r.run.label,
+                      {{"time full recompute (s)", pf.iteration_time_s, r.time_full_s},
+                       {"time SP + selective (s)", ps.iteration_time_s, r.time_sel_s}},
+                      fmt("SP + selective MFU %.1f%% HFU %.1f%%", 100 * ps.mfu, 100 * ps.hfu)});
+  }
+  add_each_within(t, 10);
+  return t;
+}
+
+table_validation validate_korthikanti_memory(const std::vector<korthikanti_row>& rows) {
+  table_validation t{"korthikanti_f1",
+                     "Korthikanti Figure 1 memory per GPU, GiB (A100, stage 0)", {}, {}};
+  for (const auto& r : rows) {
+    published_run none = r.run, sel = r.run;
+    sel.config.recompute = recompute_mode::selective;
+    sel.config.sp = true;
+    const auto pn = run(none, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    const auto ps = run(sel, reference::dgx_a100(), precision::bf16, pre_core_stack());
+    const auto& s0 = pn.stages.front();
+    const double states = (s0.weights_mib + s0.gradients_mib + s0.optimizer_mib) / 1024;
+    t.rows.push_back({r.run.label,
+                      {{"weights+grads+optimizer", states, r.states_gib},
+                       {"activations no recompute", s0.activations_mib / 1024, r.act_none_gib},
+                       {"activations SP + selective", ps.stages.front().activations_mib / 1024,
+                        r.act_sel_gib}},
+                      ""});
+  }
+  add_each_within(t, 10);
+  return t;
+}
+
+table_validation validate_megatron_core(const std::vector<megatron_core_row>& rows) {
+  table_validation t{"megatron_core_r080",
+                     "Megatron-Core r0.8 MFU (H100, bf16, TP comm overlap)", {}, {}};
+  perf_calibration cal;
+  cal.tp_comm_overlap = true;
+  for (const auto& r : rows) {
+    const auto p = run(r.run, reference::dgx_h100(), precision::bf16, cal);
+    t.rows.push_back({fmt("%s tp %d pp %d on %d", r.run.label.c_str(), r.run.config.tp,
+                          r.run.config.pp, r.run.gpus),
+                      {{"MFU (%)", 100 * p.mfu, 100 * r.mfu}},
+                      "limiting " + p.limiting_factor});
+  }
+  t.stats.push_back(at_most("MAPE", mape(all_values(t)), 10));
+  return t;
+}
+
+table_validation validate_optico(const std::vector<optico_row>& rows) {
+  table_validation t{"optico_fig5",
+                     "OptiCo Figure 5 fit verdicts and max memory (Llama3-8B, 8 A100, fp16)",
+                     {}, {}};
+  int right = 0;
+  std::vector<compared_value> memory, tflops;
+  for (const auto& r : rows) {
+    const auto p = run(r.run, reference::dgx_a100(), precision::fp16);
+    validation_row row{r.run.label, {}, "", p.fits == r.ran};
+    row.note = std::string(r.ran ? "ran" : "OOM") + ", predicted "
+               + (p.fits ? "fits" : "OOM") + fmt(" (peak %.0f MiB, stage %d)",
+                                                  p.peak_memory_mib, p.peak.stage);
+    if (r.ran) {
+      // OptiCo's TFLOPS column is 6 * params * tokens/s per GPU.
+      const double tf = 6 * r.run.model.parameters() * p.tokens_per_s_per_gpu / 1e12;
+      row.values = {{"max memory (MiB)", p.peak_memory_mib, r.mem_max_mib},
+                    {"TFLOPS (6 N tokens/s)", tf, r.tflops}};
+      memory.push_back(row.values[0]);
+      tflops.push_back(row.values[1]);
+    }
+    right += row.right;
+    t.rows.push_back(std::move(row));
+  }
+  const double n = rows.size();
+  t.stats.push_back(at_least("verdicts right", right, n - 1, fmt("/%.0f", n)));
+  t.stats.push_back(at_most("max memory MAPE", mape(memory), 10));
+  t.stats.push_back(info("TFLOPS MAPE", mape(tflops)));
+  return t;
+}
+
+table_validation validate_vtrain(const std::vector<vtrain_row>& rows) {
+  table_validation t{"vtrain_multi",
+                     "vTrain multi-node iteration time (A100, fp16, full recompute)", {}, {}};
+  // Models in the table's order, each with its predicted and measured times.
+  std::vector<std::string> models;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
+  std::map<std::string, std::vector<compared_value>> values;
+  for (const auto& r : rows) {
+    const auto& c = r.run.config;
+    const auto p = run(r.run, validation_vtrain_cluster(), precision::fp16, pre_core_stack());
+    const compared_value v{"iteration time (s)", p.iteration_time_s, r.iteration_time_s};
+    t.rows.push_back({fmt("%s tp %d dp %d pp %d mbs %d", r.run.label.c_str(), c.tp,
+                          c.data_parallel(r.run.gpus), c.pp, c.mbs),
+                      {v}, "limiting " + p.limiting_factor});
+    if (!by_model.count(r.run.label))
+      models.push_back(r.run.label);
+    by_model[r.run.label].first.push_back(v.predicted);
+    by_model[r.run.label].second.push_back(v.measured);
+    values[r.run.label].push_back(v);
+  }
+  t.stats.push_back(at_most("MAPE", mape(all_values(t)), 10));
+  double rho_sum = 0;
+  for (const auto& name : models) {
+    const auto& [pred, meas] = by_model[name];
+    const double rho = spearman(pred, meas);
+    rho_sum += rho;
+    t.stats.push_back(info("MAPE " + name, mape(values[name])));
+    t.stats.push_back(at_least("Spearman " + name, rho, 0.6));
+  }
+  t.stats.push_back(at_least("mean Spearman", models.empty() ? 0 : rho_sum / models.size(), 0.8));
+  return t;
+}
+
+std::vector<table_validation> validate_all(const published_tables& tables) {
+  return {validate_sc21(tables.sc21),
+          validate_korthikanti_times(tables.korthikanti),
+          validate_korthikanti_memory(tables.korthikanti),
+          validate_megatron_core(tables.megatron_core),
+          validate_optico(tables.optico),
+          validate_vtrain(tables.vtrain)};
+}
+
+} // namespace paratune
