@@ -7,7 +7,6 @@
 #include "adapters/diagnosis/evidence_sources.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/diagnosis/analyzer.hpp"
-#include "messages/codec.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
 
@@ -37,24 +36,20 @@ wire::diagnosis diagnose(const wire::diagnose_request& req) {
 
 } // namespace
 
+analyzer_state::analyzer_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::diagnose_request>([this](const wire::envelope& e, const wire::diagnose_request& req) {
+    auto d = diagnose(req);
+    if (!d.error.empty())
+      spdlog::warn("analyzer: session {}: {}", e.session, d.error);
+    store_and_publish(topics::diagnosis(e.session), wire::make_envelope(e.session, 0, d));
+  });
+}
+
 caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps) {
+  self->state.start(std::move(deps));
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
-      auto e = decode_bus(self->name(), topic, payload);
-      if (!e || e->type != wire::type_name<wire::diagnose_request>())
-        return;
-      wire::diagnose_request req;
-      try {
-        req = wire::body_of<wire::diagnose_request>(*e);
-      } catch (const wire::decode_error& err) {
-        spdlog::warn("analyzer: {}", err.what());
-        return;
-      }
-      auto d = diagnose(req);
-      if (!d.error.empty())
-        spdlog::warn("analyzer: session {}: {}", e->session, d.error);
-      store_and_publish(self, deps, topics::diagnosis(e->session),
-                        wire::make_envelope(e->session, 0, d));
+      self->state.dispatch(topic, payload);
     },
   };
 }

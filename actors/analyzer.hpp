@@ -2,13 +2,9 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/agent_io.hpp"
+#include "actors/agent.hpp"
 
 namespace paratune {
-
-struct analyzer_state {
-  static inline const char* name = "analyzer";
-};
 
 /// ASAP's Analyzer agent. Subscribes to "diagnose." (diagnose_request): reads
 /// the experiment and the profiles it names (Xprof directory or server,
@@ -17,6 +13,12 @@ struct analyzer_state {
 /// "diagnosis.<session>". A request it cannot serve (bad experiment,
 /// unreadable profiles) still gets a diagnosis, with `error` saying why.
 /// Reading profiles blocks: spawn it detached.
+struct analyzer_state : agent_state {
+  explicit analyzer_state(caf::event_based_actor* self);
+
+  static inline const char* name = "analyzer";
+};
+
 caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps);
 
 } // namespace paratune

@@ -3,53 +3,47 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/input_error.hpp"
-#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
 namespace paratune {
 
-namespace {
+analyst_state::analyst_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::analysis_request>([this](const wire::envelope& e, const wire::analysis_request& r) {
+    const auto session = e.session;
+    const int after = r.after_trial;
+    with_history(session, [this, session, after](std::vector<wire::envelope> history) {
+      analyse(session, after, history);
+    });
+  });
+}
 
-void analyse(caf::event_based_actor* self, const agent_deps& deps, const std::string& session,
-             int after_trial, const std::vector<wire::envelope>& history) {
-  const auto* opened = find_first(history, wire::type_name<wire::session_opened>());
+void analyst_state::analyse(const std::string& session, int after_trial,
+                            const std::vector<wire::envelope>& history) {
+  const auto* opened = find_first<wire::session_opened>(history);
   if (!opened) {
     spdlog::warn("bottleneck_analyst: session {} has no session_opened record", session);
     return;
   }
+  wire::analysis_report report;
   try {
     auto ctx = wire::context_of(wire::body_of<wire::session_opened>(*opened));
-    auto outcomes = wire::outcomes_of(history);
-    auto a = analyze(ctx, outcomes);
-    auto report = wire::to_wire(a, after_trial);
-    store_and_publish(self, deps, topics::report(session),
-                      wire::make_envelope(session, after_trial, report));
+    report = wire::to_wire(analyze(ctx, wire::outcomes_of(history)), after_trial);
   } catch (const std::exception& e) {
+    // A history that does not read: the session learns why and ends,
+    // instead of asking again for an analysis that cannot succeed.
     spdlog::error("bottleneck_analyst: session {}: {}", session, e.what());
+    report.after_trial = after_trial;
+    report.error = e.what();
   }
+  store_and_publish(topics::report(session), wire::make_envelope(session, after_trial, report));
 }
 
-} // namespace
-
 caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps) {
+  self->state.start(std::move(deps));
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
-      auto e = decode_bus(self->name(), topic, payload);
-      if (!e || e->type != wire::type_name<wire::analysis_request>())
-        return;
-      int after = 0;
-      try {
-        after = wire::body_of<wire::analysis_request>(*e).after_trial;
-      } catch (const wire::decode_error& err) {
-        spdlog::warn("bottleneck_analyst: {}", err.what());
-        return;
-      }
-      const auto session = e->session;
-      with_history(self, deps, session, [=](std::vector<wire::envelope> history) {
-        analyse(self, deps, session, after, history);
-      });
+      self->state.dispatch(topic, payload);
     },
   };
 }

@@ -2,6 +2,8 @@
 
 #include <caf/all.hpp>
 
+#include "messages/codec.hpp"
+
 namespace paratune {
 
 namespace {
@@ -26,6 +28,7 @@ egress_actor::behavior_type egress_loop(egress_actor::stateful_pointer<egress_st
 
 bus_bridge::bus_bridge(caf::actor_system& sys, zmq::context_t& ctx, const bus_endpoints& ep) {
   subscriber_ = std::make_unique<bus_subscriber>(ctx, ep);
+  subscriber_->on_gap([this](const std::string& topic, uint64_t) { on_gap(topic); });
   auto pub = std::make_shared<bus_publisher>(ctx, ep);
   if (!subscriber_->await_connected(*pub, std::chrono::seconds(10)))
     throw std::runtime_error("the bus at " + ep.publish + " carries no messages");
@@ -37,17 +40,52 @@ bus_bridge::~bus_bridge() {
   caf::anon_send_exit(egress_, caf::exit_reason::user_shutdown);
 }
 
-int bus_bridge::subscribe(const std::string& prefix, const caf::actor& target) {
+int bus_bridge::subscribe(const std::string& prefix, const caf::actor& target,
+                          bool replay_on_gap) {
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(target);
-  return subscriber_->subscribe(prefix, [weak](const std::string& topic,
-                                               const std::string& payload) {
+  const int id = subscriber_->subscribe(prefix, [weak](const std::string& topic,
+                                                       const std::string& payload) {
     if (auto strong = caf::actor_cast<caf::actor>(weak))
       caf::anon_send(strong, bus_atom_v, topic, payload);
   });
+  if (replay_on_gap) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    replay_targets_[id] = {prefix, weak};
+  }
+  return id;
 }
 
 void bus_bridge::unsubscribe(int id) {
   subscriber_->unsubscribe(id);
+  std::lock_guard<std::mutex> guard{mutex_};
+  replay_targets_.erase(id);
+}
+
+void bus_bridge::on_gap(const std::string& topic) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (const auto& [_, target] : replay_targets_)
+    if (topic.compare(0, target.first.size(), target.first) == 0)
+      if (auto strong = caf::actor_cast<caf::actor>(target.second))
+        caf::anon_send(strong, replay_atom_v);
+}
+
+bool bus_bridge::await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
+                                std::chrono::milliseconds timeout) {
+  wire::envelope probe;
+  probe.type = "probe"; // no agent handles it
+  probe.session = "_probe";
+  const auto payload = wire::pack(probe);
+  std::set<std::string> unseen(topics.begin(), topics.end());
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!unseen.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (const auto& t : unseen)
+      self->send(egress_, publish_atom_v, t, payload);
+    bool quiet = false;
+    while (!quiet && !unseen.empty())
+      self->receive([&](bus_atom, const std::string& topic, const std::string&) { unseen.erase(topic); },
+                    caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
+  }
+  return unseen.empty();
 }
 
 } // namespace paratune

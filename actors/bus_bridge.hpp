@@ -1,10 +1,13 @@
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
+#include <caf/weak_intrusive_ptr.hpp>
 
 #include "actors/interfaces.hpp"
 #include "adapters/bus/zmq_bus.hpp"
@@ -14,7 +17,9 @@ namespace paratune {
 /// Connects CAF actors to the ZeroMQ bus: an egress actor owns the PUB
 /// socket, and the subscriber's poller thread (a foreign thread) hands each
 /// message to the actors registered for its topic prefix with anon_send,
-/// as (bus_atom, topic, payload).
+/// as (bus_atom, topic, payload). When the subscriber sees a sequence gap on
+/// a topic, the actors registered for it with `replay_on_gap` get
+/// (replay_atom) and read what they missed from the pool.
 class bus_bridge {
 public:
   /// Connects to an existing proxy at `ep` and waits until the bus carries
@@ -26,14 +31,29 @@ public:
 
   /// Delivers every message whose topic starts with `prefix` to `target`.
   /// The bridge holds only a weak reference: a terminated actor is skipped.
-  int subscribe(const std::string& prefix, const caf::actor& target);
+  int subscribe(const std::string& prefix, const caf::actor& target,
+                bool replay_on_gap = false);
   void unsubscribe(int id);
 
+  /// Publishes probes on `topics` through the egress until `self` has seen
+  /// one on each, or `timeout` passes: ZeroMQ applies a subscription
+  /// asynchronously (the slow joiner), and what is published before it
+  /// reaches the proxy is lost. `self` must be subscribed to them.
+  bool await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
+                      std::chrono::milliseconds timeout);
+
   egress_actor egress() const { return egress_; }
+  /// Sequence gaps the subscriber saw (messages lost on the bus).
+  uint64_t gaps() const { return subscriber_->gaps(); }
 
 private:
+  void on_gap(const std::string& topic);
+
   std::unique_ptr<bus_subscriber> subscriber_;
   egress_actor egress_;
+  std::mutex mutex_;
+  /// Who wants a replay on a gap: subscription id -> (prefix, actor).
+  std::map<int, std::pair<std::string, caf::weak_actor_ptr>> replay_targets_;
 };
 
 } // namespace paratune

@@ -36,7 +36,7 @@ caf::expected<void> seed_ledger(caf::actor_system& sys, runtime& rt, const std::
   caf::expected<void> out{};
   for (const auto& r : records) {
     auto e = wire::make_envelope(wire::optimization_ledger, 0, wire::to_wire(r));
-    self->request(rt.deps().pool, std::chrono::seconds(30), append_atom_v, wire::pack(e))
+    self->request(rt.deps().pool, std::chrono::seconds(30), append_atom_v, e)
       .receive([](uint64_t) {}, [&](caf::error& err) { out = std::move(err); });
     if (!out)
       break;
@@ -44,34 +44,18 @@ caf::expected<void> seed_ledger(caf::actor_system& sys, runtime& rt, const std::
   return out;
 }
 
-// Waits until the bus delivers the agents' topic prefixes: ZeroMQ applies a
-// subscription asynchronously, and a request published before it reaches
-// the proxy would be lost. The probe is an envelope the agents ignore.
+// Waits until the bus delivers the agents' topic prefixes, so that a
+// request published right after start is not lost to the slow joiner.
 bool await_subscriptions(caf::actor_system& sys, runtime& rt) {
   caf::scoped_actor self{sys};
   auto me = caf::actor_cast<caf::actor>(self);
   const int a = rt.bridge().subscribe(topics::diagnose_prefix, me);
   const int b = rt.bridge().subscribe(topics::diagnosis_prefix, me);
-  wire::envelope probe;
-  probe.type = "probe";
-  probe.session = "_probe";
-  const auto payload = wire::pack(probe);
-  bool seen_a = false, seen_b = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!(seen_a && seen_b) && std::chrono::steady_clock::now() < deadline) {
-    for (const char* t : {"diagnose._probe", "diagnosis._probe"})
-      self->send(rt.deps().egress, publish_atom_v, std::string(t), payload);
-    bool quiet = false;
-    while (!quiet && !(seen_a && seen_b))
-      self->receive(
-        [&](bus_atom, const std::string& topic, const std::string&) {
-          (topic.rfind(topics::diagnose_prefix, 0) == 0 ? seen_a : seen_b) = true;
-        },
-        caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
-  }
+  const bool seen = rt.bridge().await_delivery(self, {"diagnose._probe", "diagnosis._probe"},
+                                               std::chrono::seconds(10));
   rt.bridge().unsubscribe(a);
   rt.bridge().unsubscribe(b);
-  return seen_a && seen_b;
+  return seen;
 }
 
 } // namespace
@@ -94,8 +78,8 @@ caf::expected<void> start_diagnosis_agents(caf::actor_system& sys, runtime& rt,
   auto proposer = sys.spawn<caf::detached>(proposal_agent, deps, knowledge);
   rt.bridge().subscribe(topics::diagnose_prefix, analyst);
   rt.bridge().subscribe(topics::diagnosis_prefix, proposer);
-  rt.adopt_agent(analyst);
-  rt.adopt_agent(proposer);
+  rt.adopt_agent(analyst, "analyzer");
+  rt.adopt_agent(proposer, "proposal_agent");
   if (!await_subscriptions(sys, rt))
     return caf::make_error(ec::bus_failure, "the diagnosis agents' topics never reached the bus");
   return {};

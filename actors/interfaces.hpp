@@ -16,12 +16,13 @@
 namespace paratune {
 
 /// Owns the Global Message Pool. The single writer: sequence numbers are
-/// allocated here.
+/// allocated here. Envelopes travel between actors as they are; only the
+/// pool (to store) and the egress actor (to publish) encode them.
 using pool_actor = caf::typed_actor<
-  // Stores an envelope (msgpack bytes); replies with its sequence number.
-  caf::replies_to<append_atom, std::string>::with<uint64_t>,
+  // Stores an envelope; replies with its sequence number.
+  caf::replies_to<append_atom, wire::envelope>::with<uint64_t>,
   // Every envelope of a session, in order.
-  caf::replies_to<history_atom, std::string>::with<std::vector<std::string>>>;
+  caf::replies_to<history_atom, std::string>::with<std::vector<wire::envelope>>>;
 
 /// Owns the bus PUB socket (a ZeroMQ socket must stay on one thread).
 using egress_actor = caf::typed_actor<

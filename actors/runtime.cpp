@@ -3,17 +3,19 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <set>
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/bottleneck_analyst.hpp"
 #include "actors/bus_bridge.hpp"
 #include "actors/failure_analyst.hpp"
 #include "actors/pool_actor.hpp"
-#include "actors/session.hpp"
+#include "actors/tuning_session.hpp"
+#include "actors/watchdog.hpp"
 #include "actors/strategy_generator.hpp"
 #include "actors/validator.hpp"
-#include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "storage/message_pool.hpp"
 
@@ -37,6 +39,8 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   if (!db)
     return db.error();
   std::unique_ptr<runtime> rt{new runtime(sys)};
+  rt->grace_ = opts.grace;
+  rt->watchdog_ = sys.spawn(watchdog);
   if (opts.bus.publish.empty()) {
     static std::atomic<int> counter{0};
     opts.bus = bus_endpoints::inproc("paratune-" + std::to_string(counter++));
@@ -65,7 +69,14 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   b.subscribe("report.", generator);
   b.subscribe("proposal.", valid);
   b.subscribe("trial.", failures);
-  rt->agents_ = {analyst, generator, valid, failures};
+  rt->adopt_agent(analyst, "bottleneck_analyst");
+  rt->adopt_agent(generator, "strategy_generator");
+  rt->adopt_agent(valid, "validator");
+  rt->adopt_agent(failures, "failure_analyst");
+  caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.pool),
+                 std::string("pool"));
+  caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.egress),
+                 std::string("egress"));
   return rt;
 }
 
@@ -78,24 +89,57 @@ runtime::~runtime() {
 
 caf::actor runtime::start_session(const std::string& id, wire::session_opened job,
                                   const caf::actor& listener) {
-  auto s = sys_.spawn(session, deps_, bridge_.get(), id, std::move(job), listener, false);
-  sessions_.push_back(s);
+  auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener, false);
+  adopt_session(s);
   return s;
+}
+
+void runtime::adopt_session(caf::actor session) {
+  caf::anon_send(watchdog_, watch_atom_v, session);
+  sessions_.push_back(std::move(session));
+}
+
+void runtime::adopt_agent(caf::actor agent, const std::string& name) {
+  caf::anon_send(watchdog_, watch_atom_v, agent, name);
+  agents_.push_back(std::move(agent));
 }
 
 caf::expected<std::vector<wire::envelope>> runtime::history(const std::string& session) {
   caf::scoped_actor self{sys_};
   caf::expected<std::vector<wire::envelope>> out{std::vector<wire::envelope>{}};
   self->request(deps_.pool, std::chrono::seconds(30), history_atom_v, session)
-    .receive(
-      [&](const std::vector<std::string>& records) {
-        std::vector<wire::envelope> decoded;
-        for (const auto& r : records)
-          decoded.push_back(wire::decode_envelope(r));
-        out = std::move(decoded);
-      },
-      [&](caf::error& err) { out = std::move(err); });
+    .receive([&](std::vector<wire::envelope>& records) { out = std::move(records); },
+             [&](caf::error& err) { out = std::move(err); });
   return out;
+}
+
+void runtime::stop_group(std::vector<caf::actor>& actors) {
+  caf::scoped_actor self{sys_};
+  std::set<caf::actor_addr> alive;
+  for (auto& a : actors) {
+    self->monitor(a);
+    alive.insert(a.address());
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+  }
+  auto wait_until = [&](std::chrono::steady_clock::time_point deadline) {
+    while (!alive.empty()) {
+      const auto left = deadline - std::chrono::steady_clock::now();
+      if (left <= std::chrono::steady_clock::duration::zero())
+        return;
+      self->receive([&](caf::down_msg& dm) { alive.erase(dm.source); },
+                    caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(left)) >> [] {});
+    }
+  };
+  wait_until(std::chrono::steady_clock::now() + grace_);
+  // Whatever ignored the shutdown (a handler stuck, an exit handler that
+  // does not quit) is killed: kill cannot be trapped.
+  for (auto& a : actors)
+    if (alive.count(a.address())) {
+      spdlog::warn("runtime: {} did not stop within {} ms, killing it", a->id(), grace_.count());
+      self->send_exit(a, caf::exit_reason::kill);
+    }
+  wait_until(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  actors.clear();
 }
 
 void runtime::stop() {
@@ -104,19 +148,12 @@ void runtime::stop() {
   stopped_ = true;
   // Sessions unsubscribe from the bridge as they exit, and agents write to
   // the pool: both must be gone before the bus and the pool go.
-  auto stop_all = [this](std::vector<caf::actor>& actors) {
-    caf::scoped_actor self{sys_};
-    for (auto& a : actors)
-      self->send_exit(a, caf::exit_reason::user_shutdown);
-    self->wait_for(actors);
-    actors.clear();
-  };
-  stop_all(sessions_);
-  stop_all(agents_);
+  stop_group(sessions_);
+  stop_group(agents_);
   bridge_.reset(); // joins the poller, stops the egress actor
   proxy_.reset();
-  std::vector<caf::actor> pool{caf::actor_cast<caf::actor>(deps_.pool)};
-  stop_all(pool);
+  std::vector<caf::actor> last{caf::actor_cast<caf::actor>(deps_.pool), watchdog_};
+  stop_group(last);
   deps_ = {};
   ctx_.reset();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,7 +9,7 @@
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/agent_io.hpp"
+#include "actors/agent.hpp"
 #include "adapters/bus/zmq_bus.hpp"
 #include "messages/wire_types.hpp"
 
@@ -21,11 +22,14 @@ struct runtime_options {
   bus_endpoints bus;             ///< empty: a private inproc bus; port * for any free one
   bool host_proxy = true;        ///< bind the XSUB/XPUB proxy in this process
   bool sync_writes = false;      ///< fdatasync every pool write
+  /// How long stop() lets each group of actors finish before killing it.
+  std::chrono::milliseconds grace{5000};
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
 /// and the four agents, started in dependency order and stopped in reverse.
-/// Sessions are started on it; it serves any number of them.
+/// Sessions are started on it; it serves any number of them. A watchdog
+/// monitors every actor it starts (actors/watchdog.hpp).
 class runtime {
 public:
   /// Opens the pool and starts everything. Errors name what failed (a pool
@@ -34,9 +38,14 @@ public:
                                                        runtime_options opts);
   ~runtime();
 
-  /// Starts a session actor that tells `listener` (done_atom, id, state).
+  /// Starts a GPU tuning session that tells `listener` (done_atom, id,
+  /// session_state, text) when it ends (actors/tuning_session.hpp).
   caf::actor start_session(const std::string& id, wire::session_opened job,
                            const caf::actor& listener);
+
+  /// Takes a session actor started elsewhere (the TPU loop) so that the
+  /// watchdog tells it of agent deaths and stop() stops it first.
+  void adopt_session(caf::actor session);
 
   /// Every record of a session, through the pool actor (blocking).
   caf::expected<std::vector<wire::envelope>> history(const std::string& session);
@@ -46,18 +55,24 @@ public:
   const bus_endpoints& bus() const { return bus_; }
 
   /// Takes an agent started outside start() (the diagnosis agents,
-  /// actors/diagnosis_agents.hpp) so that stop() stops it with the others.
-  void adopt_agent(caf::actor agent) { agents_.push_back(std::move(agent)); }
+  /// actors/diagnosis_agents.hpp) so that the watchdog monitors it and
+  /// stop() stops it with the others.
+  void adopt_agent(caf::actor agent, const std::string& name);
   agent_deps deps() const { return deps_; }
 
   /// Ordered shutdown, each step waiting for the last: sessions, agents,
-  /// then the bus, then the pool. Idempotent.
+  /// then the bus, then the pool. Each group gets the grace period to end,
+  /// then whatever still runs is killed. Idempotent.
   void stop();
 
 private:
   explicit runtime(caf::actor_system& sys);
 
+  void stop_group(std::vector<caf::actor>& actors);
+
   caf::actor_system& sys_;
+  std::chrono::milliseconds grace_;
+  caf::actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;
   std::unique_ptr<bus_proxy> proxy_;

@@ -1,24 +1,14 @@
 #include "actors/strategy_generator.hpp"
 
 #include <caf/all.hpp>
-#include <spdlog/spdlog.h>
 
 #include "core/megatron_args.hpp"
-#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
 namespace paratune {
 
 namespace {
-
-int finished_trials(const std::vector<wire::envelope>& history) {
-  int n = 0;
-  for (const auto& e : history)
-    if (e.type == wire::type_name<wire::trial_result>())
-      ++n;
-  return n;
-}
 
 const wire::envelope* stored_proposal(const std::vector<wire::envelope>& history, int trial) {
   for (const auto& e : history)
@@ -50,11 +40,11 @@ std::optional<wire::trial_result> skipped_initial(const wire::analysis_report& r
   if (trial != 1)
     return std::nullopt;
   for (const auto& s : r.rejected)
-    if (s.group == "initial") {
+    if (s.group == candidate_group::initial) {
       wire::trial_result t;
       t.trial = 1;
       t.config = s.config;
-      t.status = "skipped";
+      t.status = trial_status::skipped;
       t.reason = "not launched: " + s.rejected;
       return t;
     }
@@ -84,51 +74,39 @@ wire::proposal make_proposal(const wire::analysis_report& r, const wire::session
   return p;
 }
 
-void generate(caf::event_based_actor* self, const agent_deps& deps, const std::string& session,
-              const wire::analysis_report& report, const std::vector<wire::envelope>& history) {
-  const auto* opened = find_first(history, wire::type_name<wire::session_opened>());
-  if (!opened)
-    return;
-  const int trial = finished_trials(history) + 1;
-  if (report.after_trial + 1 != trial)
-    return; // a stale report: the session has moved on
-  if (const auto* stored = stored_proposal(history, trial)) {
-    publish_only(self, deps, topics::proposal(session), *stored);
-    return;
-  }
-  try {
-    auto s = wire::body_of<wire::session_opened>(*opened);
-    if (auto skipped = skipped_initial(report, trial)) {
-      store_and_publish(self, deps, topics::trial_state(session, trial),
-                        wire::make_envelope(session, trial, *skipped));
-      return;
-    }
-    auto p = make_proposal(report, s, trial);
-    store_and_publish(self, deps, topics::proposal(session), wire::make_envelope(session, trial, p));
-  } catch (const std::exception& e) {
-    spdlog::error("strategy_generator: session {}: {}", session, e.what());
-  }
-}
-
 } // namespace
 
+generator_state::generator_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::analysis_report>([this](const wire::envelope& e, wire::analysis_report report) {
+    const auto session = e.session;
+    with_history(session, [this, session, report](std::vector<wire::envelope> history) {
+      generate(session, report, history);
+    });
+  });
+}
+
+void generator_state::generate(const std::string& session, const wire::analysis_report& report,
+                               const std::vector<wire::envelope>& history) {
+  const auto* opened = find_first<wire::session_opened>(history);
+  if (!opened || !report.error.empty())
+    return; // an analysis that failed ends the session (tuning_session)
+  const int trial = count_of<wire::trial_result>(history) + 1;
+  if (report.after_trial + 1 != trial)
+    return; // a stale report: the session has moved on
+  if (const auto* stored = stored_proposal(history, trial))
+    return publish_only(topics::proposal(session), *stored);
+  if (auto skipped = skipped_initial(report, trial))
+    return store_and_publish(topics::trial_state(session, trial),
+                             wire::make_envelope(session, trial, *skipped));
+  auto p = make_proposal(report, wire::body_of<wire::session_opened>(*opened), trial);
+  store_and_publish(topics::proposal(session), wire::make_envelope(session, trial, p));
+}
+
 caf::behavior strategy_generator(caf::stateful_actor<generator_state>* self, agent_deps deps) {
+  self->state.start(std::move(deps));
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
-      auto e = decode_bus(self->name(), topic, payload);
-      if (!e || e->type != wire::type_name<wire::analysis_report>())
-        return;
-      wire::analysis_report report;
-      try {
-        report = wire::body_of<wire::analysis_report>(*e);
-      } catch (const wire::decode_error& err) {
-        spdlog::warn("strategy_generator: {}", err.what());
-        return;
-      }
-      const auto session = e->session;
-      with_history(self, deps, session, [=](std::vector<wire::envelope> history) {
-        generate(self, deps, session, report, history);
-      });
+      self->state.dispatch(topic, payload);
     },
   };
 }

@@ -3,13 +3,11 @@
 #include <deque>
 
 #include <caf/all.hpp>
-#include <spdlog/spdlog.h>
 
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
 #include "core/trial_scoring.hpp"
-#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
@@ -47,6 +45,17 @@ double peak_memory(const running_trial& t) {
   return peak;
 }
 
+failure_kind failure_kind_of(log_error_kind k) {
+  switch (k) {
+    case log_error_kind::oom: return failure_kind::oom;
+    case log_error_kind::nccl_timeout: return failure_kind::nccl_timeout;
+    case log_error_kind::config_invalid: return failure_kind::config_invalid;
+    case log_error_kind::nan: return failure_kind::nan;
+    case log_error_kind::other: return failure_kind::other;
+  }
+  return failure_kind::other;
+}
+
 wire::trial_result result_of(const running_trial& t, int exit_code) {
   wire::trial_result r;
   r.trial = t.proposal.trial;
@@ -57,11 +66,11 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   const auto& log = t.parser.log();
   const auto score = score_iterations(t.samples);
   if (!log.errors.empty()) {
-    r.error_kind = to_string(log.errors.front().kind);
+    r.error_kind = failure_kind_of(log.errors.front().kind);
     r.error_message = log.errors.front().message;
   }
   if (exit_code == 0 && log.errors.empty() && score.scored > 0) {
-    r.status = "succeeded";
+    r.status = trial_status::succeeded;
     r.tflops_per_gpu = score.tflops_per_gpu;
     r.iteration_ms = score.iteration_ms;
     r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
@@ -69,7 +78,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
     r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
     r.iterations_scored = score.scored;
   } else {
-    r.status = "failed";
+    r.status = trial_status::failed;
     if (r.error_message.empty())
       r.error_message = exit_code == 0 ? "no iteration could be scored"
                                        : "exit status " + std::to_string(exit_code);
@@ -78,8 +87,41 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   return r;
 }
 
-void on_line(caf::event_based_actor* self, const agent_deps& deps, running_trial& t,
-             const std::string& line) {
+} // namespace
+
+validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
+    const auto session = e.session;
+    if (p.exhausted || p.argv.empty() || running.count(key_of(session, p.trial)))
+      return;
+    with_history(session, [this, session, p](std::vector<wire::envelope> history) {
+      consider(session, p, history);
+    });
+  });
+}
+
+validator_state::~validator_state() {
+  for (auto& [_, t] : running)
+    if (t->process)
+      t->process->terminate(500);
+}
+
+void validator_state::consider(const std::string& session, const wire::proposal& p,
+                               const std::vector<wire::envelope>& history) {
+  for (const auto& h : history)
+    if (h.trial == p.trial && h.type == wire::type_name<wire::trial_result>())
+      return; // already ran (a republished proposal)
+  const auto* opened = find_first<wire::session_opened>(history);
+  if (!opened || running.count(key_of(session, p.trial)))
+    return;
+  launch(session, p, wire::body_of<wire::session_opened>(*opened));
+}
+
+void validator_state::on_line(const std::string& key, const std::string& line) {
+  auto it = running.find(key);
+  if (it == running.end())
+    return;
+  auto& t = *it->second;
   t.tail.push_back(line);
   if (t.tail.size() > tail_lines)
     t.tail.pop_front();
@@ -98,14 +140,13 @@ void on_line(caf::event_based_actor* self, const agent_deps& deps, running_trial
     const double tflops = it.tflops_per_gpu.value_or(0);
     t.samples.push_back({it.iteration, it.elapsed_ms, tflops});
     wire::telemetry tm{t.proposal.trial, it.iteration, it.elapsed_ms, tflops};
-    publish_only(self, deps, topics::telemetry(t.session, t.proposal.trial),
+    publish_only(topics::telemetry(t.session, t.proposal.trial),
                  wire::make_envelope(t.session, t.proposal.trial, tm));
   }
 }
 
-void launch(caf::stateful_actor<validator_state>* self, const agent_deps& deps,
-            const std::string& session, const wire::proposal& p,
-            const wire::session_opened& opened) {
+void validator_state::launch(const std::string& session, const wire::proposal& p,
+                             const wire::session_opened& opened) {
   auto t = std::make_shared<running_trial>();
   t->session = session;
   t->proposal = p;
@@ -114,10 +155,12 @@ void launch(caf::stateful_actor<validator_state>* self, const agent_deps& deps,
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
   t->memory_limit_mib = opened.cluster.hbm_gib * 1024;
   const auto key = key_of(session, p.trial);
-  self->state.running[key] = t;
+  running[key] = t;
   wire::trial_started st{p.trial, p.config, p.argv};
-  store_and_publish(self, deps, topics::trial_state(session, p.trial),
+  store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
+  // The child's reader threads are foreign threads: they reach this actor
+  // by anon_send, and only while it lives.
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
   auto forward = [weak](auto... xs) {
     if (auto me = caf::actor_cast<caf::actor>(weak))
@@ -133,55 +176,28 @@ void launch(caf::stateful_actor<validator_state>* self, const agent_deps& deps,
   }
 }
 
-} // namespace
+void validator_state::on_exit(const std::string& key, int exit_code) {
+  auto it = running.find(key);
+  if (it == running.end())
+    return;
+  auto t = it->second;
+  running.erase(it);
+  t->parser.finish();
+  auto r = result_of(*t, exit_code);
+  store_and_publish(topics::trial_state(t->session, r.trial),
+                    wire::make_envelope(t->session, r.trial, r));
+}
 
 caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps) {
-  self->attach_functor([self] {
-    for (auto& [_, t] : self->state.running)
-      if (t->process)
-        t->process->terminate(500);
-  });
+  self->state.start(std::move(deps));
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
-      auto e = decode_bus(self->name(), topic, payload);
-      if (!e || e->type != wire::type_name<wire::proposal>())
-        return;
-      wire::proposal p;
-      try {
-        p = wire::body_of<wire::proposal>(*e);
-      } catch (const wire::decode_error& err) {
-        spdlog::warn("validator: {}", err.what());
-        return;
-      }
-      const auto session = e->session;
-      if (p.exhausted || p.argv.empty() || self->state.running.count(key_of(session, p.trial)))
-        return;
-      with_history(self, deps, session, [=](std::vector<wire::envelope> history) {
-        const auto* opened = find_first(history, wire::type_name<wire::session_opened>());
-        for (const auto& h : history)
-          if (h.trial == p.trial && h.type == wire::type_name<wire::trial_result>())
-            return; // already ran (a republished proposal)
-        if (!opened || self->state.running.count(key_of(session, p.trial)))
-          return;
-        launch(self, deps, session, p, wire::body_of<wire::session_opened>(*opened));
-      });
+      self->state.dispatch(topic, payload);
     },
     [=](line_atom, const std::string& key, const std::string& line) {
-      auto it = self->state.running.find(key);
-      if (it != self->state.running.end())
-        on_line(self, deps, *it->second, line);
+      self->state.on_line(key, line);
     },
-    [=](exited_atom, const std::string& key, int code) {
-      auto it = self->state.running.find(key);
-      if (it == self->state.running.end())
-        return;
-      auto t = it->second;
-      self->state.running.erase(it);
-      t->parser.finish();
-      auto r = result_of(*t, code);
-      store_and_publish(self, deps, topics::trial_state(t->session, r.trial),
-                        wire::make_envelope(t->session, r.trial, r));
-    },
+    [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
   };
 }
 

@@ -6,17 +6,11 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/agent_io.hpp"
+#include "actors/agent.hpp"
 
 namespace paratune {
 
 struct running_trial; // defined in validator.cpp
-
-struct validator_state {
-  /// Trials now running, by "<session>/<trial>".
-  std::map<std::string, std::shared_ptr<running_trial>> running;
-  static inline const char* name = "validator";
-};
 
 /// The Strategy Validation agent. Subscribes to "proposal."; for each new
 /// proposal it records trial_started, launches the run as a child process
@@ -24,6 +18,23 @@ struct validator_state {
 /// with the Megatron log parser, publishes each iteration on
 /// "telemetry.<session>.<trial>", and when the process ends scores the
 /// trial (warm-up skipped) and records its trial_result.
+struct validator_state : agent_state {
+  explicit validator_state(caf::event_based_actor* self);
+  ~validator_state() override;
+
+  /// Launches `p` unless it already ran (a republished proposal).
+  void consider(const std::string& session, const wire::proposal& p,
+                const std::vector<wire::envelope>& history);
+  void launch(const std::string& session, const wire::proposal& p,
+              const wire::session_opened& opened);
+  void on_line(const std::string& key, const std::string& line);
+  void on_exit(const std::string& key, int exit_code);
+
+  /// Trials now running, by "<session>/<trial>".
+  std::map<std::string, std::shared_ptr<running_trial>> running;
+  static inline const char* name = "validator";
+};
+
 caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps);
 
 } // namespace paratune

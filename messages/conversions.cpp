@@ -97,8 +97,7 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
       auto r = body_of<trial_result>(e);
       trial_outcome o;
       o.config = from_wire(r.config);
-      if (!parse_trial_status(r.status, o.status))
-        throw input_error("stored trial status '" + r.status + "' is unknown");
+      o.status = r.status;
       o.tflops_per_gpu = r.tflops_per_gpu;
       o.mfu = r.mfu;
       o.peak_memory_mib = r.peak_memory_mib;
@@ -106,14 +105,14 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
       o.gpu_util_pct = r.gpu_util_pct;
       o.reason = r.reason;
       if (o.status == trial_status::failed)
-        parse_failure_kind(r.error_kind == "" ? "other" : r.error_kind, o.failure);
+        o.failure = r.error_kind == failure_kind::none ? failure_kind::other : r.error_kind;
       by_trial[r.trial] = o;
     } else if (e.type == type_name<failure_diagnosis>()) {
       auto d = body_of<failure_diagnosis>(e);
       auto it = by_trial.find(d.trial);
       if (it == by_trial.end())
         continue;
-      parse_failure_kind(d.kind, it->second.failure);
+      it->second.failure = d.kind;
       it->second.blamed = d.blamed;
       it->second.confidence = d.confidence;
       it->second.reason = d.summary;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <caf/error.hpp>
 #include <caf/make_message.hpp>
@@ -20,9 +21,19 @@ enum class ec : uint8_t {
   launch_failure,
   /// The bus could not bind or connect.
   bus_failure,
+  /// An agent died of an exception, or an agent a session needs died.
+  agent_failure,
+  /// A session could not go on (its history does not read, a step failed).
+  session_failure,
 };
 
+/// The code as words: "storage failure".
 const char* to_string(ec code);
+
+/// Any caf::error as words. paratune's own codes read "storage failure:
+/// cannot open ..."; CAF's own errors keep CAF's rendering. caf::to_string
+/// alone prints paratune's codes as numbers.
+std::string describe(const caf::error& err);
 
 } // namespace paratune
 

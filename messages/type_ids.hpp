@@ -1,24 +1,48 @@
 #pragma once
 
-// The one CAF type-ID block of paratune. Actors exchange atoms, strings and
-// integers only: typed data travels as msgpack envelopes (wire_types.hpp),
-// the same bytes the bus carries and the pool stores.
+// The one CAF type-ID block of paratune. Between actors, records travel as
+// wire::envelope values (never encoded inside one process); the bus and the
+// pool carry the same envelope as msgpack bytes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
 #include <caf/type_id.hpp>
 
+#include "core/session_state.hpp"
+#include "messages/wire_types.hpp"
+
+namespace paratune::wire {
+
+/// CAF's view of an envelope (for its type registry and log rendering).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, envelope& x) {
+  return f(caf::meta::type_name("paratune.envelope"), x.v, x.type, x.session, x.trial, x.seq,
+           x.ts_ms, x.body);
+}
+
+} // namespace paratune::wire
+
 CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
+  CAF_ADD_TYPE_ID(paratune, (paratune::wire::envelope))
+  CAF_ADD_TYPE_ID(paratune, (std::vector<paratune::wire::envelope>))
+  CAF_ADD_TYPE_ID(paratune, (paratune::session_state))
   /// Ingress thread -> subscriber: (bus_atom, topic, payload).
   CAF_ADD_ATOM(paratune, paratune, bus_atom, "bus")
+  /// The bus saw a sequence gap: what it carried may be lost, replay the pool.
+  CAF_ADD_ATOM(paratune, paratune, replay_atom, "replay")
   /// Agent -> egress: (publish_atom, topic, payload).
   CAF_ADD_ATOM(paratune, paratune, publish_atom, "publish")
   /// Agent -> pool: (append_atom, envelope) -> seq.
   CAF_ADD_ATOM(paratune, paratune, append_atom, "append")
-  /// Agent -> pool: (history_atom, session) -> vector<string> of envelopes.
+  /// Agent -> pool: (history_atom, session) -> vector<envelope>.
   CAF_ADD_ATOM(paratune, paratune, history_atom, "history")
   /// Starts a session or a trial.
   CAF_ADD_ATOM(paratune, paratune, start_atom, "start")
-  /// A session ended: (done_atom, session, state).
+  /// A session ended: (done_atom, session, session_state).
   CAF_ADD_ATOM(paratune, paratune, done_atom, "done")
   /// Child process output: (line_atom, trial key, text).
   CAF_ADD_ATOM(paratune, paratune, line_atom, "line")
@@ -26,4 +50,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, exited_atom, "exited")
   /// A periodic self-message (watchdogs).
   CAF_ADD_ATOM(paratune, paratune, tick_atom, "tick")
+  /// Runtime -> watchdog: (watch_atom, actor) to tell of agent deaths.
+  CAF_ADD_ATOM(paratune, paratune, watch_atom, "watch")
+  /// Watchdog -> session: (agent_down_atom, agent name, reason).
+  CAF_ADD_ATOM(paratune, paratune, agent_down_atom, "agentdown")
 CAF_END_TYPE_ID_BLOCK(paratune)

@@ -11,6 +11,8 @@
 
 #include <msgpack.hpp>
 
+#include "messages/wire_enums.hpp"
+
 namespace paratune::wire {
 
 /// Schema version written in every envelope.
@@ -76,7 +78,7 @@ struct session_opened {
 struct suggestion_wire {
   config_map config;
   std::string text;
-  std::string group;
+  candidate_group group = candidate_group::standard;
   std::string why;
   double predicted_tflops = 0;
   double predicted_peak_mib = 0;
@@ -95,8 +97,9 @@ struct analysis_report {
   std::vector<suggestion_wire> rejected;
   bool exhausted = false;
   std::string reasoning;
+  std::string error;      ///< non-empty when the session could not be analysed
   MSGPACK_DEFINE_MAP(after_trial, health, directive, base_trial, ranked, rejected, exhausted,
-                     reasoning)
+                     reasoning, error)
 };
 
 /// The coordinator asks for the next step after `after_trial` trials.
@@ -112,7 +115,7 @@ struct proposal {
   bool exhausted = false;        ///< nothing new and valid remains
   config_map config;
   std::string change;            ///< "Change AC from full to none."
-  std::string group;             ///< directive, standard, model, exploratory, initial
+  candidate_group group = candidate_group::standard;
   std::string health;            ///< health state
   std::string why;
   double predicted_tflops = 0;
@@ -145,7 +148,7 @@ struct telemetry {
 struct trial_result {
   int trial = 0;
   config_map config;
-  std::string status;            ///< succeeded, failed, skipped
+  trial_status status = trial_status::failed;
   double tflops_per_gpu = 0;
   double mfu = 0;
   double iteration_ms = 0;
@@ -154,7 +157,7 @@ struct trial_result {
   double gpu_util_pct = 0;
   int iterations_scored = 0;
   int exit_code = 0;
-  std::string error_kind;        ///< as the log parser classified the first error
+  failure_kind error_kind = failure_kind::none; ///< how the log parser classified the first error
   std::string error_message;
   std::string reason;            ///< why skipped, or the first error line
   std::vector<std::string> log_tail;
@@ -167,7 +170,7 @@ struct trial_result {
 /// The failure analyst's diagnosis of a failed trial.
 struct failure_diagnosis {
   int trial = 0;
-  std::string kind;              ///< oom, config_invalid, nccl_timeout, node_failure, nan, other
+  failure_kind kind = failure_kind::other;
   std::vector<std::string> blamed; ///< canonical keys, empty when not parameter-related
   int confidence = 0;
   bool retry = false;
@@ -177,11 +180,11 @@ struct failure_diagnosis {
 
 /// Session progress and its end.
 struct session_status {
-  std::string state;             ///< running, finished, exhausted, failed
+  session_state state = session_state::running;
   int trials_done = 0;
   int best_trial = 0;
   double best_tflops = 0;
-  std::string text;
+  std::string text;              ///< why it ended, in words (the error when failed)
   MSGPACK_DEFINE_MAP(state, trials_done, best_trial, best_tflops, text)
 };
 

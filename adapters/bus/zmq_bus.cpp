@@ -1,6 +1,7 @@
 #include "adapters/bus/zmq_bus.hpp"
 
 #include <array>
+#include <random>
 
 #include <spdlog/spdlog.h>
 #include <zmq_addon.hpp>
@@ -73,18 +74,48 @@ bus_proxy::~bus_proxy() {
   thread_.join();
 }
 
+std::string bus_sequence::encode() const {
+  std::string out;
+  for (uint64_t v : {publisher, seq})
+    for (int shift = 56; shift >= 0; shift -= 8)
+      out.push_back(static_cast<char>((v >> shift) & 0xff));
+  return out;
+}
+
+bool bus_sequence::decode(std::string_view frame, bus_sequence& out) {
+  if (frame.size() != size)
+    return false;
+  auto get = [&](size_t at) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; ++i)
+      v = (v << 8) | static_cast<unsigned char>(frame[at + i]);
+    return v;
+  };
+  out = {get(0), get(8)};
+  return out.publisher != 0;
+}
+
+namespace {
+
+uint64_t random_publisher_id() {
+  std::random_device rd;
+  uint64_t id = 0;
+  while (id == 0)
+    id = (uint64_t(rd()) << 32) | rd();
+  return id;
+}
+
+} // namespace
+
 bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep)
-  : socket_(ctx, zmq::socket_type::pub) {
+  : socket_(ctx, zmq::socket_type::pub), id_(random_publisher_id()) {
   set_common(socket_);
   socket_.set(zmq::sockopt::sndhwm, high_water_mark);
   socket_.connect(ep.publish);
 }
 
 void bus_publisher::publish(const std::string& topic, const std::string& payload) {
-  std::array<unsigned char, 8> seq;
-  ++seq_;
-  for (int i = 0; i < 8; ++i)
-    seq[i] = static_cast<unsigned char>(seq_ >> (56 - 8 * i));
+  const auto seq = bus_sequence{id_, ++next_seq_[topic]}.encode();
   std::array<zmq::const_buffer, 3> parts{zmq::buffer(topic), zmq::buffer(payload),
                                          zmq::buffer(seq)};
   (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);
@@ -149,6 +180,39 @@ void bus_subscriber::apply_pending(zmq::socket_t& sub) {
   }
 }
 
+void bus_subscriber::on_gap(gap_handler h) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  gap_handler_ = std::move(h);
+}
+
+std::map<uint64_t, uint64_t> bus_subscriber::gaps_by_publisher() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return gaps_by_publisher_;
+}
+
+void bus_subscriber::check_sequence(const std::string& topic, const bus_sequence& s) {
+  auto [it, first] = last_seq_.try_emplace({s.publisher, topic}, s.seq);
+  if (first)
+    return; // joined late when s.seq > 1: earlier messages were never ours
+  const uint64_t expected = it->second + 1;
+  it->second = std::max(it->second, s.seq);
+  if (s.seq <= expected)
+    return;
+  const uint64_t lost = s.seq - expected;
+  ++gaps_;
+  missed_ += lost;
+  gap_handler h;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    ++gaps_by_publisher_[s.publisher];
+    h = gap_handler_;
+  }
+  spdlog::warn("bus: {} message(s) on '{}' from publisher {:016x} were lost", lost, topic,
+               s.publisher);
+  if (h)
+    h(topic, lost);
+}
+
 void bus_subscriber::dispatch(const std::string& topic, const std::string& payload) {
   std::vector<handler> targets;
   {
@@ -181,11 +245,14 @@ void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep) {
       continue;
     std::vector<zmq::message_t> frames;
     while (zmq::recv_multipart(sub, std::back_inserter(frames), zmq::recv_flags::dontwait)) {
-      if (frames.size() < 2) {
+      bus_sequence seq;
+      if (frames.size() != 3 || !bus_sequence::decode(frames[2].to_string_view(), seq)) {
         ++dropped_;
-        spdlog::warn("bus: dropped a message with {} frame(s)", frames.size());
+        spdlog::warn("bus: dropped a message with {} frame(s) and no sequence", frames.size());
       } else {
-        dispatch(frames[0].to_string(), frames[1].to_string());
+        const auto topic = frames[0].to_string();
+        check_sequence(topic, seq);
+        dispatch(topic, frames[1].to_string());
       }
       frames.clear();
     }

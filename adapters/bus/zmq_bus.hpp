@@ -3,9 +3,11 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -45,27 +47,51 @@ private:
   std::thread thread_;
 };
 
+/// The third frame of every bus message: who sent it, and its number among
+/// that publisher's messages on that topic (1, 2, ...). Numbering per topic
+/// lets a subscriber that takes only some topics still see every gap.
+struct bus_sequence {
+  uint64_t publisher = 0;
+  uint64_t seq = 0;
+
+  static constexpr size_t size = 16; ///< two big-endian 64-bit integers
+  std::string encode() const;
+  /// False when `frame` is not 16 bytes or names publisher 0.
+  static bool decode(std::string_view frame, bus_sequence& out);
+};
+
 /// A PUB socket. Not thread-safe: exactly one thread (the egress actor)
 /// uses it after construction.
 class bus_publisher {
 public:
   bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep);
-  /// Sends topic | payload | per-publisher sequence (8 bytes, big-endian),
-  /// so subscribers can see gaps. Drops silently at the high-water mark,
-  /// as PUB does: the pool is the source of truth.
+  /// Sends topic | payload | bus_sequence. Drops at the high-water mark, as
+  /// PUB does: subscribers see the gap, and the pool is the source of truth.
   void publish(const std::string& topic, const std::string& payload);
+
+  uint64_t id() const { return id_; }
 
 private:
   zmq::socket_t socket_;
-  uint64_t seq_ = 0;
+  uint64_t id_;                               ///< random, new for every publisher
+  std::map<std::string, uint64_t> next_seq_;  ///< per topic
 };
 
 /// A SUB socket owned by one poller thread. Handlers are registered from any
 /// thread and called on the poller thread for every message whose topic
 /// starts with their prefix.
+///
+/// It reads every message's bus_sequence and keeps the last number seen per
+/// publisher and topic. A number that skips ahead is a gap: messages were
+/// lost (a high-water mark, a reconnect). Gaps are counted per publisher and
+/// reported to the gap handler, which asks for a replay from the pool. A
+/// topic first seen past number 1 was joined late, which is not a gap. A
+/// message with no valid sequence frame is not from a paratune publisher: it
+/// is dropped and counted.
 class bus_subscriber {
 public:
   using handler = std::function<void(const std::string& topic, const std::string& payload)>;
+  using gap_handler = std::function<void(const std::string& topic, uint64_t missed)>;
 
   bus_subscriber(zmq::context_t& ctx, const bus_endpoints& ep);
   ~bus_subscriber();
@@ -82,8 +108,16 @@ public:
   /// slow-joiner problem). False after `timeout`.
   bool await_connected(bus_publisher& pub, std::chrono::milliseconds timeout);
 
+  /// Called on the poller thread for every gap (set before messages flow).
+  void on_gap(gap_handler h);
+
   /// Messages dropped because a handler threw or the frames were malformed.
   uint64_t dropped() const { return dropped_; }
+  /// Gaps seen, and messages they lost, over all publishers.
+  uint64_t gaps() const { return gaps_; }
+  uint64_t missed() const { return missed_; }
+  /// Gaps seen per publisher id.
+  std::map<uint64_t, uint64_t> gaps_by_publisher() const;
 
 private:
   struct entry {
@@ -94,13 +128,20 @@ private:
   void run(zmq::context_t& ctx, bus_endpoints ep);
   void apply_pending(zmq::socket_t& sub);
   void dispatch(const std::string& topic, const std::string& payload);
+  /// Checks a message's number against the last one seen on its topic.
+  void check_sequence(const std::string& topic, const bus_sequence& s);
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<entry> entries_;
   std::vector<std::pair<bool, std::string>> pending_; ///< (subscribe?, prefix)
   int next_id_ = 1;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> gaps_{0};
+  std::atomic<uint64_t> missed_{0};
+  gap_handler gap_handler_;
+  std::map<std::pair<uint64_t, std::string>, uint64_t> last_seq_; ///< poller thread only
+  std::map<uint64_t, uint64_t> gaps_by_publisher_;                 ///< under mutex_
   std::atomic<bool> started_{false};
   std::thread thread_;
 };

@@ -33,7 +33,7 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
   for (int trial = 1; trial <= budget; ++trial) {
     const analysis a = analyze(s.context, history);
     const bool initial_refused = trial == 1 && std::any_of(
-      a.rejected.begin(), a.rejected.end(), [](const suggestion& x) { return x.group == "initial"; });
+      a.rejected.begin(), a.rejected.end(), [](const suggestion& x) { return x.group == candidate_group::initial; });
     if (initial_refused) {
       trial_record r;
       r.outcome.config = s.context.initial;

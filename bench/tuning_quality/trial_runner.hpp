@@ -54,7 +54,7 @@ public:
     const auto& ctx = s_.context;
     const auto violations = check_megatron_rules(ctx.model, c, ctx.world_size);
     if (!violations.empty()) {
-      fail(r, "config_invalid", violations.front().message);
+      fail(r, failure_kind::config_invalid, violations.front().message);
       r.wall_s = costs_.invalid_s;
       return r;
     }
@@ -69,15 +69,15 @@ public:
       const auto step = run.next();
       r.wall_s += step.elapsed_ms / 1000;
       if (it == 1 && sim.out_of_memory) {
-        fail(r, "oom", "torch.OutOfMemoryError: CUDA out of memory.");
+        fail(r, failure_kind::oom, "torch.OutOfMemoryError: CUDA out of memory.");
         return r;
       }
       if (run.failure().kind != injected_failure_kind::none && it == run.failure().iteration) {
         if (run.failure().kind == injected_failure_kind::nccl_timeout) {
           r.wall_s += costs_.watchdog_s;
-          fail(r, "nccl_timeout", "Watchdog caught collective operation timeout");
+          fail(r, failure_kind::nccl_timeout, "Watchdog caught collective operation timeout");
         } else {
-          fail(r, "other", "RuntimeError: NCCL communicator was aborted. Original reason for "
+          fail(r, failure_kind::other, "RuntimeError: NCCL communicator was aborted. Original reason for "
                            "failure was: NCCL error: remote process exited or there was a "
                            "network error");
         }
@@ -98,7 +98,7 @@ public:
   }
 
 private:
-  static void fail(trial_record& r, const std::string& kind, const std::string& message) {
+  static void fail(trial_record& r, failure_kind kind, const std::string& message) {
     auto& o = r.outcome;
     o.status = trial_status::failed;
     const auto v = analyze_failure(kind, message, o.config, 1);

@@ -46,18 +46,18 @@ std::string with_confidence(std::string text, int confidence) {
 
 } // namespace
 
-failure_verdict analyze_failure(const std::string& error_kind, const std::string& message,
+failure_verdict analyze_failure(failure_kind error_kind, const std::string& message,
                                 const training_config& c, int exit_code) {
   failure_verdict v;
   const bool network = has(message, "remote process exited")
                        || has(message, "network error") || has(message, "Connection reset");
-  if (error_kind == "oom" || has(message, "out of memory")) {
+  if (error_kind == failure_kind::oom || has(message, "out of memory")) {
     v.kind = failure_kind::oom;
     v.blamed = {"mbs", "recompute"};
     v.confidence = 92;
     v.summary = with_confidence(values_of(c, {"mbs"}) + " with " + values_of(c, {"recompute"})
                                   + " caused CUDA OutOfMemoryError", v.confidence);
-  } else if (error_kind == "config_invalid") {
+  } else if (error_kind == failure_kind::config_invalid) {
     v.kind = failure_kind::config_invalid;
     v.blamed = blamed_by_assertion(message);
     v.confidence = v.blamed.empty() ? 60 : 95;
@@ -65,7 +65,7 @@ failure_verdict analyze_failure(const std::string& error_kind, const std::string
                                                   : values_of(c, v.blamed))
                                   + " caused a start-up assertion: " + message,
                                 v.confidence);
-  } else if (error_kind == "nccl_timeout") {
+  } else if (error_kind == failure_kind::nccl_timeout) {
     // A timeout is a symptom: with a valid configuration that started and
     // ran iterations, a hung collective points at the fabric or a peer.
     v.kind = failure_kind::nccl_timeout;
@@ -78,7 +78,7 @@ failure_verdict analyze_failure(const std::string& error_kind, const std::string
     v.confidence = 75;
     v.summary = with_confidence("A peer process or node was lost. No parameter issue. RETRY",
                                 v.confidence);
-  } else if (error_kind == "nan") {
+  } else if (error_kind == failure_kind::nan) {
     v.kind = failure_kind::nan;
     v.confidence = 40;
     v.summary = with_confidence("NaN loss. Potential underlying issue", v.confidence);

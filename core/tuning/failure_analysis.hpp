@@ -18,9 +18,9 @@ struct failure_verdict {
   std::string summary;             ///< OptiCo's 30-word form, e.g. "MBS 4 caused ... (Confidence: 92)"
 };
 
-/// `error_kind` is the log parser's class (oom, nccl_timeout,
-/// config_invalid, nan, other or empty), `message` the first error line.
-failure_verdict analyze_failure(const std::string& error_kind, const std::string& message,
+/// `error_kind` is how the log parser classified the first error (none when
+/// it saw no error line), `message` that line.
+failure_verdict analyze_failure(failure_kind error_kind, const std::string& message,
                                 const training_config& config, int exit_code);
 
 } // namespace paratune

@@ -42,7 +42,7 @@ struct candidate_list {
   const training_config& base;
   std::vector<suggestion> items;
 
-  void add(const std::string& group, const std::string& why,
+  void add(candidate_group group, const std::string& why,
            const std::function<void(training_config&)>& change) {
     training_config c = base;
     change(c);
@@ -75,7 +75,7 @@ void directive_candidates(const training_config& b, candidate_list& out) {
       if (v < 1 || v >= current)
         continue;
       for (auto rc : {b.recompute, stronger(b.recompute), recompute_mode::full}) {
-        out.add("directive",
+        out.add(candidate_group::directive,
                 std::string("reduce ") + key + " to cut parallelism overhead",
                 [&](training_config& c) { set(c, v); c.recompute = std::max(c.recompute, rc); });
       }
@@ -91,15 +91,15 @@ void memory_relief_candidates(const training_config& b, double mem_pct,
                               candidate_list& out) {
   const auto why = fmt("memory at %.0f%% of the device: relieve it", mem_pct);
   if (b.recompute != recompute_mode::full)
-    out.add("standard", why, [&](training_config& c) { c.recompute = stronger(b.recompute); });
+    out.add(candidate_group::standard, why, [&](training_config& c) { c.recompute = stronger(b.recompute); });
   if (b.mbs > 1)
-    out.add("standard", why, [&](training_config& c) { c.mbs = std::max(1, b.mbs / 2); });
+    out.add(candidate_group::standard, why, [&](training_config& c) { c.mbs = std::max(1, b.mbs / 2); });
   if (!b.dist_opt)
-    out.add("standard", why + " (shard optimizer state)", [](training_config& c) { c.dist_opt = true; });
+    out.add(candidate_group::standard, why + " (shard optimizer state)", [](training_config& c) { c.dist_opt = true; });
   if (b.tp > 1 && !b.sp)
-    out.add("standard", why + " (shard activations over TP)", [](training_config& c) { c.sp = true; });
-  out.add("standard", why + " (split the model further)", [&](training_config& c) { c.tp = b.tp * 2; });
-  out.add("standard", why + " (split the model further)", [&](training_config& c) { c.pp = b.pp * 2; });
+    out.add(candidate_group::standard, why + " (shard activations over TP)", [](training_config& c) { c.sp = true; });
+  out.add(candidate_group::standard, why + " (split the model further)", [&](training_config& c) { c.tp = b.tp * 2; });
+  out.add(candidate_group::standard, why + " (split the model further)", [&](training_config& c) { c.pp = b.pp * 2; });
 }
 
 void standard_candidates(const training_config& b, const trial_outcome& run,
@@ -108,25 +108,25 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
   if (mem > 90)
     memory_relief_candidates(b, mem, out);
   if (run.gpu_util_pct > 80 && mem < 80)
-    out.add("standard", fmt("GPU busy %.0f%% with memory headroom (%.0f%%): a larger micro batch raises GEMM efficiency",
+    out.add(candidate_group::standard, fmt("GPU busy %.0f%% with memory headroom (%.0f%%): a larger micro batch raises GEMM efficiency",
                             run.gpu_util_pct, mem),
             [&](training_config& c) { c.mbs = b.mbs * 2; });
   if (!b.overlap_grad)
-    out.add("standard", "gradient reduction is not overlapped with backward",
+    out.add(candidate_group::standard, "gradient reduction is not overlapped with backward",
             [](training_config& c) { c.overlap_grad = true; });
   if (!b.overlap_param)
-    out.add("standard", "parameter all-gather is not overlapped with forward",
+    out.add(candidate_group::standard, "parameter all-gather is not overlapped with forward",
             [](training_config& c) { c.overlap_param = true; });
   if (!b.fused_ce)
-    out.add("standard", "cross-entropy is not fused",
+    out.add(candidate_group::standard, "cross-entropy is not fused",
             [](training_config& c) { c.fused_ce = true; });
   if (mem < 70 && b.recompute != recompute_mode::none) {
     const auto why = fmt("memory headroom (%.0f%% used): recomputation repeats forward work for memory that is not needed", mem);
-    out.add("standard", why, [](training_config& c) { c.recompute = recompute_mode::none; });
-    out.add("standard", why, [](training_config& c) { c.recompute = recompute_mode::selective; });
+    out.add(candidate_group::standard, why, [](training_config& c) { c.recompute = recompute_mode::none; });
+    out.add(candidate_group::standard, why, [](training_config& c) { c.recompute = recompute_mode::selective; });
   }
   if (mem < 60)
-    out.add("standard", fmt("memory headroom (%.0f%% used): less tensor parallelism means fewer collectives", mem),
+    out.add(candidate_group::standard, fmt("memory headroom (%.0f%% used): less tensor parallelism means fewer collectives", mem),
             [&](training_config& c) { c.tp = std::max(1, b.tp / 2); });
 }
 
@@ -143,7 +143,7 @@ void exploratory_candidates(const tuning_context& ctx, const training_config& b,
     if (it == ctx.search.end())
       continue;
     for (const auto& v : it->second)
-      out.add("exploratory", std::string("exploratory change of ") + display_name(key),
+      out.add(candidate_group::exploratory, std::string("exploratory change of ") + display_name(key),
               [&](training_config& c) {
                 set_value(c, key, v);
                 if (std::string(key) == "recompute_layers" && v != "0")
@@ -202,7 +202,7 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     ++added;
     const auto e = rank.estimator().estimate(scored[i].second);
     const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
-    out.add("model", fmt("the performance model, corrected by the measured runs, expects %.1f "
+    out.add(candidate_group::model, fmt("the performance model, corrected by the measured runs, expects %.1f "
                          "TFLOP/s/GPU (%+.1f%% against the base run)",
                          e.tflops, gain),
             [&](training_config& t) { t = scored[i].second; });
@@ -249,10 +249,10 @@ std::string describe(const analysis& a) {
                                      : std::string("the job's initial configuration"))
        + ".\n";
   for (const auto& s : a.rejected)
-    r += "Rejected " + s.text + " [" + s.group + "]: " + *s.rejected + ".\n";
+    r += "Rejected " + s.text + " [" + to_string(s.group) + "]: " + *s.rejected + ".\n";
   for (size_t i = 0; i < a.ranked.size() && i < 5; ++i) {
     const auto& s = a.ranked[i];
-    r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + s.group + "] " + s.why
+    r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + to_string(s.group) + "] " + s.why
          + fmt("; expected %.1f TFLOP/s/GPU (+-%.1f%%)", s.predicted_tflops, 100 * s.uncertainty)
          + fmt(", peak %.0f MiB (%.0f%% risk of running out of memory).\n", s.predicted_peak_mib,
                100 * s.oom_risk);
@@ -270,6 +270,27 @@ std::string describe(const analysis& a) {
 }
 
 } // namespace
+
+const char* to_string(candidate_group g) {
+  switch (g) {
+    case candidate_group::directive: return "directive";
+    case candidate_group::standard: return "standard";
+    case candidate_group::model: return "model";
+    case candidate_group::exploratory: return "exploratory";
+    case candidate_group::initial: return "initial";
+  }
+  return "standard";
+}
+
+bool parse_candidate_group(const std::string& text, candidate_group& out) {
+  for (auto g : {candidate_group::directive, candidate_group::standard, candidate_group::model,
+                 candidate_group::exploratory, candidate_group::initial})
+    if (text == to_string(g)) {
+      out = g;
+      return true;
+    }
+  return false;
+}
 
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history) {
   analysis a;
@@ -309,7 +330,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
     suggestion initial;
     initial.config = a.base;
     initial.text = "Run the initial configuration.";
-    initial.group = "initial";
+    initial.group = candidate_group::initial;
     initial.why = "the pool is empty: measure the starting point";
     cands.items.push_back(initial);
   }
@@ -334,7 +355,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   screen(rest, rank, guards, a);
   std::stable_sort(a.ranked.begin(), a.ranked.begin() + prioritized,
                    [](const suggestion& x, const suggestion& y) {
-                     return x.group == "initial" && y.group != "initial";
+                     return x.group == candidate_group::initial && y.group != candidate_group::initial;
                    });
   std::vector<suggestion> tail(a.ranked.begin() + prioritized, a.ranked.end());
   rank_by_score(tail);

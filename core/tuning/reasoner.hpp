@@ -10,12 +10,25 @@
 
 namespace paratune {
 
+/// Where a candidate came from, which decides how it is ranked.
+enum class candidate_group {
+  directive,   ///< the health state's directive (reduce PP, then TP): ranked first
+  standard,    ///< a standard change for the bottleneck
+  model,       ///< one of the performance model's best configurations
+  exploratory, ///< a fallback when every targeted change was rejected
+  initial,     ///< the job's initial configuration (trial 1)
+};
+
+/// "directive", "standard", "model", "exploratory", "initial".
+const char* to_string(candidate_group g);
+bool parse_candidate_group(const std::string& text, candidate_group& out);
+
 /// One candidate configuration the reasoner considered.
 struct suggestion {
   training_config config;
   std::vector<config_change> changes;   ///< relative to the base run
   std::string text;                     ///< "Change AC from full to none."
-  std::string group;                    ///< directive, standard, model, exploratory
+  candidate_group group = candidate_group::standard;
   std::string why;                      ///< why it was generated
   double predicted_tflops = 0;          ///< model prediction, corrected by measurements
   double uncertainty = 0;               ///< relative uncertainty of predicted_tflops

@@ -107,7 +107,7 @@ TEST(reasoner, pipeline_overhead_directive_reduces_pipeline_depth_first) {
   auto a = analyze(ctx, {ran(c, 0.35, 30000, 65)});
   EXPECT_EQ(a.health.state, health_state::high_pp_overhead);
   ASSERT_TRUE(a.selected);
-  EXPECT_EQ(a.selected->group, "directive");
+  EXPECT_EQ(a.selected->group, candidate_group::directive);
   EXPECT_EQ(a.selected->config.pp, 2);
   EXPECT_EQ(a.selected->config.tp, 2);
 }
@@ -118,7 +118,7 @@ TEST(reasoner, empty_history_runs_the_initial_configuration) {
   ctx.initial = c;
   auto a = analyze(ctx, {});
   ASSERT_TRUE(a.selected);
-  EXPECT_EQ(a.selected->group, "initial");
+  EXPECT_EQ(a.selected->group, candidate_group::initial);
   EXPECT_EQ(a.selected->config, c);
 }
 
@@ -196,7 +196,7 @@ namespace {
 
 TEST(failure_analysis, out_of_memory_blames_micro_batch_and_recompute) {
   auto c = parse_config("mbs=4,recompute=none");
-  auto v = analyze_failure("oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", c, 1);
+  auto v = analyze_failure(failure_kind::oom, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", c, 1);
   EXPECT_EQ(v.kind, failure_kind::oom);
   EXPECT_EQ(v.blamed, (std::vector<std::string>{"mbs", "recompute"}));
   EXPECT_FALSE(v.retry);
@@ -205,7 +205,7 @@ TEST(failure_analysis, out_of_memory_blames_micro_batch_and_recompute) {
 
 TEST(failure_analysis, assertion_names_the_parameter) {
   auto c = parse_config("tp=4,pp=2");
-  auto v = analyze_failure("config_invalid",
+  auto v = analyze_failure(failure_kind::config_invalid,
                            "num_attention_heads (14) must be a multiple of tensor_model_parallel_size (4).", c, 1);
   EXPECT_EQ(v.kind, failure_kind::config_invalid);
   EXPECT_EQ(v.blamed, std::vector<std::string>{"tp"});
@@ -215,11 +215,11 @@ TEST(failure_analysis, assertion_names_the_parameter) {
 
 TEST(failure_analysis, timeouts_and_lost_nodes_are_retried) {
   training_config c;
-  auto t = analyze_failure("nccl_timeout", "Watchdog caught collective operation timeout", c, 1);
+  auto t = analyze_failure(failure_kind::nccl_timeout, "Watchdog caught collective operation timeout", c, 1);
   EXPECT_EQ(t.kind, failure_kind::nccl_timeout);
   EXPECT_TRUE(t.retry);
   EXPECT_TRUE(t.blamed.empty());
-  auto n = analyze_failure("other", "RuntimeError: NCCL communicator was aborted on rank 9. Original reason for "
+  auto n = analyze_failure(failure_kind::other, "RuntimeError: NCCL communicator was aborted on rank 9. Original reason for "
                            "failure was: NCCL error: remote process exited or there was a network error", c, 1);
   EXPECT_EQ(n.kind, failure_kind::node_failure);
   EXPECT_TRUE(n.retry);

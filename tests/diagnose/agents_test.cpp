@@ -59,7 +59,7 @@ struct agents : ::testing::Test {
     req.xprof = xprof;
     auto e = wire::make_envelope(session, 0, req);
     caf::scoped_actor self{*sys};
-    self->request(rt->deps().pool, std::chrono::seconds(10), append_atom_v, wire::pack(e))
+    self->request(rt->deps().pool, std::chrono::seconds(10), append_atom_v, e)
       .receive([&](uint64_t seq) { e.seq = seq; },
                [](caf::error& err) { FAIL() << to_string(err); });
     self->send(rt->deps().egress, publish_atom_v, topics::diagnose(session), wire::pack(e));
@@ -116,11 +116,14 @@ void spray_garbage(const std::string& endpoint) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // slow joiner
   auto wrong = wire::make_envelope("g", 0, wire::telemetry{});
   wrong.type = "diagnose_request";  // claims a type its body is not
+  uint64_t n = 0;
   for (const char* topic : {"diagnose.g", "diagnosis.g"})
     for (const auto& payload : {std::string("\xc1\xc1"), wire::pack(std::string("junk")),
                                 wire::pack(wrong)}) {
-      std::array<zmq::const_buffer, 2> parts{zmq::buffer(std::string_view(topic)),
-                                             zmq::buffer(payload)};
+      // A valid sequence frame, so that the garbage gets past the bus to the agents.
+      const auto seq = bus_sequence{0x5eed, ++n}.encode();
+      std::array<zmq::const_buffer, 3> parts{zmq::buffer(std::string_view(topic)),
+                                             zmq::buffer(payload), zmq::buffer(seq)};
       zmq::send_multipart(pub, parts);
     }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -12,9 +12,11 @@
 #include <zmq_addon.hpp>
 
 #include "actors/runtime.hpp"
+#include "actors/tuning_session.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
+#include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
 #include "storage/message_pool.hpp"
 #include "tests/fixtures/test_paths.hpp"
@@ -65,10 +67,13 @@ void spray_garbage(const std::string& endpoint) {
   wrong_body.type = "proposal";
   for (const char* topic : {"analysis.x", "report.x", "proposal.x", "trial.x.1.state",
                             "failure.x.1"}) {
+    uint64_t n = 0;
     for (const auto& payload : {junk, std::string("\xc1\xc1\xc1"), wire::pack(future),
                                 wire::pack(wrong_body)}) {
-      std::array<zmq::const_buffer, 2> parts{zmq::buffer(std::string_view(topic)),
-                                             zmq::buffer(payload)};
+      // A valid sequence frame, so that the garbage gets past the bus to the agents.
+      const auto seq = bus_sequence{0x5eed, ++n}.encode();
+      std::array<zmq::const_buffer, 3> parts{zmq::buffer(std::string_view(topic)),
+                                             zmq::buffer(payload), zmq::buffer(seq)};
       zmq::send_multipart(pub, parts);
     }
     zmq::send_multipart(pub, std::array<zmq::const_buffer, 1>{zmq::buffer(std::string_view(topic))});
@@ -88,13 +93,10 @@ TEST_F(runtime_session, runs_over_the_bus_survives_garbage_and_stores_every_step
   spray_garbage((*rt)->bus().publish);
   caf::scoped_actor self{sys};
   const std::string id = "e2e-1";
-  (*rt)->start_session(id, small_session(5), self);
-  std::string state;
-  self->receive([&](done_atom, const std::string& sid, const std::string& s) {
-    EXPECT_EQ(sid, id);
-    state = s;
-  }, caf::after(std::chrono::seconds(120)) >> [&] { FAIL() << "session did not finish"; });
-  EXPECT_EQ(state, "finished");
+  auto session = (*rt)->start_session(id, small_session(5), self);
+  auto end = await_session(self, session, std::chrono::seconds(120));
+  ASSERT_TRUE(end) << describe(end.error());
+  EXPECT_EQ(end->state, session_state::finished);
   auto history = (*rt)->history(id);
   ASSERT_TRUE(history);
   std::map<std::string, int> count;
@@ -135,9 +137,8 @@ TEST_F(runtime_session, the_pool_reopens_with_the_whole_session_in_order) {
     auto rt = runtime::start(sys, {dir + "/pool", {}, true, false});
     ASSERT_TRUE(rt);
     caf::scoped_actor self{sys};
-    (*rt)->start_session("e2e-2", small_session(2), self);
-    self->receive([](done_atom, const std::string&, const std::string&) {},
-                  caf::after(std::chrono::seconds(60)) >> [] { FAIL() << "timeout"; });
+    auto session = (*rt)->start_session("e2e-2", small_session(2), self);
+    ASSERT_TRUE(await_session(self, session, std::chrono::seconds(60)));
     (*rt)->stop();
   }
   auto pool = message_pool::open(dir + "/pool");
@@ -156,7 +157,7 @@ TEST_F(runtime_session, a_locked_pool_is_a_clear_error) {
   caf::actor_system sys{cfg};
   auto rt = runtime::start(sys, {dir + "/pool", {}, true, false});
   ASSERT_FALSE(rt);
-  EXPECT_NE(to_string(rt.error()).find("cannot open message pool"), std::string::npos);
+  EXPECT_NE(describe(rt.error()).find("cannot open message pool"), std::string::npos);
 }
 
 } // namespace

@@ -37,8 +37,8 @@ TEST(codec, session_opened_round_trips) {
 TEST(codec, analysis_report_round_trips) {
   analysis_report a;
   a.after_trial = 2; a.health = "MEMORY_BOUND"; a.directive = "RESOLVE_MEMORY_PRESSURE";
-  a.ranked.push_back({{{"mbs", "1"}}, "Change MBS from 2 to 1.", "standard", "memory", 150, 70000, ""});
-  a.rejected.push_back({{{"mbs", "4"}}, "Change MBS from 2 to 4.", "standard", "x", 0, 0, "known failure"});
+  a.ranked.push_back({{{"mbs", "1"}}, "Change MBS from 2 to 1.", candidate_group::standard, "memory", 150, 70000, ""});
+  a.rejected.push_back({{{"mbs", "4"}}, "Change MBS from 2 to 4.", candidate_group::standard, "x", 0, 0, "known failure"});
   auto r = round_trip(a);
   EXPECT_EQ(r.health, "MEMORY_BOUND");
   ASSERT_EQ(r.ranked.size(), 1u);
@@ -53,7 +53,7 @@ TEST(codec, analysis_request_round_trips) {
 TEST(codec, proposal_round_trips) {
   proposal p;
   p.trial = 5; p.config = {{"recompute", "none"}}; p.change = "Change AC from full to none.";
-  p.group = "standard"; p.health = "PERFORMANCE_TUNE"; p.why = "headroom";
+  p.group = candidate_group::standard; p.health = "PERFORMANCE_TUNE"; p.why = "headroom";
   p.predicted_tflops = 201.5; p.predicted_peak_mib = 61000; p.reasoning = "...";
   p.ranked = {"a", "b"};
   auto r = round_trip(p);
@@ -78,26 +78,26 @@ TEST(codec, telemetry_round_trips) {
 
 TEST(codec, trial_result_round_trips) {
   trial_result t;
-  t.trial = 3; t.status = "failed"; t.error_kind = "oom";
+  t.trial = 3; t.status = trial_status::failed; t.error_kind = failure_kind::oom;
   t.error_message = "torch.OutOfMemoryError: CUDA out of memory.";
   t.log_tail = {"x", "y"}; t.exit_code = 1; t.memory_limit_mib = 81920;
   auto r = round_trip(t);
-  EXPECT_EQ(r.status, "failed");
-  EXPECT_EQ(r.error_kind, "oom");
+  EXPECT_EQ(r.status, trial_status::failed);
+  EXPECT_EQ(r.error_kind, failure_kind::oom);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_DOUBLE_EQ(r.memory_limit_mib, 81920);
 }
 
 TEST(codec, failure_diagnosis_round_trips) {
-  failure_diagnosis f{3, "oom", {"mbs"}, 92, false, "MBS 4 caused CUDA OutOfMemoryError (Confidence: 92)"};
+  failure_diagnosis f{3, failure_kind::oom, {"mbs"}, 92, false, "MBS 4 caused CUDA OutOfMemoryError (Confidence: 92)"};
   auto r = round_trip(f);
   EXPECT_EQ(r.blamed, std::vector<std::string>{"mbs"});
   EXPECT_EQ(r.confidence, 92);
 }
 
 TEST(codec, session_status_round_trips) {
-  auto r = round_trip(session_status{"finished", 20, 7, 212.3, "done"});
-  EXPECT_EQ(r.state, "finished");
+  auto r = round_trip(session_status{session_state::finished, 20, 7, 212.3, "done"});
+  EXPECT_EQ(r.state, session_state::finished);
   EXPECT_EQ(r.best_trial, 7);
 }
 

@@ -27,7 +27,7 @@ protected:
   static wire::envelope result(const std::string& session, int trial, double tflops) {
     wire::trial_result r;
     r.trial = trial;
-    r.status = "succeeded";
+    r.status = trial_status::succeeded;
     r.tflops_per_gpu = tflops;
     r.config = {{"tp", "2"}, {"pp", "1"}};
     return wire::make_envelope(session, trial, r);

@@ -74,7 +74,7 @@ nlohmann::json to_json(const analysis& a, int top) {
     j["suggestions"].push_back({{"rank", i + 1},
                                 {"text", s.text},
                                 {"config", to_map(s.config)},
-                                {"group", s.group},
+                                {"group", to_string(s.group)},
                                 {"why", s.why},
                                 {"predicted_tflops_per_gpu", s.predicted_tflops},
                                 {"predicted_peak_memory_mib", s.predicted_peak_mib}});
@@ -103,7 +103,7 @@ void print_text(const analysis& a, const tuning_context& ctx, int top) {
     const auto& s = a.ranked[i];
     std::printf("  %d. %s\n     why: %s\n     expected: %.1f TFLOP/s/GPU, peak %.0f MiB [%s]\n",
                 i + 1, s.text.c_str(), s.why.c_str(), s.predicted_tflops, s.predicted_peak_mib,
-                s.group.c_str());
+                to_string(s.group));
   }
   int shown = 0;
   for (const auto& s : a.rejected) {

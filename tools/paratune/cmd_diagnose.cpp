@@ -18,6 +18,7 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/history_seed.hpp"
 #include "messages/codec.hpp"
+#include "messages/ec.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "storage/knowledge_index.hpp"
 #include "storage/message_pool.hpp"
@@ -44,7 +45,7 @@ std::vector<past_optimization> pool_history(message_pool& pool, const diagnose_o
                                             std::vector<std::string>& notes) {
   auto ledger = pool.session_history(wire::optimization_ledger);
   if (!ledger) {
-    notes.push_back("history not read: " + to_string(ledger.error()));
+    notes.push_back("history not read: " + describe(ledger.error()));
     return {};
   }
   auto records = wire::optimizations_of(*ledger);
@@ -54,7 +55,7 @@ std::vector<past_optimization> pool_history(message_pool& pool, const diagnose_o
   for (const auto& r : load_optimizations_dir(dir)) {
     auto stored = pool.append(wire::make_envelope(wire::optimization_ledger, 0, wire::to_wire(r)));
     if (!stored) {
-      notes.push_back("history not seeded: " + to_string(stored.error()));
+      notes.push_back("history not seeded: " + describe(stored.error()));
       break;
     }
     records.push_back(r);
@@ -67,7 +68,7 @@ void record_outcome(message_pool& pool, const wire::diagnosis& d, const wire::pr
   const auto session = new_session_id();
   for (auto e : {wire::make_envelope(session, 0, d), wire::make_envelope(session, 0, p)})
     if (auto stored = pool.append(std::move(e)); !stored) {
-      notes.push_back("not recorded in the pool: " + to_string(stored.error()));
+      notes.push_back("not recorded in the pool: " + describe(stored.error()));
       return;
     }
   notes.push_back("recorded in the pool as session " + session);
@@ -84,14 +85,14 @@ int run_diagnose(diagnose_options o) {
   if (pool)
     history = pool_history(**pool, o, notes);
   else
-    notes.push_back("pool not opened, no history: " + to_string(pool.error()));
+    notes.push_back("pool not opened, no history: " + describe(pool.error()));
   const auto docs = o.knowledge.empty() ? configs_dir() + "/knowledge" : o.knowledge;
   auto index = open_knowledge(o.db + ".knowledge", docs);
   knowledge_search search;
   if (index)
     search = search_of(**index);
   else
-    notes.push_back("knowledge index not opened, no citations: " + to_string(index.error()));
+    notes.push_back("knowledge index not opened, no citations: " + describe(index.error()));
   auto out = run_diagnosis(exp, std::move(evidence), history, search);
   auto d = wire::to_wire(out.report, out.evidence.kpis.step_time_ms.value_or(0));
   auto p = wire::to_wire(out.proposals);

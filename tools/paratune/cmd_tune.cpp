@@ -10,8 +10,10 @@
 
 #include "actors/bus_bridge.hpp"
 #include "actors/runtime.hpp"
+#include "actors/tuning_session.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "messages/conversions.hpp"
+#include "messages/ec.hpp"
 #include "messages/topics.hpp"
 #include "messages/type_ids.hpp"
 #include "tools/paratune/command.hpp"
@@ -70,7 +72,7 @@ int run_tune(const tune_options& o) {
   caf::actor_system sys{cfg};
   auto rt = runtime::start(sys, {o.db, {}, true, false});
   if (!rt) {
-    std::cerr << "error: " << to_string(rt.error()) << '\n';
+    std::cerr << "error: " << describe(rt.error()) << '\n';
     return 1;
   }
   const auto id = new_session_id();
@@ -84,15 +86,18 @@ int run_tune(const tune_options& o) {
                              topics::failure_prefix(id), "telemetry." + id + "."})
     bridge.subscribe(prefix, view);
   caf::scoped_actor self{sys};
-  (*rt)->start_session(id, record, self);
-  std::string state = "running";
-  self->receive_while([&] { return state == "running"; })(
-    [&](done_atom, const std::string&, const std::string& s) { state = s; });
+  auto session = (*rt)->start_session(id, record, self);
+  auto end = await_session(self, session);
   auto history = (*rt)->history(id);
   (*rt)->stop();
   caf::anon_send_exit(view, caf::exit_reason::user_shutdown);
+  if (!end || end->state == session_state::failed) {
+    std::cerr << "error: session " << id << " failed: "
+              << (end ? end->text : describe(end.error())) << '\n';
+    return 1;
+  }
   if (!history) {
-    std::cerr << "error: " << to_string(history.error()) << '\n';
+    std::cerr << "error: " << describe(history.error()) << '\n';
     return 1;
   }
   auto summary = summarize(id, *history);

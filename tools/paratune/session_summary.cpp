@@ -12,7 +12,6 @@ namespace paratune::cli {
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
   session_summary s;
   s.session = session;
-  s.state = "running";
   std::map<int, wire::proposal> proposals;
   std::map<int, trial_row> rows;
   for (const auto& e : history) {
@@ -33,9 +32,9 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
       row.reason = r.reason;
       if (auto it = proposals.find(r.trial); it != proposals.end()) {
         row.change = it->second.change;
-        if (r.status == "succeeded")
+        if (r.status == trial_status::succeeded)
           row.reason = it->second.why;
-      } else if (r.status == "skipped") {
+      } else if (r.status == trial_status::skipped) {
         row.change = "Run the initial configuration.";
       }
       rows[r.trial] = row;
@@ -45,13 +44,13 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
         it->second.reason = d.summary;
     } else if (e.type == wire::type_name<wire::session_status>()) {
       auto st = wire::body_of<wire::session_status>(e);
-      if (st.state != "running")
+      if (is_final(st.state))
         s.state = st.state;
     }
   }
   for (auto& [_, row] : rows) {
     s.trials.push_back(row);
-    if (row.status != "succeeded")
+    if (row.status != trial_status::succeeded)
       continue;
     if (!s.first_success)
       s.first_success = row;
@@ -73,7 +72,7 @@ std::vector<std::string> megatron_args_of(const session_summary& s, const wire::
 nlohmann::json to_json(const session_summary& s) {
   nlohmann::json j;
   j["session"] = s.session;
-  j["state"] = s.state;
+  j["state"] = to_string(s.state);
   if (s.best) {
     j["best"] = {{"trial", s.best->index},
                  {"config", s.best->config},
@@ -91,7 +90,7 @@ nlohmann::json to_json(const session_summary& s) {
     j["trials"].push_back({{"index", r.index},
                            {"config", r.config},
                            {"change", r.change},
-                           {"status", r.status},
+                           {"status", to_string(r.status)},
                            {"mfu", r.mfu},
                            {"tflops_per_gpu", r.tflops_per_gpu},
                            {"peak_memory_mib", r.peak_memory_mib},
@@ -101,20 +100,20 @@ nlohmann::json to_json(const session_summary& s) {
 
 std::string render_trial_line(const trial_row& r, int budget) {
   char buf[512];
-  if (r.status == "succeeded")
+  if (r.status == trial_status::succeeded)
     std::snprintf(buf, sizeof buf,
                   "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              why: %s\n",
-                  r.index, budget, r.status.c_str(), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
+                  r.index, budget, to_string(r.status), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
                   r.change.c_str(), r.reason.c_str());
   else
     std::snprintf(buf, sizeof buf, "trial %2d/%d  %-9s %s\n              why: %s\n", r.index,
-                  budget, r.status.c_str(), r.change.c_str(), r.reason.c_str());
+                  budget, to_string(r.status), r.change.c_str(), r.reason.c_str());
   return buf;
 }
 
 std::string render_text(const session_summary& s) {
-  std::string out = "\nsession " + s.session + " " + s.state + " after "
+  std::string out = "\nsession " + s.session + " " + to_string(s.state) + " after "
                     + std::to_string(s.trials.size()) + " trial(s)\n";
   if (!s.best)
     return out + "no trial succeeded\n";

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/session_state.hpp"
+#include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune::cli {
@@ -15,7 +17,7 @@ struct trial_row {
   int index = 0;
   wire::config_map config;
   std::string change;     ///< what changed, e.g. "Change AC from full to none."
-  std::string status;     ///< succeeded, failed, skipped
+  trial_status status = trial_status::failed;
   double mfu = 0;
   double tflops_per_gpu = 0;
   double peak_memory_mib = 0;
@@ -25,7 +27,7 @@ struct trial_row {
 /// A session read back from the pool.
 struct session_summary {
   std::string session;
-  std::string state;      ///< finished, exhausted, or running when it did not end
+  session_state state = session_state::running; ///< running when it did not end
   wire::session_opened job;
   std::vector<trial_row> trials;
   std::optional<trial_row> best;

@@ -21,6 +21,7 @@
 #include "messages/codec.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
+#include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
 
 namespace paratune::cli {
@@ -88,7 +89,7 @@ public:
   diagnose(const std::string& trial_session, wire::diagnose_request req) {
     auto e = wire::make_envelope(trial_session, 0, req);
     bool stored = false;
-    self_->request(rt_.deps().pool, std::chrono::seconds(30), append_atom_v, wire::pack(e))
+    self_->request(rt_.deps().pool, std::chrono::seconds(30), append_atom_v, e)
       .receive([&](uint64_t) { stored = true; }, [](caf::error&) {});
     if (!stored)
       return std::nullopt;
@@ -133,9 +134,9 @@ public:
     r.impact = buf;
     r.source = "paratune tune, session " + session_;
     auto e = wire::make_envelope(wire::optimization_ledger, 0, r);
-    self_->request(rt_.deps().pool, std::chrono::seconds(30), append_atom_v, wire::pack(e))
+    self_->request(rt_.deps().pool, std::chrono::seconds(30), append_atom_v, e)
       .receive([](uint64_t) {}, [](caf::error& err) {
-        spdlog::warn("tune: history not recorded: {}", to_string(err));
+        spdlog::warn("tune: history not recorded: {}", describe(err));
       });
   }
 
@@ -206,13 +207,13 @@ int run_tpu_tune(const tpu_tune_options& o) {
   caf::actor_system sys{cfg};
   auto rt = runtime::start(sys, {o.db, {}, true, false});
   if (!rt) {
-    std::cerr << "error: " << to_string(rt.error()) << '\n';
+    std::cerr << "error: " << describe(rt.error()) << '\n';
     return 1;
   }
   diagnosis_agent_options ao{o.db + ".knowledge", configs_dir() + "/knowledge",
                              configs_dir() + "/optimizations"};
   if (auto started = start_diagnosis_agents(sys, **rt, ao); !started) {
-    std::cerr << "error: " << to_string(started.error()) << '\n';
+    std::cerr << "error: " << describe(started.error()) << '\n';
     return 1;
   }
   const auto session = new_session_id();

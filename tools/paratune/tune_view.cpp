@@ -50,13 +50,13 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           std::fflush(stdout);
         } else if (e.type == wire::type_name<wire::trial_result>()) {
           auto r = wire::body_of<wire::trial_result>(e);
-          if (r.status == "failed")
+          if (r.status == trial_status::failed)
             return; // printed with its diagnosis
           trial_row row{r.trial, r.config, "", r.status, r.mfu, r.tflops_per_gpu,
                         r.peak_memory_mib, r.reason};
           if (auto it = proposals->find(r.trial); it != proposals->end()) {
             row.change = it->second.change;
-            if (r.status == "succeeded")
+            if (r.status == trial_status::succeeded)
               row.reason = it->second.why;
           } else {
             row.change = "Run the initial configuration.";
@@ -68,7 +68,7 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           auto d = wire::body_of<wire::failure_diagnosis>(e);
           trial_row row;
           row.index = d.trial;
-          row.status = "failed";
+          row.status = trial_status::failed;
           row.reason = d.summary;
           if (auto it = proposals->find(d.trial); it != proposals->end())
             row.change = it->second.change;

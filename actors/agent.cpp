@@ -1,0 +1,92 @@
+#include "actors/agent.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/ec.hpp"
+
+namespace paratune {
+
+agent_state::agent_state(caf::event_based_actor* self) : self(self) {
+  // An exception that escaped every handler ends the actor with its text as
+  // the exit reason: monitors see why, nothing dies silently.
+  self->set_exception_handler([self](std::exception_ptr& ptr) -> caf::error {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(ptr);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("{}: died of an exception: {}", self->name(), what);
+    return caf::make_error(ec::agent_failure, std::string(self->name()) + ": " + what);
+  });
+}
+
+void agent_state::start(agent_deps d) {
+  deps = std::move(d);
+}
+
+void agent_state::dispatch(const std::string& topic, const std::string& payload) {
+  wire::envelope e;
+  try {
+    e = wire::decode_envelope(payload);
+  } catch (const wire::decode_error& err) {
+    ++dropped_;
+    spdlog::warn("{}: dropped a message on '{}': {}", self->name(), topic, err.what());
+    return;
+  }
+  dispatch(e);
+}
+
+void agent_state::dispatch(const wire::envelope& e) {
+  auto it = handlers_.find(e.type);
+  if (it == handlers_.end())
+    return;
+  guarded(e.session, [&] { it->second(e); });
+}
+
+void agent_state::guarded(const std::string& session, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& err) {
+    ++dropped_;
+    spdlog::warn("{}: session {}: {}", self->name(), session, err.what());
+  }
+}
+
+void agent_state::store_and_publish(const std::string& topic, wire::envelope e,
+                                    std::function<void(uint64_t)> then) {
+  self->request(deps.pool, caf::infinite, append_atom_v, e)
+    .then(
+      [this, topic, e, then](uint64_t seq) mutable {
+        e.seq = seq;
+        publish_only(topic, e);
+        if (then)
+          guarded(e.session, [&] { then(seq); });
+      },
+      [this, e](caf::error& err) {
+        spdlog::error("{}: cannot store {} for session {}: {}", self->name(), e.type, e.session,
+                      describe(err));
+      });
+}
+
+void agent_state::publish_only(const std::string& topic, const wire::envelope& e) {
+  self->send(deps.egress, publish_atom_v, topic, wire::pack(e));
+}
+
+void agent_state::with_history(const std::string& session, history_handler then,
+                               failure_handler failed) {
+  self->request(deps.pool, caf::infinite, history_atom_v, session)
+    .then(
+      [this, session, then](std::vector<wire::envelope>& records) {
+        guarded(session, [&] { then(std::move(records)); });
+      },
+      [this, session, failed](caf::error& err) {
+        if (failed)
+          return failed(err);
+        spdlog::error("{}: cannot read session {}: {}", self->name(), session, describe(err));
+      });
+}
+
+} // namespace paratune

@@ -1,0 +1,114 @@
+#pragma once
+
+// What every agent is made of, in the style of zeek/broker's master_state:
+// a state struct that holds the agent's logic as methods, derived from
+// agent_state, and a thin behavior that hands bus messages to dispatch().
+//
+//   struct analyst_state : agent_state {
+//     explicit analyst_state(caf::event_based_actor* self) : agent_state(self) {
+//       on<wire::analysis_request>([this](const wire::envelope& e, wire::analysis_request r) {...});
+//     }
+//   };
+//
+// dispatch() decodes, checks the type, decodes the body and calls the
+// handler inside a try: a message that does not decode is counted and
+// logged, a handler that throws is logged with its session, and the agent
+// lives on. An exception that escapes anyway (a response callback) reaches
+// the actor's exception handler, which ends the actor with the reason, so
+// that whoever monitors it learns why (runtime's watchdog, a session's
+// caller).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.hpp"
+#include "messages/codec.hpp"
+
+namespace paratune {
+
+/// What every agent talks through: the pool and the bus.
+struct agent_deps {
+  pool_actor pool;
+  egress_actor egress;
+};
+
+class agent_state {
+public:
+  using history_handler = std::function<void(std::vector<wire::envelope>)>;
+  using failure_handler = std::function<void(const caf::error&)>;
+
+  explicit agent_state(caf::event_based_actor* self);
+  virtual ~agent_state() = default;
+
+  /// Connects the state to the pool and the bus; the behavior calls it first.
+  void start(agent_deps deps);
+
+  /// Handles bodies of type T: `handler(envelope, body)`.
+  template <class T, class F>
+  void on(F handler) {
+    handlers_[wire::type_name<T>()] = [handler](const wire::envelope& e) {
+      handler(e, wire::body_of<T>(e));
+    };
+  }
+
+  /// A bus payload: decoded, checked and routed to its handler. Types with
+  /// no handler are ignored (topics carry several types).
+  void dispatch(const std::string& topic, const std::string& payload);
+  /// An envelope already decoded (read back from the pool).
+  void dispatch(const wire::envelope& e);
+
+  /// Writes `e` to the pool, then publishes it with its sequence number on
+  /// `topic`: the pool first, because the bus may drop what the pool keeps.
+  /// `then` runs once stored; a refused write is logged.
+  void store_and_publish(const std::string& topic, wire::envelope e,
+                         std::function<void(uint64_t)> then = {});
+
+  /// Publishes without storing (telemetry: high volume, summarised later).
+  void publish_only(const std::string& topic, const wire::envelope& e);
+
+  /// Reads a session's records from the pool, then calls `then`. A read the
+  /// pool refuses goes to `failed`, or is logged when there is none. An
+  /// exception from `then` is logged with the session.
+  void with_history(const std::string& session, history_handler then,
+                    failure_handler failed = {});
+
+  /// Messages that did not decode or whose handler threw.
+  uint64_t dropped() const { return dropped_; }
+
+  caf::event_based_actor* self;
+  agent_deps deps;
+
+protected:
+  /// Runs `body`, logging an exception with the session instead of dying.
+  void guarded(const std::string& session, const std::function<void()>& body);
+
+private:
+  std::map<std::string, std::function<void(const wire::envelope&)>, std::less<>> handlers_;
+  uint64_t dropped_ = 0;
+};
+
+/// The first record of type T in a history, or nullptr.
+template <class T>
+const wire::envelope* find_first(const std::vector<wire::envelope>& history) {
+  for (const auto& e : history)
+    if (e.type == wire::type_name<T>())
+      return &e;
+  return nullptr;
+}
+
+/// How many records of type T a history holds.
+template <class T>
+int count_of(const std::vector<wire::envelope>& history) {
+  int n = 0;
+  for (const auto& e : history)
+    n += e.type == wire::type_name<T>();
+  return n;
+}
+
+} // namespace paratune

@@ -1,0 +1,242 @@
+#include "actors/tuning_session.hpp"
+
+#include <chrono>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/bus_bridge.hpp"
+#include "messages/conversions.hpp"
+#include "messages/ec.hpp"
+#include "messages/topics.hpp"
+
+namespace paratune {
+
+namespace {
+
+constexpr auto tick_interval = std::chrono::milliseconds(500);
+constexpr int64_t quiet_limit_ms = 8000; ///< re-ask after this long without news
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+wire::session_status status_of(session_state end, const std::vector<trial_outcome>& outcomes) {
+  wire::session_status s;
+  s.state = end;
+  s.trials_done = int(outcomes.size());
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    if (outcomes[i].status == trial_status::succeeded
+        && outcomes[i].tflops_per_gpu > s.best_tflops) {
+      s.best_tflops = outcomes[i].tflops_per_gpu;
+      s.best_trial = int(i) + 1;
+    }
+  s.text = end == session_state::exhausted ? "all plausible configurations have been tried"
+                                           : "trial budget spent";
+  return s;
+}
+
+} // namespace
+
+tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::proposal>([this](const wire::envelope&, const wire::proposal& p) {
+    last_progress_ms = now_ms();
+    if (p.exhausted)
+      return finish(session_state::exhausted);
+    if (phase == session_phase::analysing && p.trial == int(results.size()) + 1)
+      phase = session_phase::running_trial;
+  });
+  on<wire::analysis_report>([this](const wire::envelope&, const wire::analysis_report& r) {
+    if (!r.error.empty())
+      fail("the analysis after trial " + std::to_string(r.after_trial) + " failed: " + r.error);
+  });
+  on<wire::trial_started>([this](const wire::envelope&, const wire::trial_started&) {
+    last_progress_ms = now_ms();
+  });
+  on<wire::trial_result>([this](const wire::envelope&, const wire::trial_result& r) {
+    if (!results.insert(r.trial).second)
+      return;
+    last_progress_ms = now_ms();
+    if (r.status != trial_status::skipped)
+      launched.insert(r.trial);
+    if (r.status == trial_status::failed) {
+      awaiting_trial = r.trial;
+      phase = session_phase::awaiting_diagnosis;
+      return;
+    }
+    next_step();
+  });
+  on<wire::failure_diagnosis>([this](const wire::envelope& e, const wire::failure_diagnosis&) {
+    if (phase == session_phase::awaiting_diagnosis && e.trial == awaiting_trial)
+      next_step();
+  });
+}
+
+void tuning_session_state::open(std::string sid, wire::session_opened j, caf::actor l,
+                                bool resume) {
+  id = std::move(sid);
+  job = std::move(j);
+  listener = std::move(l);
+  last_progress_ms = now_ms();
+  if (resume) {
+    // The pool has the session: the first tick replays it and continues.
+    phase = session_phase::analysing;
+    self->send(self, tick_atom_v);
+    return;
+  }
+  store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, job), [this](uint64_t) {
+    request_analysis(0);
+    self->delayed_send(self, tick_interval, tick_atom_v);
+  });
+}
+
+void tuning_session_state::handle(const wire::envelope& e) {
+  if (phase == session_phase::ending || e.session != id)
+    return;
+  dispatch(e);
+}
+
+void tuning_session_state::request_analysis(int after) {
+  phase = session_phase::analysing;
+  requested_after = after;
+  last_progress_ms = now_ms();
+  store_and_publish(topics::analysis(id),
+                    wire::make_envelope(id, after, wire::analysis_request{after}));
+}
+
+void tuning_session_state::next_step() {
+  awaiting_trial = 0;
+  if (int(launched.size()) >= job.trials)
+    return finish(session_state::finished);
+  request_analysis(int(results.size()));
+}
+
+void tuning_session_state::replay() {
+  if (phase == session_phase::ending)
+    return;
+  with_history(
+    id,
+    [this](std::vector<wire::envelope> history) {
+      for (const auto& e : history)
+        handle(e); // each record is handled once; a bad one is logged and skipped
+      const bool waiting = phase == session_phase::analysing
+                           || phase == session_phase::running_trial;
+      if (waiting && now_ms() - last_progress_ms > quiet_limit_ms
+          && int(results.size()) == requested_after) {
+        spdlog::info("session {}: no answer to analysis request {}, asking again", id,
+                     requested_after);
+        request_analysis(requested_after);
+      }
+    },
+    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); });
+}
+
+void tuning_session_state::finish(session_state end) {
+  if (phase == session_phase::ending)
+    return;
+  phase = session_phase::ending;
+  with_history(
+    id,
+    [this, end](std::vector<wire::envelope> history) {
+      wire::session_status s;
+      try {
+        s = status_of(end, wire::outcomes_of(history));
+      } catch (const std::exception& e) {
+        phase = session_phase::analysing; // let fail() record it
+        return fail(std::string("the session's history does not read: ") + e.what());
+      }
+      store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, s),
+                        [this, end](uint64_t) {
+                          self->send(listener, done_atom_v, id, end, std::string());
+                          self->quit();
+                        });
+    },
+    [this](const caf::error& err) {
+      phase = session_phase::analysing;
+      fail("cannot read the session's history: " + describe(err));
+    });
+}
+
+void tuning_session_state::fail(const std::string& reason) {
+  if (phase == session_phase::ending)
+    return;
+  phase = session_phase::ending;
+  spdlog::error("session {} failed: {}", id, reason);
+  wire::session_status s;
+  s.state = session_state::failed;
+  s.trials_done = int(results.size());
+  s.text = reason;
+  // Told first: the record is best effort when the pool is what failed.
+  self->send(listener, done_atom_v, id, session_state::failed, reason);
+  store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, s));
+  self->quit(caf::make_error(ec::session_failure, reason));
+}
+
+caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, agent_deps deps,
+                             bus_bridge* bridge, std::string id, wire::session_opened job,
+                             caf::actor listener, bool resume) {
+  auto& st = self->state;
+  st.start(std::move(deps));
+  std::vector<int> subscriptions;
+  for (const auto& prefix : {topics::proposal(id), topics::report(id), topics::trial_prefix(id),
+                             topics::failure_prefix(id)})
+    subscriptions.push_back(bridge->subscribe(prefix, self, true));
+  self->attach_functor([bridge, subscriptions] {
+    for (int s : subscriptions)
+      bridge->unsubscribe(s);
+  });
+  st.open(std::move(id), std::move(job), std::move(listener), resume);
+  return {
+    [=](bus_atom, const std::string& topic, const std::string& payload) {
+      wire::envelope e;
+      try {
+        e = wire::decode_envelope(payload);
+      } catch (const wire::decode_error& err) {
+        spdlog::warn("tuning_session: dropped a message on '{}': {}", topic, err.what());
+        return;
+      }
+      self->state.handle(e);
+    },
+    [=](replay_atom) { self->state.replay(); },
+    [=](tick_atom) {
+      self->state.replay();
+      self->delayed_send(self, tick_interval, tick_atom_v);
+    },
+    [=](agent_down_atom, const std::string& agent, const std::string& reason) {
+      self->state.fail("the " + agent + " agent died: " + reason);
+    },
+  };
+}
+
+caf::expected<session_end> await_session(caf::scoped_actor& self, const caf::actor& session,
+                                         std::chrono::seconds timeout) {
+  self->monitor(session);
+  caf::expected<session_end> out = caf::make_error(ec::session_failure, "no answer");
+  bool waiting = true;
+  auto on_done = [&](done_atom, const std::string&, session_state state, const std::string& t) {
+    out = session_end{state, t};
+    waiting = false;
+  };
+  auto on_down = [&](caf::down_msg& dm) {
+    if (dm.source != session.address())
+      return;
+    if (waiting)
+      out = caf::make_error(ec::session_failure,
+                            "the session ended without an answer: " + describe(dm.reason));
+    waiting = false;
+  };
+  while (waiting) {
+    if (timeout.count() > 0)
+      self->receive(on_done, on_down, caf::after(timeout) >> [&] {
+        out = caf::make_error(ec::session_failure, "the session did not end in time");
+        waiting = false;
+      });
+    else
+      self->receive(on_done, on_down);
+  }
+  self->demonitor(session);
+  return out;
+}
+
+} // namespace paratune

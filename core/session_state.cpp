@@ -1,0 +1,25 @@
+#include "core/session_state.hpp"
+
+namespace paratune {
+
+const char* to_string(session_state s) {
+  switch (s) {
+    case session_state::running: return "running";
+    case session_state::finished: return "finished";
+    case session_state::exhausted: return "exhausted";
+    case session_state::failed: return "failed";
+  }
+  return "running";
+}
+
+bool parse_session_state(const std::string& text, session_state& out) {
+  for (auto s : {session_state::running, session_state::finished, session_state::exhausted,
+                 session_state::failed})
+    if (text == to_string(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+} // namespace paratune
