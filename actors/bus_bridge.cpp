@@ -1,5 +1,7 @@
 #include "actors/bus_bridge.hpp"
 
+#include <set>
+
 #include <caf/all.hpp>
 
 #include "messages/codec.hpp"
@@ -69,22 +71,31 @@ void bus_bridge::on_gap(const std::string& topic) {
         caf::anon_send(strong, replay_atom_v);
 }
 
-bool bus_bridge::await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
-                                std::chrono::milliseconds timeout) {
+bool bus_bridge::await_subscribed(caf::actor_system& sys, const std::vector<std::string>& prefixes,
+                                  std::chrono::milliseconds timeout) {
+  caf::scoped_actor self{sys};
+  std::vector<int> ids;
+  std::set<std::string> unseen;
+  for (const auto& p : prefixes) {
+    ids.push_back(subscribe(p, caf::actor_cast<caf::actor>(self)));
+    unseen.insert(p + "_probe");
+  }
   wire::envelope probe;
-  probe.type = "probe"; // no agent handles it
+  probe.type = "probe";
   probe.session = "_probe";
   const auto payload = wire::pack(probe);
-  std::set<std::string> unseen(topics.begin(), topics.end());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!unseen.empty() && std::chrono::steady_clock::now() < deadline) {
     for (const auto& t : unseen)
       self->send(egress_, publish_atom_v, t, payload);
     bool quiet = false;
     while (!quiet && !unseen.empty())
-      self->receive([&](bus_atom, const std::string& topic, const std::string&) { unseen.erase(topic); },
-                    caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
+      self->receive(
+        [&](bus_atom, const std::string& topic, const std::string&) { unseen.erase(topic); },
+        caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
   }
+  for (int id : ids)
+    unsubscribe(id);
   return unseen.empty();
 }
 

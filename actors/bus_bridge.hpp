@@ -35,12 +35,13 @@ public:
                 bool replay_on_gap = false);
   void unsubscribe(int id);
 
-  /// Publishes probes on `topics` through the egress until `self` has seen
-  /// one on each, or `timeout` passes: ZeroMQ applies a subscription
-  /// asynchronously (the slow joiner), and what is published before it
-  /// reaches the proxy is lost. `self` must be subscribed to them.
-  bool await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
-                      std::chrono::milliseconds timeout);
+  /// Waits until messages on each of `prefixes` reach this process: ZeroMQ
+  /// applies a subscription asynchronously (the slow joiner), and what is
+  /// published before it reaches the publisher is lost. Publishes a probe
+  /// (an envelope of type "probe", which no agent handles) on
+  /// prefix + "_probe" until one comes back for each. False after `timeout`.
+  bool await_subscribed(caf::actor_system& sys, const std::vector<std::string>& prefixes,
+                        std::chrono::milliseconds timeout);
 
   egress_actor egress() const { return egress_; }
   /// Sequence gaps the subscriber saw (messages lost on the bus).

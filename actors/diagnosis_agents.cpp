@@ -44,20 +44,6 @@ caf::expected<void> seed_ledger(caf::actor_system& sys, runtime& rt, const std::
   return out;
 }
 
-// Waits until the bus delivers the agents' topic prefixes, so that a
-// request published right after start is not lost to the slow joiner.
-bool await_subscriptions(caf::actor_system& sys, runtime& rt) {
-  caf::scoped_actor self{sys};
-  auto me = caf::actor_cast<caf::actor>(self);
-  const int a = rt.bridge().subscribe(topics::diagnose_prefix, me);
-  const int b = rt.bridge().subscribe(topics::diagnosis_prefix, me);
-  const bool seen = rt.bridge().await_delivery(self, {"diagnose._probe", "diagnosis._probe"},
-                                               std::chrono::seconds(10));
-  rt.bridge().unsubscribe(a);
-  rt.bridge().unsubscribe(b);
-  return seen;
-}
-
 } // namespace
 
 caf::expected<void> start_diagnosis_agents(caf::actor_system& sys, runtime& rt,
@@ -80,7 +66,8 @@ caf::expected<void> start_diagnosis_agents(caf::actor_system& sys, runtime& rt,
   rt.bridge().subscribe(topics::diagnosis_prefix, proposer);
   rt.adopt_agent(analyst, "analyzer");
   rt.adopt_agent(proposer, "proposal_agent");
-  if (!await_subscriptions(sys, rt))
+  if (!rt.bridge().await_subscribed(sys, {topics::diagnose_prefix, topics::diagnosis_prefix},
+                                    std::chrono::seconds(10)))
     return caf::make_error(ec::bus_failure, "the diagnosis agents' topics never reached the bus");
   return {};
 }

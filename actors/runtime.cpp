@@ -1,5 +1,6 @@
 #include "actors/runtime.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -40,6 +41,7 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
     return db.error();
   std::unique_ptr<runtime> rt{new runtime(sys)};
   rt->grace_ = opts.grace;
+  rt->session_tick_ = opts.session_tick;
   rt->watchdog_ = sys.spawn(watchdog);
   if (opts.bus.publish.empty()) {
     static std::atomic<int> counter{0};
@@ -77,6 +79,11 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
                  std::string("pool"));
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.egress),
                  std::string("egress"));
+  // A session's first request must not be lost to the slow joiner.
+  if (!b.await_subscribed(sys, {"analysis.", "report.", "proposal.", "trial."},
+                          std::chrono::seconds(10)))
+    return caf::make_error(ec::bus_failure, "the agents' topics never reached the bus at "
+                                              + rt->bus_.publish);
   return rt;
 }
 
@@ -89,7 +96,8 @@ runtime::~runtime() {
 
 caf::actor runtime::start_session(const std::string& id, wire::session_opened job,
                                   const caf::actor& listener) {
-  auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener, false);
+  auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener,
+                      tuning_session_options{false, session_tick_});
   adopt_session(s);
   return s;
 }
@@ -116,6 +124,7 @@ caf::expected<std::vector<wire::envelope>> runtime::history(const std::string& s
 void runtime::stop_group(std::vector<caf::actor>& actors) {
   caf::scoped_actor self{sys_};
   std::set<caf::actor_addr> alive;
+  actors.erase(std::remove(actors.begin(), actors.end(), caf::actor{}), actors.end());
   for (auto& a : actors) {
     self->monitor(a);
     alive.insert(a.address());

@@ -24,6 +24,8 @@ struct runtime_options {
   bool sync_writes = false;      ///< fdatasync every pool write
   /// How long stop() lets each group of actors finish before killing it.
   std::chrono::milliseconds grace{5000};
+  /// How often a session replays the pool without a bus gap to prompt it.
+  std::chrono::milliseconds session_tick{500};
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
@@ -72,6 +74,7 @@ private:
 
   caf::actor_system& sys_;
   std::chrono::milliseconds grace_;
+  std::chrono::milliseconds session_tick_;
   caf::actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;

@@ -14,7 +14,6 @@ namespace paratune {
 
 namespace {
 
-constexpr auto tick_interval = std::chrono::milliseconds(500);
 constexpr int64_t quiet_limit_ms = 8000; ///< re-ask after this long without news
 
 int64_t now_ms() {
@@ -74,12 +73,13 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
 }
 
 void tuning_session_state::open(std::string sid, wire::session_opened j, caf::actor l,
-                                bool resume) {
+                                tuning_session_options opts) {
+  tick = opts.tick;
   id = std::move(sid);
   job = std::move(j);
   listener = std::move(l);
   last_progress_ms = now_ms();
-  if (resume) {
+  if (opts.resume) {
     // The pool has the session: the first tick replays it and continues.
     phase = session_phase::analysing;
     self->send(self, tick_atom_v);
@@ -87,7 +87,7 @@ void tuning_session_state::open(std::string sid, wire::session_opened j, caf::ac
   }
   store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, job), [this](uint64_t) {
     request_analysis(0);
-    self->delayed_send(self, tick_interval, tick_atom_v);
+    self->delayed_send(self, tick, tick_atom_v);
   });
 }
 
@@ -175,7 +175,7 @@ void tuning_session_state::fail(const std::string& reason) {
 
 caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, agent_deps deps,
                              bus_bridge* bridge, std::string id, wire::session_opened job,
-                             caf::actor listener, bool resume) {
+                             caf::actor listener, tuning_session_options opts) {
   auto& st = self->state;
   st.start(std::move(deps));
   std::vector<int> subscriptions;
@@ -186,7 +186,7 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
     for (int s : subscriptions)
       bridge->unsubscribe(s);
   });
-  st.open(std::move(id), std::move(job), std::move(listener), resume);
+  st.open(std::move(id), std::move(job), std::move(listener), opts);
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
       wire::envelope e;
@@ -201,7 +201,7 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
     [=](replay_atom) { self->state.replay(); },
     [=](tick_atom) {
       self->state.replay();
-      self->delayed_send(self, tick_interval, tick_atom_v);
+      self->delayed_send(self, self->state.tick, tick_atom_v);
     },
     [=](agent_down_atom, const std::string& agent, const std::string& reason) {
       self->state.fail("the " + agent + " agent died: " + reason);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <set>
 #include <string>
 
@@ -14,6 +15,14 @@
 namespace paratune {
 
 class bus_bridge;
+
+struct tuning_session_options {
+  bool resume = false; ///< the pool holds the session already: continue it
+  /// How often the pool is replayed and a quiet step checked. Replays also
+  /// follow every bus gap at once; the tick catches a loss with no
+  /// successor to reveal it (the last message of a step).
+  std::chrono::milliseconds tick{500};
+};
 
 /// Where the coordinator stands between two trials.
 enum class session_phase {
@@ -37,7 +46,8 @@ enum class session_phase {
 struct tuning_session_state : agent_state {
   explicit tuning_session_state(caf::event_based_actor* self);
 
-  void open(std::string id, wire::session_opened job, caf::actor listener, bool resume);
+  void open(std::string id, wire::session_opened job, caf::actor listener,
+            tuning_session_options opts);
   /// Handles one record, from the bus or replayed from the pool, once.
   void handle(const wire::envelope& e);
   /// Replays the pool and re-asks a quiet step.
@@ -56,12 +66,13 @@ struct tuning_session_state : agent_state {
   int awaiting_trial = 0;       ///< the failed trial whose diagnosis comes next
   int requested_after = -1;     ///< the last analysis request sent
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
+  std::chrono::milliseconds tick{500};
   static inline const char* name = "tuning_session";
 };
 
 caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, agent_deps deps,
                              bus_bridge* bridge, std::string id, wire::session_opened job,
-                             caf::actor listener, bool resume);
+                             caf::actor listener, tuning_session_options opts);
 
 /// How a session ended, as its listener was told.
 struct session_end {

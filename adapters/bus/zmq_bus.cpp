@@ -1,6 +1,8 @@
 #include "adapters/bus/zmq_bus.hpp"
 
 #include <array>
+#include <future>
+#include <optional>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -122,9 +124,14 @@ void bus_publisher::publish(const std::string& topic, const std::string& payload
 }
 
 bus_subscriber::bus_subscriber(zmq::context_t& ctx, const bus_endpoints& ep) {
-  thread_ = std::thread([this, &ctx, ep] { run(ctx, ep); });
-  while (!started_)
-    std::this_thread::yield();
+  std::promise<std::string> connected; // empty when the socket connected
+  auto result = connected.get_future();
+  thread_ = std::thread([this, &ctx, ep, &connected] { run(ctx, ep, connected); });
+  const auto error = result.get();
+  if (!error.empty()) {
+    thread_.join();
+    throw std::runtime_error("cannot connect a bus subscriber to " + ep.subscribe + ": " + error);
+  }
 }
 
 bus_subscriber::~bus_subscriber() {
@@ -231,12 +238,22 @@ void bus_subscriber::dispatch(const std::string& topic, const std::string& paylo
   }
 }
 
-void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep) {
-  zmq::socket_t sub(ctx, zmq::socket_type::sub);
-  set_common(sub);
-  sub.set(zmq::sockopt::rcvhwm, high_water_mark);
-  sub.connect(ep.subscribe);
-  started_ = true;
+void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep,
+                         std::promise<std::string>& connected) {
+  // The socket lives on this thread; a connect that throws here must reach
+  // the constructor's caller, not std::terminate.
+  std::optional<zmq::socket_t> socket;
+  try {
+    socket.emplace(ctx, zmq::socket_type::sub);
+    set_common(*socket);
+    socket->set(zmq::sockopt::rcvhwm, high_water_mark);
+    socket->connect(ep.subscribe);
+  } catch (const zmq::error_t& e) {
+    connected.set_value(e.what());
+    return;
+  }
+  connected.set_value("");
+  auto& sub = *socket;
   zmq::pollitem_t items[] = {{sub.handle(), 0, ZMQ_POLLIN, 0}};
   while (!stop_) {
     apply_pending(sub);

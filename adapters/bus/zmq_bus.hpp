@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,8 @@ public:
   using handler = std::function<void(const std::string& topic, const std::string& payload)>;
   using gap_handler = std::function<void(const std::string& topic, uint64_t missed)>;
 
+  /// Connects on the poller thread; throws std::runtime_error naming the
+  /// endpoint when the connect fails.
   bus_subscriber(zmq::context_t& ctx, const bus_endpoints& ep);
   ~bus_subscriber();
   bus_subscriber(const bus_subscriber&) = delete;
@@ -125,7 +128,7 @@ private:
     std::string prefix;
     handler h;
   };
-  void run(zmq::context_t& ctx, bus_endpoints ep);
+  void run(zmq::context_t& ctx, bus_endpoints ep, std::promise<std::string>& connected);
   void apply_pending(zmq::socket_t& sub);
   void dispatch(const std::string& topic, const std::string& payload);
   /// Checks a message's number against the last one seen on its topic.
@@ -142,7 +145,6 @@ private:
   gap_handler gap_handler_;
   std::map<std::pair<uint64_t, std::string>, uint64_t> last_seq_; ///< poller thread only
   std::map<uint64_t, uint64_t> gaps_by_publisher_;                 ///< under mutex_
-  std::atomic<bool> started_{false};
   std::thread thread_;
 };
 

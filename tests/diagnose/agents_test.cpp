@@ -66,22 +66,11 @@ struct agents : ::testing::Test {
   }
 
   /// Subscribes the listener and waits until the subscription has reached
-  /// the proxy (ZeroMQ applies it asynchronously): probes on the prefix are
-  /// published until one comes back. next() skips late probes.
+  /// the proxy (bus_bridge::await_subscribed). next() skips its probes.
   void listen(caf::scoped_actor& self, const std::string& prefix) {
     rt->bridge().subscribe(prefix, caf::actor_cast<caf::actor>(self));
-    const auto probe = prefix + probe_suffix;
-    for (int attempt = 0; attempt < 200; ++attempt) {
-      self->send(rt->deps().egress, publish_atom_v, probe, std::string("probe"));
-      bool seen = false;
-      self->receive([&](bus_atom, const std::string& topic, const std::string&) {
-                      seen = topic == probe;
-                    },
-                    caf::after(std::chrono::milliseconds(50)) >> [] {});
-      if (seen)
-        return;
-    }
-    FAIL() << "subscription to " << prefix << " never reached the bus";
+    ASSERT_TRUE(rt->bridge().await_subscribed(*sys, {prefix}, std::chrono::seconds(10)))
+      << "subscription to " << prefix << " never reached the bus";
   }
 
   /// The next envelope on a topic prefix the listener was subscribed to.
@@ -99,7 +88,7 @@ struct agents : ::testing::Test {
     return out;
   }
 
-  static constexpr const char* probe_suffix = "_listen_probe";
+  static constexpr const char* probe_suffix = "_probe";
   std::string dir;
   // Any free port: ctest runs these tests in parallel processes.
   bus_endpoints ep{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"};

@@ -13,12 +13,12 @@
 
 #include "actors/runtime.hpp"
 #include "actors/tuning_session.hpp"
-#include "adapters/config/job_loader.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
 #include "storage/message_pool.hpp"
+#include "tests/e2e/small_session.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -26,26 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-wire::session_opened small_session(int trials) {
-  setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-  auto job = load_job(test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml");
-  wire::session_opened s;
-  s.job_name = job.name;
-  s.model = wire::to_wire(job.model);
-  s.cluster = wire::to_wire(job.cluster);
-  s.world_size = job.world_size();
-  s.precision = to_string(job.prec);
-  s.initial = wire::to_wire(job.initial);
-  s.search = job.search;
-  s.trials = trials;
-  s.train_iters = 6;
-  s.seed = 3;
-  s.sim_path = test::bin_dir() + "/paratune-sim";
-  s.sim_cluster = job.cluster_ref;
-  s.sim_time_scale = 0.00005;
-  s.sim_failure_rate = 0;
-  return s;
-}
+using test::small_session;
 
 struct runtime_session : ::testing::Test {
   void SetUp() override { dir = test::make_temp_dir("runtime"); }

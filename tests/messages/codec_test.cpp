@@ -1,4 +1,5 @@
 #include "messages/codec.hpp"
+#include "messages/ec.hpp"
 #include "messages/topics.hpp"
 
 #include <gtest/gtest.h>
@@ -133,4 +134,30 @@ TEST(topics, are_prefix_filterable) {
 }
 
 } // namespace
+TEST(codec, paratune_errors_render_as_words) {
+  EXPECT_EQ(describe(caf::make_error(ec::storage_failure, "cannot open message pool at /p")),
+            "storage failure: cannot open message pool at /p");
+  EXPECT_EQ(describe(caf::make_error(ec::bus_failure)), "bus failure");
+  EXPECT_EQ(describe(caf::error{}), "no error");
+}
+
+/// A body whose status is a word this build does not know.
+struct odd_status {
+  std::string status = "exploded";
+  MSGPACK_DEFINE_MAP(status)
+};
+
+TEST(codec, an_unknown_enum_word_fails_the_body_not_the_program) {
+  envelope e;
+  e.type = type_name<trial_result>();
+  e.body = pack(odd_status{});
+  try {
+    body_of<trial_result>(e);
+    FAIL() << "decoded an unknown status";
+  } catch (const decode_error& err) {
+    EXPECT_NE(std::string(err.what()).find("unknown value 'exploded'"), std::string::npos)
+      << err.what();
+  }
+}
+
 } // namespace paratune::wire
