@@ -3,10 +3,10 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "adapters/diagnosis/evidence_readers.hpp"
+#include "adapters/diagnosis/diagnosis_run.hpp"
 #include "adapters/diagnosis/evidence_sources.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "core/diagnosis/analyzer.hpp"
+#include "core/input_error.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
 
@@ -21,9 +21,17 @@ wire::diagnosis diagnose(const wire::diagnose_request& req) {
     r.xprof = req.xprof;
     r.kineto = req.kineto;
     r.megatron_log = req.megatron_log;
+    r.total_timeout = std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
+    r.connect_timeout = std::min(r.total_timeout, std::chrono::milliseconds(3000));
     auto evidence = gather_evidence(r);
-    enrich_evidence(evidence, exp);
-    return wire::to_wire(analyze_evidence(evidence), evidence.kpis.step_time_ms.value_or(0));
+    const auto report = analyze_job(exp, evidence);
+    return wire::to_wire(report, evidence.kpis.step_time_ms.value_or(0));
+  } catch (const input_error& e) {
+    wire::diagnosis d;
+    d.bottleneck = "unknown";
+    d.error = e.what();
+    d.bad_input = true;
+    return d;
   } catch (const std::exception& e) {
     // input_error, a damaged profile, a server that is down: the requester
     // learns why instead of waiting for an answer that never comes.

@@ -72,4 +72,58 @@ caf::expected<void> start_diagnosis_agents(caf::actor_system& sys, runtime& rt,
   return {};
 }
 
+caf::expected<diagnosis_answer> request_diagnosis(caf::actor_system& sys, runtime& rt,
+                                                  const std::string& session,
+                                                  const wire::diagnose_request& req,
+                                                  std::chrono::seconds timeout) {
+  caf::scoped_actor self{sys};
+  auto me = caf::actor_cast<caf::actor>(self);
+  const std::vector<std::string> topics{topics::diagnosis(session), topics::proposals(session)};
+  std::vector<int> subscriptions;
+  for (const auto& t : topics)
+    subscriptions.push_back(rt.bridge().subscribe(t, me));
+  auto unsubscribe = [&] {
+    for (int id : subscriptions)
+      rt.bridge().unsubscribe(id);
+  };
+  if (!rt.bridge().await_subscribed(sys, topics, std::chrono::seconds(10))) {
+    unsubscribe();
+    return caf::make_error(ec::bus_failure, "the diagnosis topics never reached the bus");
+  }
+  auto e = wire::make_envelope(session, 0, req);
+  caf::error stored;
+  self->request(rt.deps().pool, std::chrono::seconds(30), append_atom_v, e)
+    .receive([&](uint64_t seq) { e.seq = seq; }, [&](caf::error& err) { stored = err; });
+  if (stored) {
+    unsubscribe();
+    return stored;
+  }
+  self->send(rt.deps().egress, publish_atom_v, topics::diagnose(session), wire::pack(e));
+  std::optional<diagnosis_answer> answer;
+  diagnosis_answer partial;
+  bool have_diagnosis = false, have_proposals = false, timed_out = false;
+  while (!answer && !timed_out)
+    self->receive(
+      [&](bus_atom, const std::string&, const std::string& payload) {
+        auto env = wire::decode_envelope(payload);
+        if (env.session != session)
+          return; // a probe
+        if (env.type == wire::type_name<wire::diagnosis>()) {
+          partial.diagnosis = wire::body_of<wire::diagnosis>(env);
+          have_diagnosis = true;
+        } else if (env.type == wire::type_name<wire::proposal_set>()) {
+          partial.proposals = wire::body_of<wire::proposal_set>(env);
+          have_proposals = true;
+        }
+        if (have_diagnosis && (have_proposals || !partial.diagnosis.error.empty()))
+          answer = partial;
+      },
+      caf::after(timeout) >> [&] { timed_out = true; });
+  unsubscribe();
+  if (!answer)
+    return caf::make_error(ec::agent_failure, "no diagnosis of session " + session + " within "
+                                                + std::to_string(timeout.count()) + " s");
+  return *answer;
+}
+
 } // namespace paratune

@@ -5,7 +5,7 @@
 
 #include "actors/knowledge.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
-#include "core/diagnosis/proposal_engine.hpp"
+#include "adapters/diagnosis/diagnosis_run.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
 #include "storage/knowledge_index.hpp"
@@ -38,14 +38,8 @@ void proposal_agent_state::propose_for(const std::string& session, const wire::d
   const auto exp = parse_experiment(req.experiment_yaml, req.experiment_name);
   const auto report = wire::from_wire(d);
   const auto past = wire::optimizations_of(ledger);
-  proposal_context ctx;
-  ctx.experiment = &exp;
-  ctx.report = &report;
-  ctx.measured_step_ms = d.measured_step_ms;
-  ctx.history = &past;
-  if (knowledge)
-    ctx.knowledge = search_of(*knowledge);
-  const auto set = wire::to_wire(propose(ctx));
+  const auto search = knowledge ? search_of(*knowledge) : knowledge_search{};
+  const auto set = wire::to_wire(paratune::propose_for(exp, report, d.measured_step_ms, past, search));
   store_and_publish(topics::proposals(session), wire::make_envelope(session, 0, set));
 }
 

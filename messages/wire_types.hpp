@@ -206,7 +206,8 @@ struct diagnose_request {
   std::string experiment_yaml;
   std::string experiment_name;   ///< the file name, for messages
   std::string xprof, kineto, megatron_log;
-  MSGPACK_DEFINE_MAP(experiment_yaml, experiment_name, xprof, kineto, megatron_log)
+  double timeout_s = 60;         ///< how long a profile server may take
+  MSGPACK_DEFINE_MAP(experiment_yaml, experiment_name, xprof, kineto, megatron_log, timeout_s)
 };
 
 struct kpi_check_wire {
@@ -234,9 +235,10 @@ struct diagnosis {
   std::vector<std::string> evidence, sources, warnings;
   bool partial = false;
   std::string error;             ///< non-empty when nothing could be diagnosed
+  bool bad_input = false;        ///< the error is the request's (a file, a flag, a profile)
   MSGPACK_DEFINE_MAP(platform, bottleneck, secondary, summary, confidence, measured_step_ms,
                      kpis, top_ops, time_by_class, scores, evidence, sources, warnings, partial,
-                     error, collective_ms)
+                     error, collective_ms, bad_input)
 };
 
 struct citation_wire {

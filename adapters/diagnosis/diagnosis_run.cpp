@@ -11,21 +11,32 @@
 
 namespace paratune {
 
+diagnosis_report analyze_job(const experiment_spec& exp, diagnosis_evidence& evidence) {
+  enrich_evidence(evidence, exp);
+  return analyze_evidence(evidence);
+}
+
+proposal_set propose_for(const experiment_spec& exp, const diagnosis_report& report,
+                         double measured_step_ms, const std::vector<past_optimization>& history,
+                         const knowledge_search& search) {
+  proposal_context ctx;
+  ctx.experiment = &exp;
+  ctx.report = &report;
+  ctx.measured_step_ms = measured_step_ms;
+  ctx.history = &history;
+  ctx.knowledge = search;
+  return propose(ctx);
+}
+
 diagnosis_outcome run_diagnosis(const experiment_spec& exp, diagnosis_evidence evidence,
                                 const std::vector<past_optimization>& history,
                                 const knowledge_search& search) {
   diagnosis_outcome out;
   out.experiment = exp;
-  enrich_evidence(evidence, exp);
   out.evidence = std::move(evidence);
-  out.report = analyze_evidence(out.evidence);
-  proposal_context ctx;
-  ctx.experiment = &out.experiment;
-  ctx.report = &out.report;
-  ctx.measured_step_ms = out.evidence.kpis.step_time_ms.value_or(0);
-  ctx.history = &history;
-  ctx.knowledge = search;
-  out.proposals = propose(ctx);
+  out.report = analyze_job(out.experiment, out.evidence);
+  out.proposals = propose_for(out.experiment, out.report,
+                              out.evidence.kpis.step_time_ms.value_or(0), history, search);
   return out;
 }
 

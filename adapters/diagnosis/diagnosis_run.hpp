@@ -23,8 +23,17 @@ struct diagnosis_outcome {
   proposal_set proposals;
 };
 
-/// Analyzer, then Proposal logic, on evidence already gathered. The
-/// evidence is enriched from the experiment (memory limit, FLOP utilisation).
+/// The Analyzer's step: `evidence` enriched from the experiment (memory
+/// limit, FLOP utilisation), then classified.
+diagnosis_report analyze_job(const experiment_spec& exp, diagnosis_evidence& evidence);
+
+/// The Proposal step: three ranked proposals for a diagnosed job.
+proposal_set propose_for(const experiment_spec& exp, const diagnosis_report& report,
+                         double measured_step_ms, const std::vector<past_optimization>& history,
+                         const knowledge_search& search);
+
+/// Both steps, as the Analyzer and Proposal agents run them one after the
+/// other (for tests and benchmarks that need no bus).
 diagnosis_outcome run_diagnosis(const experiment_spec& exp, diagnosis_evidence evidence,
                                 const std::vector<past_optimization>& history,
                                 const knowledge_search& search);
