@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -12,6 +13,7 @@
 #include "messages/ec.hpp"
 #include "storage/big_endian.hpp"
 #include "storage/key_range.hpp"
+#include "storage/rocks_db.hpp"
 
 namespace paratune {
 
@@ -19,10 +21,6 @@ namespace {
 
 enum column : std::size_t { cf_default, cf_meta, cf_docs, cf_lengths, cf_postings };
 const char* const column_names[] = {"default", "meta", "docs", "lengths", "postings"};
-
-caf::error storage_error(const std::string& what, const rocksdb::Status& s) {
-  return caf::make_error(ec::storage_failure, what + ": " + s.ToString());
-}
 
 std::string doc_key(std::uint32_t doc) {
   std::string k;
@@ -76,28 +74,19 @@ struct scored {
 } // namespace
 
 caf::expected<std::unique_ptr<knowledge_index>> knowledge_index::open(const std::string& dir) {
-  rocksdb::Options o;
-  o.create_if_missing = true;
-  o.create_missing_column_families = true;
-  std::vector<rocksdb::ColumnFamilyDescriptor> columns;
-  for (const char* name : column_names)
-    columns.emplace_back(name, rocksdb::ColumnFamilyOptions{});
+  auto store = rocks_db::open(dir, {std::begin(column_names), std::end(column_names)},
+                              "knowledge index");
+  if (!store)
+    return store.error();
   std::unique_ptr<knowledge_index> idx{new knowledge_index};
-  rocksdb::DB* raw = nullptr;
-  auto s = rocksdb::DB::Open(o, dir, columns, &idx->handles_, &raw);
-  if (!s.ok())
-    return storage_error("cannot open knowledge index at " + dir, s);
-  idx->db_.reset(raw);
+  idx->store_ = std::move(*store);
+  idx->db_ = idx->store_->get();
+  for (std::size_t i = 0; i < std::size(column_names); ++i)
+    idx->handles_.push_back(idx->store_->column(i));
   return idx;
 }
 
-knowledge_index::~knowledge_index() {
-  if (!db_)
-    return;
-  for (auto* h : handles_)
-    db_->DestroyColumnFamilyHandle(h);
-  db_->Close();
-}
+knowledge_index::~knowledge_index() = default;
 
 std::string knowledge_index::fingerprint(const std::vector<knowledge_doc>& docs) {
   // FNV-1a over every field with separators; stable across runs and builds.

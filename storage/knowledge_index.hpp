@@ -16,6 +16,8 @@ class ColumnFamilyHandle;
 
 namespace paratune {
 
+class rocks_db;
+
 /// A BM25 index of the knowledge base in its own RocksDB directory (apart
 /// from the message pool, whose column families it leaves alone).
 ///
@@ -58,8 +60,9 @@ private:
   knowledge_index() = default;
   caf::expected<std::uint64_t> meta_u64(const char* key) const;
 
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<rocks_db> store_;
+  rocksdb::DB* db_ = nullptr;                         ///< owned by store_
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_; ///< owned by store_
 };
 
 } // namespace paratune

@@ -1,5 +1,7 @@
 #include "storage/message_pool.hpp"
 
+#include <iterator>
+
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
@@ -7,6 +9,7 @@
 #include "messages/ec.hpp"
 #include "storage/big_endian.hpp"
 #include "storage/key_range.hpp"
+#include "storage/rocks_db.hpp"
 
 namespace paratune {
 
@@ -14,10 +17,6 @@ namespace {
 
 enum column : size_t { cf_default, cf_meta, cf_records, cf_by_session, cf_trials };
 const char* const column_names[] = {"default", "meta", "records", "by_session", "trials"};
-
-caf::error storage_error(const std::string& what, const rocksdb::Status& s) {
-  return caf::make_error(ec::storage_failure, what + ": " + s.ToString());
-}
 
 std::string session_prefix(const std::string& session) {
   std::string key = session;
@@ -36,39 +35,46 @@ std::string trial_key(const std::string& session, int trial) {
 
 caf::expected<std::unique_ptr<message_pool>>
 message_pool::open(const std::string& dir, options opts) {
-  rocksdb::Options db_opts;
-  db_opts.create_if_missing = true;
-  db_opts.create_missing_column_families = true;
-  std::vector<rocksdb::ColumnFamilyDescriptor> columns;
-  for (const char* name : column_names)
-    columns.emplace_back(name, rocksdb::ColumnFamilyOptions{});
+  auto store = rocks_db::open(dir, {std::begin(column_names), std::end(column_names)},
+                              "message pool");
+  if (!store)
+    return store.error();
   std::unique_ptr<message_pool> pool{new message_pool};
   pool->opts_ = opts;
-  rocksdb::DB* raw = nullptr;
-  auto s = rocksdb::DB::Open(db_opts, dir, columns, &pool->handles_, &raw);
-  if (!s.ok())
-    return storage_error("cannot open message pool at " + dir, s);
-  pool->db_.reset(raw);
+  pool->store_ = std::move(*store);
+  pool->db_ = pool->store_->get();
+  for (size_t i = 0; i < std::size(column_names); ++i)
+    pool->handles_.push_back(pool->store_->column(i));
   std::string value;
-  s = pool->db_->Get({}, pool->handles_[cf_meta], "next_seq", &value);
+  auto s = pool->db_->Get({}, pool->handles_[cf_meta], "next_seq", &value);
   if (s.ok())
     pool->next_seq_ = big_endian::get64(value);
   else if (!s.IsNotFound())
     return storage_error("cannot read next_seq", s);
-  s = pool->db_->Get({}, pool->handles_[cf_meta], "schema_version", &value);
-  if (s.ok() && value != std::to_string(wire::schema_version))
-    return caf::make_error(ec::storage_failure, "message pool at " + dir
-                             + " has schema version " + value + ", this build reads "
-                             + std::to_string(wire::schema_version));
+  if (auto checked = pool->check_schema(dir); !checked)
+    return checked.error();
   return pool;
 }
 
-message_pool::~message_pool() {
-  if (!db_)
-    return;
-  for (auto* h : handles_)
-    db_->DestroyColumnFamilyHandle(h);
-  db_->Close();
+message_pool::~message_pool() = default;
+
+caf::expected<void> message_pool::check_schema(const std::string& dir) {
+  const auto ours = std::to_string(wire::schema_version);
+  std::string stored;
+  auto s = db_->Get({}, handles_[cf_meta], "schema_version", &stored);
+  if (s.IsNotFound()) {
+    // A new pool: its schema is written once, here.
+    s = db_->Put({}, handles_[cf_meta], "schema_version", ours);
+    if (!s.ok())
+      return storage_error("cannot write the schema version", s);
+    return {};
+  }
+  if (!s.ok())
+    return storage_error("cannot read the schema version", s);
+  if (stored != ours)
+    return caf::make_error(ec::storage_failure, "message pool at " + dir + " has schema version "
+                                                  + stored + ", this build reads " + ours);
+  return {};
 }
 
 caf::expected<uint64_t> message_pool::append(wire::envelope e) {
@@ -82,7 +88,6 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   if (e.trial > 0 && (e.type == "trial_started" || e.type == "trial_result"))
     batch.Put(handles_[cf_trials], trial_key(e.session, e.trial), key);
   batch.Put(handles_[cf_meta], "next_seq", big_endian::encode64(seq + 1));
-  batch.Put(handles_[cf_meta], "schema_version", std::to_string(wire::schema_version));
   rocksdb::WriteOptions wo;
   wo.sync = opts_.sync;
   auto s = db_->Write(wo, &batch);

@@ -16,6 +16,8 @@ class ColumnFamilyHandle;
 
 namespace paratune {
 
+class rocks_db;
+
 /// The Global Message Pool: an append-only log of every envelope (session
 /// opened, proposals with their reasoning, trials started and finished,
 /// failure diagnoses, status) in RocksDB, indexed by session.
@@ -23,7 +25,8 @@ namespace paratune {
 /// Column families, in this fixed order (never reorder: handles are
 /// positional when the database is reopened):
 ///   default     unused (RocksDB requires it)
-///   meta        "schema_version" -> "1", "next_seq" -> be64
+///   meta        "schema_version" -> "1" (written when the pool is created),
+///               "next_seq" -> be64
 ///   records     be64(seq) -> envelope (msgpack)
 ///   by_session  session '\0' be64(seq) -> ""
 ///   trials      session '\0' be32(trial) -> be64(seq) of the latest trial record
@@ -66,9 +69,12 @@ public:
 private:
   message_pool() = default;
   caf::expected<wire::envelope> read_record(uint64_t seq) const;
+  /// Writes the schema version into a new pool; refuses another version.
+  caf::expected<void> check_schema(const std::string& dir);
 
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<rocks_db> store_;
+  rocksdb::DB* db_ = nullptr;                         ///< owned by store_
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_; ///< owned by store_
   options opts_;
   mutable std::mutex write_mutex_; ///< one writer allocates sequence numbers
   uint64_t next_seq_ = 1;

@@ -8,6 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "storage/rocks_db.hpp"
+
+#include <rocksdb/db.h>
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -93,6 +97,24 @@ TEST_F(message_pool_test, a_second_writer_is_refused_with_a_clear_error) {
   auto second = message_pool::open(dir_);
   ASSERT_FALSE(second);
   EXPECT_NE(to_string(second.error()).find("cannot open message pool"), std::string::npos);
+}
+
+TEST_F(message_pool_test, the_schema_version_is_written_at_creation_and_checked_at_open) {
+  open_pool()->append(result("s", 1, 100.0));
+  {
+    // The meta column family, read and altered behind the pool's back.
+    auto store = rocks_db::open(dir_, {"default", "meta", "records", "by_session", "trials"},
+                                "pool");
+    ASSERT_TRUE(store);
+    std::string version;
+    ASSERT_TRUE((*store)->get()->Get({}, (*store)->column(1), "schema_version", &version).ok());
+    EXPECT_EQ(version, "1");
+    ASSERT_TRUE((*store)->get()->Put({}, (*store)->column(1), "schema_version", "99").ok());
+  }
+  auto reopened = message_pool::open(dir_);
+  ASSERT_FALSE(reopened);
+  EXPECT_EQ(describe(reopened.error()), "storage failure: message pool at " + dir_
+                                          + " has schema version 99, this build reads 1");
 }
 
 // A child process appends as fast as it can and is killed with SIGKILL at an
