@@ -12,6 +12,7 @@
 #include "bench/tuning_quality/strategies.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
 #include "messages/conversions.hpp"
+#include "storage/message_pool.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -56,6 +57,18 @@ double expert_best_truth(const job_spec& job) {
           best = std::max(best, s.truth.tflops_per_gpu);
       }
   return best;
+}
+
+TEST_F(tune_cli, an_error_is_printed_in_words_with_exit_1) {
+  auto held = message_pool::open(dir + "/pool"); // another writer holds the pool
+  ASSERT_TRUE(held);
+  const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+  auto r = paratune({"tune", job_file, "--db", dir + "/pool"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("error: storage failure: cannot open message pool at " + dir + "/pool: ",
+                        0),
+            0u)
+    << r.err;
 }
 
 TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configuration) {
