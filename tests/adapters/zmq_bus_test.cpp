@@ -28,12 +28,20 @@ struct inbox {
   }
 };
 
-TEST(zmq_bus, delivers_by_topic_prefix_through_the_proxy) {
+/// A bus inside this process: proxy, one publisher, one subscriber.
+struct local_bus {
+  explicit local_bus(const std::string& name)
+    : ep(bus_endpoints::inproc(name)), proxy(ctx, ep), pub(ctx, ep), sub(ctx, ep) {}
   zmq::context_t ctx{1};
-  auto ep = bus_endpoints::inproc("bus-test-1");
-  bus_proxy proxy{ctx, ep};
-  bus_publisher pub{ctx, ep};
-  bus_subscriber sub{ctx, ep};
+  bus_endpoints ep;
+  bus_proxy proxy;
+  bus_publisher pub;
+  bus_subscriber sub;
+};
+
+TEST(zmq_bus, delivers_by_topic_prefix_through_the_proxy) {
+  local_bus bus{"bus-test-1"};
+  auto& [ctx, ep, proxy, pub, sub] = bus;
   inbox trials, all;
   sub.subscribe("trial.s1.", [&](auto& t, auto& p) { trials.push(t, p); });
   sub.subscribe("", [&](auto& t, auto& p) { if (t[0] != '_') all.push(t, p); });
@@ -68,11 +76,8 @@ TEST(zmq_bus, works_over_loopback_tcp_between_sockets) {
 }
 
 TEST(zmq_bus, a_throwing_handler_is_counted_and_does_not_stop_delivery) {
-  zmq::context_t ctx{1};
-  auto ep = bus_endpoints::inproc("bus-test-3");
-  bus_proxy proxy{ctx, ep};
-  bus_publisher pub{ctx, ep};
-  bus_subscriber sub{ctx, ep};
+  local_bus bus{"bus-test-3"};
+  auto& [ctx, ep, proxy, pub, sub] = bus;
   inbox box;
   sub.subscribe("x", [&](auto&, auto& p) {
     if (p == "bad") throw std::runtime_error("cannot decode");
@@ -113,11 +118,8 @@ TEST(zmq_bus, sequence_frames_round_trip_and_refuse_what_is_not_one) {
 }
 
 TEST(zmq_bus, a_skipped_number_is_a_gap_counted_per_publisher_and_reported) {
-  zmq::context_t ctx{1};
-  auto ep = bus_endpoints::inproc("bus-test-gaps");
-  bus_proxy proxy{ctx, ep};
-  bus_publisher hello{ctx, ep};
-  bus_subscriber sub{ctx, ep};
+  local_bus bus{"bus-test-gaps"};
+  auto& [ctx, ep, proxy, hello, sub] = bus;
   inbox box, reported;
   sub.on_gap([&](const std::string& topic, uint64_t missed) {
     reported.push(topic, std::to_string(missed));
@@ -151,11 +153,8 @@ TEST(zmq_bus, a_skipped_number_is_a_gap_counted_per_publisher_and_reported) {
 }
 
 TEST(zmq_bus, a_message_without_a_sequence_frame_is_dropped_and_counted) {
-  zmq::context_t ctx{1};
-  auto ep = bus_endpoints::inproc("bus-test-noseq");
-  bus_proxy proxy{ctx, ep};
-  bus_publisher pub{ctx, ep};
-  bus_subscriber sub{ctx, ep};
+  local_bus bus{"bus-test-noseq"};
+  auto& [ctx, ep, proxy, pub, sub] = bus;
   inbox box;
   sub.subscribe("x", [&](auto& t, auto& p) { box.push(t, p); });
   ASSERT_TRUE(sub.await_connected(pub, std::chrono::seconds(5)));

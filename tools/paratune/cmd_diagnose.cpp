@@ -12,7 +12,6 @@
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
-#include <spdlog/spdlog.h>
 
 #include "actors/diagnosis_agents.hpp"
 #include "actors/runtime.hpp"
@@ -20,8 +19,8 @@
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "messages/ec.hpp"
-#include "messages/type_ids.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/command_runtime.hpp"
 #include "tools/paratune/diagnose_view.hpp"
 
 namespace paratune::cli {
@@ -61,16 +60,11 @@ int print_answer(const diagnose_options& o, const std::string& name, diagnosis_a
 
 int run_diagnose(const diagnose_options& o) {
   const auto exp = load_experiment(o.experiment);  // bad input: exit 2
-  spdlog::set_level(spdlog::level::warn);
-  caf::actor_system_config cfg;
-  cfg.add_message_types<caf::id_block::paratune>();
-  caf::actor_system sys{cfg};
-  auto rt = runtime::start(sys, {o.db, {}, true, false});
-  if (!rt) {
-    std::cerr << "error: " << describe(rt.error()) << '\n';
+  command_runtime rt{o.db};
+  if (!rt.started())
     return 1;
-  }
-  if (auto started = start_diagnosis_agents(sys, **rt, agent_options(o)); !started) {
+  auto& sys = rt.system();
+  if (auto started = start_diagnosis_agents(sys, rt.get(), agent_options(o)); !started) {
     std::cerr << "error: " << describe(started.error()) << '\n';
     return 1;
   }
@@ -80,8 +74,7 @@ int run_diagnose(const diagnose_options& o) {
   // The agents answer within the profile timeout; the margin covers the
   // reading and the proposals.
   const auto wait = std::chrono::seconds(static_cast<long>(o.timeout_s) + 120);
-  auto answer = request_diagnosis(sys, **rt, session, req, wait);
-  (*rt)->stop();
+  auto answer = request_diagnosis(sys, rt.get(), session, req, wait);
   if (!answer) {
     std::cerr << "error: " << describe(answer.error()) << '\n';
     return 1;

@@ -17,6 +17,7 @@
 #include "messages/topics.hpp"
 #include "messages/type_ids.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/command_runtime.hpp"
 #include "tools/paratune/session_summary.hpp"
 #include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/tune_view.hpp"
@@ -66,30 +67,25 @@ int run_tune(const tune_options& o) {
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
   auto record = session_record(job, o);
-  spdlog::set_level(spdlog::level::warn);
-  caf::actor_system_config cfg;
-  cfg.add_message_types<caf::id_block::paratune>();
-  caf::actor_system sys{cfg};
-  auto rt = runtime::start(sys, {o.db, {}, true, false});
-  if (!rt) {
-    std::cerr << "error: " << describe(rt.error()) << '\n';
+  command_runtime rt{o.db};
+  if (!rt.started())
     return 1;
-  }
+  auto& sys = rt.system();
   const auto id = new_session_id();
   if (!o.json)
     std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "
               << job.cluster.device.name << " (" << job.cluster.name << "), " << record.trials
               << " trials, pool " << o.db << "\n";
   auto view = sys.spawn(tune_view, id, record.trials, isatty(STDOUT_FILENO) != 0, o.json);
-  auto& bridge = (*rt)->bridge();
+  auto& bridge = rt->bridge();
   for (const auto& prefix : {topics::proposal(id), topics::trial_prefix(id),
                              topics::failure_prefix(id), "telemetry." + id + "."})
     bridge.subscribe(prefix, view);
   caf::scoped_actor self{sys};
-  auto session = (*rt)->start_session(id, record, self);
+  auto session = rt->start_session(id, record, self);
   auto end = await_session(self, session);
-  auto history = (*rt)->history(id);
-  (*rt)->stop();
+  auto history = rt->history(id);
+  rt->stop();
   caf::anon_send_exit(view, caf::exit_reason::user_shutdown);
   if (!end || end->state == session_state::failed) {
     std::cerr << "error: session " << id << " failed: "

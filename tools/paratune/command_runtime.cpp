@@ -1,0 +1,32 @@
+#include "tools/paratune/command_runtime.hpp"
+
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "messages/ec.hpp"
+#include "messages/type_ids.hpp"
+
+namespace paratune::cli {
+
+caf::actor_system_config& command_runtime::configured(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::paratune>();
+  return cfg;
+}
+
+command_runtime::command_runtime(const std::string& db) : sys_(configured(cfg_)) {
+  spdlog::set_level(spdlog::level::warn);
+  auto rt = runtime::start(sys_, {db, {}, true, false});
+  if (!rt) {
+    std::cerr << "error: " << describe(rt.error()) << '\n';
+    return;
+  }
+  rt_ = std::move(*rt);
+}
+
+command_runtime::~command_runtime() {
+  if (rt_)
+    rt_->stop(); // before the actor system goes
+}
+
+} // namespace paratune::cli

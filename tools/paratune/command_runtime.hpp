@@ -1,0 +1,37 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "actors/runtime.hpp"
+
+namespace paratune::cli {
+
+/// The actor system and the runtime a command runs its agents on, in this
+/// process, on a private bus and the pool at `db`. The log shows warnings
+/// and errors only: the command's own output is the report.
+class command_runtime {
+public:
+  explicit command_runtime(const std::string& db);
+  ~command_runtime();
+
+  /// False when the runtime did not start; the reason was printed to stderr
+  /// as "error: ...", and the command should exit 1.
+  bool started() const { return rt_ != nullptr; }
+
+  caf::actor_system& system() { return sys_; }
+  runtime& get() { return *rt_; }
+  runtime* operator->() { return rt_.get(); }
+
+private:
+  static caf::actor_system_config& configured(caf::actor_system_config& cfg);
+
+  caf::actor_system_config cfg_;
+  caf::actor_system sys_;
+  std::unique_ptr<runtime> rt_;
+};
+
+} // namespace paratune::cli
