@@ -1,5 +1,7 @@
 #include "core/session_state.hpp"
 
+#include "core/enum_words.hpp"
+
 namespace paratune {
 
 const char* to_string(session_state s) {
@@ -13,13 +15,10 @@ const char* to_string(session_state s) {
 }
 
 bool parse_session_state(const std::string& text, session_state& out) {
-  for (auto s : {session_state::running, session_state::finished, session_state::exhausted,
-                 session_state::failed})
-    if (text == to_string(s)) {
-      out = s;
-      return true;
-    }
-  return false;
+  return parse_word_of(text,
+                       {session_state::running, session_state::finished,
+                        session_state::exhausted, session_state::failed},
+                       out);
 }
 
 } // namespace paratune

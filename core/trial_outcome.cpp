@@ -1,5 +1,7 @@
 #include "core/trial_outcome.hpp"
 
+#include "core/enum_words.hpp"
+
 namespace paratune {
 
 const char* to_string(trial_status s) {
@@ -33,14 +35,11 @@ const char* to_string(failure_kind k) {
 }
 
 bool parse_failure_kind(const std::string& text, failure_kind& out) {
-  for (auto k : {failure_kind::none, failure_kind::oom, failure_kind::config_invalid,
-                 failure_kind::nccl_timeout, failure_kind::node_failure,
-                 failure_kind::nan, failure_kind::other})
-    if (text == to_string(k)) {
-      out = k;
-      return true;
-    }
-  return false;
+  return parse_word_of(text,
+                       {failure_kind::none, failure_kind::oom, failure_kind::config_invalid,
+                        failure_kind::nccl_timeout, failure_kind::node_failure, failure_kind::nan,
+                        failure_kind::other},
+                       out);
 }
 
 } // namespace paratune

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/enum_words.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/candidate_scorer.hpp"
@@ -283,13 +284,11 @@ const char* to_string(candidate_group g) {
 }
 
 bool parse_candidate_group(const std::string& text, candidate_group& out) {
-  for (auto g : {candidate_group::directive, candidate_group::standard, candidate_group::model,
-                 candidate_group::exploratory, candidate_group::initial})
-    if (text == to_string(g)) {
-      out = g;
-      return true;
-    }
-  return false;
+  return parse_word_of(text,
+                       {candidate_group::directive, candidate_group::standard,
+                        candidate_group::model, candidate_group::exploratory,
+                        candidate_group::initial},
+                       out);
 }
 
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history) {
