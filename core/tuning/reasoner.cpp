@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/candidate_scorer.hpp"
@@ -15,12 +17,6 @@
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* f, double a, double b = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b);
-  return buf;
-}
 
 /// Keeps a candidate self-consistent after a change: flags that other
 /// values make meaningless are reset, required companions switched on.
@@ -89,7 +85,7 @@ void directive_candidates(const training_config& b, candidate_list& out) {
 
 void memory_relief_candidates(const training_config& b, double mem_pct,
                               candidate_list& out) {
-  const auto why = fmt("memory at %.0f%% of the device: relieve it", mem_pct);
+  const auto why = fmt::format("memory at {:.0f}% of the device: relieve it", mem_pct);
   if (b.recompute != recompute_mode::full)
     out.add("standard", why, [&](training_config& c) { c.recompute = stronger(b.recompute); });
   if (b.mbs > 1)
@@ -108,8 +104,9 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
   if (mem > 90)
     memory_relief_candidates(b, mem, out);
   if (run.gpu_util_pct > 80 && mem < 80)
-    out.add("standard", fmt("GPU busy %.0f%% with memory headroom (%.0f%%): a larger micro batch raises GEMM efficiency",
-                            run.gpu_util_pct, mem),
+    out.add("standard",
+            fmt::format("GPU busy {:.0f}% with memory headroom ({:.0f}%): a larger micro batch "
+                        "raises GEMM efficiency", run.gpu_util_pct, mem),
             [&](training_config& c) { c.mbs = b.mbs * 2; });
   if (!b.overlap_grad)
     out.add("standard", "gradient reduction is not overlapped with backward",
@@ -121,12 +118,15 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
     out.add("standard", "cross-entropy is not fused",
             [](training_config& c) { c.fused_ce = true; });
   if (mem < 70 && b.recompute != recompute_mode::none) {
-    const auto why = fmt("memory headroom (%.0f%% used): recomputation repeats forward work for memory that is not needed", mem);
+    const auto why = fmt::format("memory headroom ({:.0f}% used): recomputation repeats forward "
+                                 "work for memory that is not needed", mem);
     out.add("standard", why, [](training_config& c) { c.recompute = recompute_mode::none; });
     out.add("standard", why, [](training_config& c) { c.recompute = recompute_mode::selective; });
   }
   if (mem < 60)
-    out.add("standard", fmt("memory headroom (%.0f%% used): less tensor parallelism means fewer collectives", mem),
+    out.add("standard",
+            fmt::format("memory headroom ({:.0f}% used): less tensor parallelism means fewer "
+                        "collectives", mem),
             [&](training_config& c) { c.tp = std::max(1, b.tp / 2); });
 }
 
@@ -202,9 +202,9 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     ++added;
     const auto e = rank.estimator().estimate(scored[i].second);
     const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
-    out.add("model", fmt("the performance model, corrected by the measured runs, expects %.1f "
-                         "TFLOP/s/GPU (%+.1f%% against the base run)",
-                         e.tflops, gain),
+    out.add("model",
+            fmt::format("the performance model, corrected by the measured runs, expects {:.1f} "
+                        "TFLOP/s/GPU ({:+.1f}% against the base run)", e.tflops, gain),
             [&](training_config& t) { t = scored[i].second; });
   }
 }
@@ -253,9 +253,10 @@ std::string describe(const analysis& a) {
   for (size_t i = 0; i < a.ranked.size() && i < 5; ++i) {
     const auto& s = a.ranked[i];
     r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + s.group + "] " + s.why
-         + fmt("; expected %.1f TFLOP/s/GPU (+-%.1f%%)", s.predicted_tflops, 100 * s.uncertainty)
-         + fmt(", peak %.0f MiB (%.0f%% risk of running out of memory).\n", s.predicted_peak_mib,
-               100 * s.oom_risk);
+         + fmt::format("; expected {:.1f} TFLOP/s/GPU (+-{:.1f}%)", s.predicted_tflops,
+                       100 * s.uncertainty)
+         + fmt::format(", peak {:.0f} MiB ({:.0f}% risk of running out of memory).\n",
+                       s.predicted_peak_mib, 100 * s.oom_risk);
   }
   if (a.ranked.size() > 1)
     r += "Ranking: targeted candidates of the directive first, then the expected gain over "
