@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -134,14 +135,6 @@ const key_binding& binding(const std::string& key) {
                       "recompute, recompute_method, recompute_layers, "
                       "dist_opt, overlap_grad, overlap_param, fused_ce, "
                       "first_pp_layers, last_pp_layers)");
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos)
-    return {};
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
 }
 
 } // namespace

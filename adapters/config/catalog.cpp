@@ -7,6 +7,7 @@
 
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -15,12 +16,6 @@ using yaml_fields::optional;
 using yaml_fields::required;
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml")

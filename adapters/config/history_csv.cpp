@@ -5,15 +5,11 @@
 #include <map>
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool contains(const std::string& hay, const char* needle) {
   return lower(hay).find(needle) != std::string::npos;

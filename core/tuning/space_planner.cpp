@@ -4,6 +4,7 @@
 
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -83,13 +84,6 @@ std::vector<std::vector<assignment>> compile(const config_space& space) {
       out.back().push_back(compile(key, v));
   }
   return out;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos)
-    return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {

@@ -1,7 +1,8 @@
 #include "core/tuning/tuning_context.hpp"
 
-#include <algorithm>
 #include <map>
+
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -18,9 +19,7 @@ std::string display_name(const std::string& key) {
     {"dist_opt", "DISTRIBUTED_OPTIMIZER"}, {"sp", "SEQUENCE_PARALLEL"}};
   if (auto it = names.find(key); it != names.end())
     return it->second;
-  std::string upper = key;
-  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
-  return upper;
+  return upper(key);
 }
 
 std::string change_text(const std::vector<config_change>& changes) {
