@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/text.hpp"
@@ -114,15 +115,10 @@ std::string catalog_file(const std::string& kind, const std::string& name,
 std::string configs_dir() {
   if (const char* env = std::getenv("PARATUNE_CONFIGS"); env && *env)
     return env;
-  std::error_code ec;
   // build/bin/paratune -> <source>/configs
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (fs::is_directory(dir / "configs" / "models"))
-        return (dir / "configs").string();
-  }
+  if (auto dir = find_above_executable(
+          "configs", [](const fs::path& d) { return fs::is_directory(d / "models"); }))
+    return dir->string();
   return "configs";
 }
 
