@@ -34,4 +34,27 @@ std::string trim(std::string_view s, std::string_view blanks) {
   return std::string(s.substr(b, e - b + 1));
 }
 
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    auto end = s.find(sep, pos);
+    if (end == std::string_view::npos)
+      end = s.size();
+    out.emplace_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0)
+      out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
 } // namespace paratune

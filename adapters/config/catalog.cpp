@@ -103,11 +103,8 @@ std::string catalog_file(const std::string& kind, const std::string& name,
   const auto path = configs_dir() + "/" + kind + "/" + lower(name) + ".yaml";
   if (fs::is_regular_file(path))
     return path;
-  std::string list;
-  for (const auto& k : known)
-    list += (list.empty() ? "" : ", ") + k;
   throw input_error("unknown " + kind.substr(0, kind.size() - 1) + " '" + name
-                    + "' (known: " + list + ")");
+                    + "' (known: " + join(known, ", ") + ")");
 }
 
 } // namespace
@@ -135,13 +132,7 @@ model_spec find_model(const std::string& family, const std::string& size) {
 
 model_spec parse_inline_model(const std::string& dims) {
   std::map<std::string, int> v;
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    auto comma = dims.find(',', pos);
-    if (comma == std::string::npos)
-      comma = dims.size();
-    const auto item = dims.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (const auto& item : split(dims, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw input_error("model dimensions: expected KEY=VALUE, got '" + item + "'");

@@ -16,15 +16,10 @@ std::vector<std::string> parse_tags(std::string value) {
   for (char& c : value)
     if (c == '[' || c == ']')
       c = ',';
-  std::size_t pos = 0;
-  while (pos <= value.size()) {
-    auto comma = value.find(',', pos);
-    if (comma == std::string::npos)
-      comma = value.size();
-    auto tag = trim(std::string_view(value).substr(pos, comma - pos), blanks);
+  for (const auto& piece : split(value, ',')) {
+    auto tag = trim(piece, blanks);
     if (!tag.empty())
       tags.push_back(tag);
-    pos = comma + 1;
   }
   return tags;
 }

@@ -20,5 +20,16 @@ TEST(text, trims_the_given_blanks_at_both_ends) {
   EXPECT_EQ(trim("\r\n a b \r\n", " \t\r\n"), "a b");
 }
 
+TEST(text, splits_a_list_without_an_empty_last_item) {
+  using v = std::vector<std::string>;
+  EXPECT_EQ(split("tp=2, pp=1", ','), (v{"tp=2", " pp=1"}));
+  EXPECT_EQ(split("a,,b", ','), (v{"a", "", "b"}));
+  EXPECT_EQ(split("a,b,", ','), (v{"a", "b"}));
+  EXPECT_EQ(split(",", ','), (v{""}));
+  EXPECT_EQ(split("", ','), v{});
+  EXPECT_EQ(join({"tp", "pp", "cp"}, ", "), "tp, pp, cp");
+  EXPECT_EQ(join({}, ", "), "");
+}
+
 } // namespace
 } // namespace paratune

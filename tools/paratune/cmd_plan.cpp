@@ -13,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/training_config.hpp"
 #include "core/tuning/space_planner.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
@@ -69,7 +70,7 @@ std::string flags_text(const training_config& c) {
   if (c.recompute == recompute_mode::full && c.recompute_layers > 0)
     add(std::string(c.recompute_block ? "block" : "uniform") + ":"
         + std::to_string(c.recompute_layers));
-  for (const char* k : {"sp", "dist_opt", "overlap_grad", "overlap_param", "fused_ce"})
+  for (const auto& k : config_keys())  // the true/false keys that are on
     if (get_value(c, k) == "true")
       add(k);
   if (c.first_pp_layers > 0)
