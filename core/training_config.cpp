@@ -1,9 +1,11 @@
 #include "core/training_config.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <functional>
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -61,23 +63,28 @@ bool parse_bool(const std::string& key, const std::string& text) {
                     + text + "'");
 }
 
-/// One row per key: how to read and write it.
+/// One row per key: what it is, and how to read and write it as text.
 struct key_binding {
-  std::string key;
+  config_key info;
   std::function<std::string(const training_config&)> get;
   std::function<void(training_config&, const std::string&)> set;
 };
 
-key_binding int_key(std::string key, int training_config::*field) {
-  return {key,
+// `display` is OptiCo's name, where it is not the key in upper case.
+std::string display_or_upper(const std::string& key, const std::string& display) {
+  return display.empty() ? upper(key) : display;
+}
+
+key_binding int_key(std::string key, int training_config::*field, std::string display = "") {
+  return {{key, field, nullptr, nullptr, display_or_upper(key, display)},
           [field](const training_config& c) { return std::to_string(c.*field); },
           [key, field](training_config& c, const std::string& v) {
             c.*field = parse_int(key, v);
           }};
 }
 
-key_binding bool_key(std::string key, bool training_config::*field) {
-  return {key,
+key_binding bool_key(std::string key, bool training_config::*field, std::string display = "") {
+  return {{key, nullptr, field, nullptr, display_or_upper(key, display)},
           [field](const training_config& c) {
             return std::string(c.*field ? "true" : "false");
           },
@@ -86,6 +93,7 @@ key_binding bool_key(std::string key, bool training_config::*field) {
           }};
 }
 
+// The table of keys, in canonical order (see config_key).
 const std::vector<key_binding>& bindings() {
   static const std::vector<key_binding> all = {
     int_key("tp", &training_config::tp),
@@ -94,17 +102,17 @@ const std::vector<key_binding>& bindings() {
     int_key("ep", &training_config::ep),
     int_key("vpp", &training_config::vpp),
     int_key("mbs", &training_config::mbs),
-    int_key("gbs", &training_config::gbs),
-    int_key("seq", &training_config::seq),
-    bool_key("sp", &training_config::sp),
-    {"recompute",
+    int_key("gbs", &training_config::gbs, "GLOBAL_BATCH_SIZE"),
+    int_key("seq", &training_config::seq, "SEQ_LENGTH"),
+    bool_key("sp", &training_config::sp, "SEQUENCE_PARALLEL"),
+    {{"recompute", nullptr, nullptr, &training_config::recompute, "AC"},
      [](const training_config& c) { return std::string(to_string(c.recompute)); },
      [](training_config& c, const std::string& v) {
        if (!parse_recompute(v, c.recompute))
          throw input_error("config key 'recompute': expected none, selective "
                            "or full, got '" + v + "'");
      }},
-    {"recompute_method",
+    {{"recompute_method", nullptr, &training_config::recompute_block, nullptr, "AC_METHOD"},
      [](const training_config& c) {
        return std::string(c.recompute_block ? "block" : "uniform");
      },
@@ -114,43 +122,49 @@ const std::vector<key_binding>& bindings() {
                            "or block, got '" + v + "'");
        c.recompute_block = v == "block";
      }},
-    int_key("recompute_layers", &training_config::recompute_layers),
-    bool_key("dist_opt", &training_config::dist_opt),
-    bool_key("overlap_grad", &training_config::overlap_grad),
-    bool_key("overlap_param", &training_config::overlap_param),
-    bool_key("fused_ce", &training_config::fused_ce),
-    int_key("first_pp_layers", &training_config::first_pp_layers),
-    int_key("last_pp_layers", &training_config::last_pp_layers),
+    int_key("recompute_layers", &training_config::recompute_layers, "AC_LAYERS"),
+    bool_key("dist_opt", &training_config::dist_opt, "DISTRIBUTED_OPTIMIZER"),
+    bool_key("overlap_grad", &training_config::overlap_grad, "OVERLAP_GRAD_REDUCE"),
+    bool_key("overlap_param", &training_config::overlap_param, "OVERLAP_PARAM_GATHER"),
+    bool_key("fused_ce", &training_config::fused_ce, "FUSED_CROSS_ENTROPY"),
+    int_key("first_pp_layers", &training_config::first_pp_layers, "FIRST_PP_NUM_LAYERS"),
+    int_key("last_pp_layers", &training_config::last_pp_layers, "LAST_PP_NUM_LAYERS"),
   };
   return all;
 }
 
 const key_binding& binding(const std::string& key) {
   for (const auto& b : bindings())
-    if (b.key == key)
+    if (b.info.name == key)
       return b;
-  throw input_error("unknown config key '" + key
-                    + "' (known: tp, pp, cp, ep, vpp, mbs, gbs, seq, sp, "
-                      "recompute, recompute_method, recompute_layers, "
-                      "dist_opt, overlap_grad, overlap_param, fused_ce, "
-                      "first_pp_layers, last_pp_layers)");
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos)
-    return {};
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+  throw input_error("unknown config key '" + key + "' (known: " + join(config_keys(), ", ")
+                    + ")");
 }
 
 } // namespace
 
+const std::vector<config_key>& config_key_table() {
+  static const std::vector<config_key> keys = [] {
+    std::vector<config_key> out;
+    for (const auto& b : bindings())
+      out.push_back(b.info);
+    return out;
+  }();
+  return keys;
+}
+
+const config_key* find_config_key(std::string_view name) {
+  for (const auto& k : config_key_table())
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> out;
-    for (const auto& b : bindings())
-      out.push_back(b.key);
+    for (const auto& k : config_key_table())
+      out.push_back(k.name);
     return out;
   }();
   return keys;
@@ -166,13 +180,8 @@ void set_value(training_config& c, const std::string& key,
 }
 
 training_config parse_config(const std::string& text, training_config base) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos)
-      comma = text.size();
-    const auto item = trim(text.substr(pos, comma - pos));
-    pos = comma + 1;
+  for (const auto& piece : split(text, ',')) {
+    const auto item = trim(piece);
     if (item.empty())
       continue;
     const auto eq = item.find('=');
@@ -188,23 +197,26 @@ std::string canonical_key(const training_config& c) {
   for (const auto& b : bindings()) {
     if (!out.empty())
       out += ',';
-    out += b.key + '=' + b.get(c);
+    out += b.info.name + '=' + b.get(c);
   }
   return out;
 }
 
 std::string fingerprint(const training_config& c) {
-  const int fields[] = {c.tp, c.pp, c.cp, c.ep, c.vpp, c.mbs, c.gbs, c.seq, c.sp,
-                        static_cast<int>(c.recompute), c.recompute_block, c.recompute_layers,
-                        c.dist_opt, c.overlap_grad, c.overlap_param, c.fused_ce,
-                        c.first_pp_layers, c.last_pp_layers};
-  return std::string(reinterpret_cast<const char*>(fields), sizeof fields);
+  // Every key's field as a native int, in table order: no text, no lookups.
+  const auto& keys = config_key_table();
+  std::string out(keys.size() * sizeof(int), '\0');
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const int v = keys[i].read(c);
+    std::memcpy(out.data() + i * sizeof v, &v, sizeof v);
+  }
+  return out;
 }
 
 std::map<std::string, std::string> to_map(const training_config& c) {
   std::map<std::string, std::string> out;
   for (const auto& b : bindings())
-    out[b.key] = b.get(c);
+    out[b.info.name] = b.get(c);
   return out;
 }
 
@@ -218,7 +230,7 @@ std::string describe_change(const training_config& from,
       continue;
     if (!out.empty())
       out += ", ";
-    out += b.key + ' ' + before + "->" + after;
+    out += b.info.name + ' ' + before + "->" + after;
   }
   return out.empty() ? "initial" : out;
 }

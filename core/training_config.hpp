@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paratune {
@@ -42,6 +43,41 @@ struct training_config {
 
   friend bool operator==(const training_config&, const training_config&) = default;
 };
+
+/// One configuration key: its canonical name, the field that holds its value
+/// (exactly one of the three member pointers is set) and the name texts give
+/// it. config_key_table() holds every key once, in canonical order, and all
+/// that lists or walks the keys derives from it (parsing and printing, the
+/// fingerprint, the space planner, history CSV columns, the reasoner's
+/// texts): a new key is a field above and one row of that table.
+struct config_key {
+  std::string name;                                       ///< "tp", "recompute_method"
+  int training_config::*int_field = nullptr;              ///< integer keys
+  bool training_config::*bool_field = nullptr;            ///< true/false keys, recompute_method
+  recompute_mode training_config::*mode_field = nullptr;  ///< recompute
+  std::string display;  ///< OptiCo's name in texts: "GLOBAL_BATCH_SIZE", "TP"
+
+  /// The field as a number (false/true 0/1, a recompute mode its ordinal):
+  /// for hot loops that must not go through text.
+  int read(const training_config& c) const {
+    return int_field ? c.*int_field : bool_field ? int(c.*bool_field) : int(c.*mode_field);
+  }
+  /// Sets the field from what read() returns.
+  void write(training_config& c, int v) const {
+    if (int_field)
+      c.*int_field = v;
+    else if (bool_field)
+      c.*bool_field = v != 0;
+    else
+      c.*mode_field = static_cast<recompute_mode>(v);
+  }
+};
+
+/// Every key, in canonical order.
+const std::vector<config_key>& config_key_table();
+
+/// The row of the key `name`, or nullptr for a name that is not a key.
+const config_key* find_config_key(std::string_view name);
 
 /// The canonical short keys, in canonical order.
 const std::vector<std::string>& config_keys();

@@ -3,9 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <numeric>
+
+#include <fmt/format.h>
 
 #include "core/perf/perf_model.hpp"
 
@@ -26,12 +27,6 @@ perf_calibration pre_core_stack() {
 perf_prediction run(const published_run& r, const cluster_spec& cl, precision p,
                     const perf_calibration& cal = {}) {
   return predict(r.model, cl, r.gpus, r.config, p, cal);
-}
-
-std::string fmt(const char* format, auto... args) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
 }
 
 validation_stat at_most(std::string name, double value, double limit, std::string unit = "%") {
@@ -138,8 +133,8 @@ table_validation validate_sc21(const std::vector<sc21_row>& rows) {
   for (const auto& r : rows) {
     const auto p = run(r.run, reference::dgx_a100(), precision::fp16, pre_core_stack());
     const double tflops = sc21_flops(r.run) / (p.iteration_time_s * r.run.gpus) / 1e12;
-    t.rows.push_back({fmt("%s tp %d pp %d v %d on %d", r.run.label.c_str(), r.run.config.tp,
-                          r.run.config.pp, r.run.config.vpp, r.run.gpus),
+    t.rows.push_back({fmt::format("{} tp {} pp {} v {} on {}", r.run.label, r.run.config.tp,
+                                  r.run.config.pp, r.run.config.vpp, r.run.gpus),
                       {{"TFLOP/s", tflops, r.tflops_per_gpu}},
                       "limiting " + p.limiting_factor});
   }
@@ -160,7 +155,8 @@ table_validation validate_korthikanti_times(const std::vector<korthikanti_row>& 
     t.rows.push_back({r.run.label,
                       {{"time full recompute (s)", pf.iteration_time_s, r.time_full_s},
                        {"time SP + selective (s)", ps.iteration_time_s, r.time_sel_s}},
-                      fmt("SP + selective MFU %.1f%% HFU %.1f%%", 100 * ps.mfu, 100 * ps.hfu)});
+                      fmt::format("SP + selective MFU {:.1f}% HFU {:.1f}%", 100 * ps.mfu,
+                                  100 * ps.hfu)});
   }
   add_each_within(t, 10);
   return t;
@@ -195,8 +191,8 @@ table_validation validate_megatron_core(const std::vector<megatron_core_row>& ro
   cal.tp_comm_overlap = true;
   for (const auto& r : rows) {
     const auto p = run(r.run, reference::dgx_h100(), precision::bf16, cal);
-    t.rows.push_back({fmt("%s tp %d pp %d on %d", r.run.label.c_str(), r.run.config.tp,
-                          r.run.config.pp, r.run.gpus),
+    t.rows.push_back({fmt::format("{} tp {} pp {} on {}", r.run.label, r.run.config.tp,
+                                  r.run.config.pp, r.run.gpus),
                       {{"MFU (%)", 100 * p.mfu, 100 * r.mfu}},
                       "limiting " + p.limiting_factor});
   }
@@ -214,8 +210,8 @@ table_validation validate_optico(const std::vector<optico_row>& rows) {
     const auto p = run(r.run, reference::dgx_a100(), precision::fp16);
     validation_row row{r.run.label, {}, "", p.fits == r.ran};
     row.note = std::string(r.ran ? "ran" : "OOM") + ", predicted "
-               + (p.fits ? "fits" : "OOM") + fmt(" (peak %.0f MiB, stage %d)",
-                                                  p.peak_memory_mib, p.peak.stage);
+               + (p.fits ? "fits" : "OOM")
+               + fmt::format(" (peak {:.0f} MiB, stage {})", p.peak_memory_mib, p.peak.stage);
     if (r.ran) {
       // OptiCo's TFLOPS column is 6 * params * tokens/s per GPU.
       const double tf = 6 * r.run.model.parameters() * p.tokens_per_s_per_gpu / 1e12;
@@ -228,7 +224,7 @@ table_validation validate_optico(const std::vector<optico_row>& rows) {
     t.rows.push_back(std::move(row));
   }
   const double n = rows.size();
-  t.stats.push_back(at_least("verdicts right", right, n - 1, fmt("/%.0f", n)));
+  t.stats.push_back(at_least("verdicts right", right, n - 1, fmt::format("/{:.0f}", n)));
   t.stats.push_back(at_most("max memory MAPE", mape(memory), 10));
   t.stats.push_back(info("TFLOPS MAPE", mape(tflops)));
   return t;
@@ -245,8 +241,8 @@ table_validation validate_vtrain(const std::vector<vtrain_row>& rows) {
     const auto& c = r.run.config;
     const auto p = run(r.run, validation_vtrain_cluster(), precision::fp16, pre_core_stack());
     const compared_value v{"iteration time (s)", p.iteration_time_s, r.iteration_time_s};
-    t.rows.push_back({fmt("%s tp %d dp %d pp %d mbs %d", r.run.label.c_str(), c.tp,
-                          c.data_parallel(r.run.gpus), c.pp, c.mbs),
+    t.rows.push_back({fmt::format("{} tp {} dp {} pp {} mbs {}", r.run.label, c.tp,
+                                  c.data_parallel(r.run.gpus), c.pp, c.mbs),
                       {v}, "limiting " + p.limiting_factor});
     if (!by_model.count(r.run.label))
       models.push_back(r.run.label);

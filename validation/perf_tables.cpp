@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "validation/csv_table.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "core/input_error.hpp"
 
 namespace paratune {
@@ -46,13 +47,8 @@ std::string find_shared_dir(const std::string& hint) {
   }
   if (const char* env = std::getenv("PARATUNE_SHARED_DIR"); env && *env && holds_corpus(env))
     return env;
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (holds_corpus(dir / "shared"))
-        return (dir / "shared").string();
+  if (auto dir = find_above_executable("shared", holds_corpus))
+    return dir->string();
   if (holds_corpus("../shared"))
     return "../shared";
   throw input_error("cannot find the shared corpus (corpus/perf/): give --shared DIR or set "

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <map>
 
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -15,12 +17,6 @@ using yaml_fields::optional;
 using yaml_fields::required;
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml")
@@ -107,11 +103,8 @@ std::string catalog_file(const std::string& kind, const std::string& name,
   const auto path = configs_dir() + "/" + kind + "/" + lower(name) + ".yaml";
   if (fs::is_regular_file(path))
     return path;
-  std::string list;
-  for (const auto& k : known)
-    list += (list.empty() ? "" : ", ") + k;
   throw input_error("unknown " + kind.substr(0, kind.size() - 1) + " '" + name
-                    + "' (known: " + list + ")");
+                    + "' (known: " + join(known, ", ") + ")");
 }
 
 } // namespace
@@ -119,15 +112,10 @@ std::string catalog_file(const std::string& kind, const std::string& name,
 std::string configs_dir() {
   if (const char* env = std::getenv("PARATUNE_CONFIGS"); env && *env)
     return env;
-  std::error_code ec;
   // build/bin/paratune -> <source>/configs
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (fs::is_directory(dir / "configs" / "models"))
-        return (dir / "configs").string();
-  }
+  if (auto dir = find_above_executable(
+          "configs", [](const fs::path& d) { return fs::is_directory(d / "models"); }))
+    return dir->string();
   return "configs";
 }
 
@@ -144,13 +132,7 @@ model_spec find_model(const std::string& family, const std::string& size) {
 
 model_spec parse_inline_model(const std::string& dims) {
   std::map<std::string, int> v;
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    auto comma = dims.find(',', pos);
-    if (comma == std::string::npos)
-      comma = dims.size();
-    const auto item = dims.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (const auto& item : split(dims, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw input_error("model dimensions: expected KEY=VALUE, got '" + item + "'");

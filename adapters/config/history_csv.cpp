@@ -5,35 +5,31 @@
 #include <map>
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
+#include "core/training_config.hpp"
 
 namespace paratune {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool contains(const std::string& hay, const char* needle) {
   return lower(hay).find(needle) != std::string::npos;
 }
 
-/// OptiCo column names (lower-cased) -> canonical configuration keys.
+/// Column names (lower-cased) -> canonical configuration keys: every key by
+/// its own name, and OptiCo's names for some of them.
 const std::map<std::string, std::string>& column_keys() {
-  static const std::map<std::string, std::string> m = {
-    {"micro_batch_size", "mbs"}, {"global_batch_size", "gbs"}, {"seq_length", "seq"},
-    {"tp", "tp"}, {"pp", "pp"}, {"cp", "cp"}, {"ep", "ep"}, {"vpp", "vpp"},
-    {"mbs", "mbs"}, {"gbs", "gbs"}, {"seq", "seq"}, {"sp", "sp"},
-    {"ac", "recompute"}, {"recompute", "recompute"},
-    {"ac_layers", "recompute_layers"}, {"recompute_layers", "recompute_layers"},
-    {"recompute_method", "recompute_method"},
-    {"overlap_grad_reduce", "overlap_grad"}, {"overlap_grad", "overlap_grad"},
-    {"overlap_param_gather", "overlap_param"}, {"overlap_param", "overlap_param"},
-    {"fused_cross_entropy", "fused_ce"}, {"fused_ce", "fused_ce"},
-    {"first_pp_num_layers", "first_pp_layers"}, {"first_pp_layers", "first_pp_layers"},
-    {"last_pp_num_layers", "last_pp_layers"}, {"last_pp_layers", "last_pp_layers"},
-    {"dist_opt", "dist_opt"}, {"distributed_optimizer", "dist_opt"}};
+  static const std::map<std::string, std::string> m = [] {
+    std::map<std::string, std::string> out = {
+      {"micro_batch_size", "mbs"}, {"global_batch_size", "gbs"}, {"seq_length", "seq"},
+      {"ac", "recompute"}, {"ac_layers", "recompute_layers"},
+      {"overlap_grad_reduce", "overlap_grad"}, {"overlap_param_gather", "overlap_param"},
+      {"fused_cross_entropy", "fused_ce"}, {"first_pp_num_layers", "first_pp_layers"},
+      {"last_pp_num_layers", "last_pp_layers"}, {"distributed_optimizer", "dist_opt"}};
+    for (const auto& key : config_keys())
+      out[key] = key;
+    return out;
+  }();
   return m;
 }
 

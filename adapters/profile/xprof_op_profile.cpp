@@ -4,12 +4,12 @@
 #include "adapters/profile/xprof_tools.hpp"
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 
 namespace paratune {
@@ -67,12 +67,6 @@ bool is_idle(const json& node) {
   auto xla = node.find("xla");
   return string_field(node, "name") == "IDLE"
          || (xla != node.end() && xla->is_object() && string_field(*xla, "category") == "IDLE");
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Interconnect work shows up only as collective ops (there is no ICI bound_by).

@@ -1,19 +1,14 @@
 #include "core/diagnosis/analyzer.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace paratune {
 
 namespace {
 
 using score_map = std::map<std::string, double>;
-
-std::string fmt(const char* pattern, double a, double b = 0, double c = 0) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, pattern, a, b, c);
-  return buf;
-}
 
 top_op make_top_op(const op_evidence& op) {
   top_op t;
@@ -116,21 +111,21 @@ void pick_class(diagnosis_report& r, const score_map& scores, const analyzer_opt
 void kpi_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out) {
   for (const auto& c : r.kpis)
     if (c.status != "info" || c.name == "step_time")
-      out.push_back(c.name + " " + fmt("%.2f", c.value) + " " + c.unit + " (" + c.status + "): "
-                    + c.note);
+      out.push_back(c.name + " " + fmt::format("{:.2f}", c.value) + " " + c.unit + " ("
+                    + c.status + "): " + c.note);
 }
 
 void op_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out) {
   std::string classes;
   for (const auto& [k, v] : r.time_by_class)
-    classes += (classes.empty() ? "" : ", ") + k + fmt(" %.1f%%", 100 * v);
+    classes += (classes.empty() ? "" : ", ") + k + fmt::format(" {:.1f}%", 100 * v);
   if (!classes.empty())
     out.push_back("profiled op time by resource: " + classes);
   int n = 0;
   for (const auto& t : r.top_ops) {
     const auto name = t.name.size() > 90 ? t.name.substr(0, 87) + "..." : t.name;
-    out.push_back(fmt("top op %.0f: ", ++n) + name + " [" + t.category + "] "
-                  + fmt("%.2f%% of time, ", 100 * t.time_share) + t.why + " -> "
+    out.push_back(fmt::format("top op {}: ", ++n) + name + " [" + t.category + "] "
+                  + fmt::format("{:.2f}% of time, ", 100 * t.time_share) + t.why + " -> "
                   + to_string(t.resource));
   }
 }
@@ -139,7 +134,7 @@ std::string summary_of(const diagnosis_report& r) {
   std::string s = std::string("The step is ") + to_string(r.bottleneck) + "-bound";
   if (r.bottleneck == bottleneck_class::unknown)
     s = "The evidence does not single out one bottleneck";
-  s += fmt(" (confidence %.0f%%)", 100 * r.confidence);
+  s += fmt::format(" (confidence {:.0f}%)", 100 * r.confidence);
   if (r.secondary != bottleneck_class::unknown)
     s += std::string(", with ") + to_string(r.secondary) + " second";
   s += ". ";
@@ -150,7 +145,7 @@ std::string summary_of(const diagnosis_report& r) {
     int same = 0;
     for (const auto& t : r.top_ops)
       same += std::string(to_string(t.resource)) == to_string(r.bottleneck);
-    s += fmt("%.0f of the top %.0f operations are ", same, double(r.top_ops.size()))
+    s += fmt::format("{} of the top {} operations are ", same, r.top_ops.size())
          + to_string(r.bottleneck) + "-bound.";
   }
   if (r.partial)

@@ -1,16 +1,10 @@
 #include "core/diagnosis/kpi_health.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* pattern, double a, double b = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, pattern, a, b);
-  return buf;
-}
 
 // Higher is better: ok at or above `ok`, bad below `bad`.
 const char* rate_high(double v, double ok, double bad) {
@@ -35,7 +29,7 @@ void check_step(std::vector<kpi_check>& out, const kpi_evidence& k, const kpi_th
   if (k.step_time_stddev_ms && *k.step_time_ms > 0) {
     const double jitter = 100.0 * *k.step_time_stddev_ms / *k.step_time_ms;
     status = jitter >= t.jitter_warn ? "warn" : "ok";
-    note = fmt("stddev %.1f%% of the mean", jitter)
+    note = fmt::format("stddev {:.1f}% of the mean", jitter)
            + (jitter >= t.jitter_warn ? " (uneven steps: stragglers or input stalls)" : "");
   }
   add(out, "step_time", *k.step_time_ms, "ms", status, note);
@@ -46,13 +40,13 @@ void check_utilization(std::vector<kpi_check>& out, const kpi_evidence& k,
   if (k.duty_cycle_percent)
     add(out, "duty_cycle", *k.duty_cycle_percent, "%",
         rate_high(*k.duty_cycle_percent, t.duty_ok, t.duty_bad),
-        fmt("device busy share; healthy >= %.0f%%, below %.0f%% the device waits for "
-            "input or the host", t.duty_ok, t.duty_bad));
+        fmt::format("device busy share; healthy >= {:.0f}%, below {:.0f}% the device waits for "
+                    "input or the host", t.duty_ok, t.duty_bad));
   if (k.flops_utilization_percent)
     add(out, "flops_utilization", *k.flops_utilization_percent, "%",
         rate_high(*k.flops_utilization_percent, t.flops_ok, t.flops_bad),
-        fmt("FLOP rate / peak; >= %.0f%% is good for LLM training, < %.0f%% is poor",
-            t.flops_ok, t.flops_bad));
+        fmt::format("FLOP rate / peak; >= {:.0f}% is good for LLM training, < {:.0f}% is poor",
+                    t.flops_ok, t.flops_bad));
   if (k.hbm_bw_utilization_percent)
     add(out, "hbm_bw_utilization", *k.hbm_bw_utilization_percent, "%", "info",
         "HBM bandwidth / peak, whole program");
@@ -65,8 +59,8 @@ void check_waiting(std::vector<kpi_check>& out, const kpi_evidence& k, const kpi
   if (k.comm_percent)
     add(out, "communication", *k.comm_percent, "%",
         rate_low(*k.comm_percent, t.comm_ok, t.comm_bad),
-        fmt("collectives' share of device time; < %.0f%% is low, >= %.0f%% dominates",
-            t.comm_ok, t.comm_bad));
+        fmt::format("collectives' share of device time; < {:.0f}% is low, >= {:.0f}% dominates",
+                    t.comm_ok, t.comm_bad));
   if (k.exposed_comm_percent)
     add(out, "exposed_communication", *k.exposed_comm_percent, "%",
         rate_low(*k.exposed_comm_percent, t.comm_ok, t.comm_bad),
@@ -93,7 +87,7 @@ void check_memory(std::vector<kpi_check>& out, const kpi_evidence& k, const kpi_
     return;
   const double pct = 100.0 * *k.memory_used_mib / *k.memory_limit_mib;
   add(out, "memory", pct, "%", rate_low(pct, t.memory_warn, t.memory_bad),
-      fmt("peak %.0f MiB of %.0f MiB", *k.memory_used_mib, *k.memory_limit_mib));
+      fmt::format("peak {:.0f} MiB of {:.0f} MiB", *k.memory_used_mib, *k.memory_limit_mib));
 }
 
 } // namespace

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <functional>
 
+#include <fmt/format.h>
+
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/diagnosis/past_optimization.hpp"
@@ -13,12 +15,6 @@
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* pattern, double a = 0, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, pattern, a, b, c);
-  return buf;
-}
 
 // Every single-key change worth trying from `c`.
 std::vector<training_config> single_changes(const training_config& c) {
@@ -113,28 +109,30 @@ std::string lead_for(bottleneck_class b, const gpu_metric& m, double before, dou
     default:
       what = "No single resource dominates; this follows the model's iteration time. ";
   }
-  return what + "The model puts " + m.name + fmt(" at %.3g -> %.3g.", before, after);
+  return what + "The model puts " + m.name + fmt::format(" at {:.3g} -> {:.3g}.", before, after);
 }
 
 void add_tradeoffs(const training_config& from, const perf_prediction& base,
                    const perf_prediction& p, candidate& c) {
   if (p.peak_memory_mib > base.peak_memory_mib * 1.05)
-    c.tradeoffs.push_back(fmt("more memory per GPU: %.0f -> %.0f MiB (of %.0f MiB)",
-                              base.peak_memory_mib, p.peak_memory_mib, p.memory_limit_mib));
+    c.tradeoffs.push_back(fmt::format("more memory per GPU: {:.0f} -> {:.0f} MiB (of {:.0f} MiB)",
+                                      base.peak_memory_mib, p.peak_memory_mib, p.memory_limit_mib));
   if (exposed_comm(p) > exposed_comm(base) * 1.05)
-    c.tradeoffs.push_back(fmt("more exposed communication: %.3f -> %.3f s per iteration",
-                              exposed_comm(base), exposed_comm(p)));
+    c.tradeoffs.push_back(
+        fmt::format("more exposed communication: {:.3f} -> {:.3f} s per iteration",
+                    exposed_comm(base), exposed_comm(p)));
   if (p.time.recompute_s > base.time.recompute_s * 1.05)
-    c.tradeoffs.push_back(fmt("recomputation costs %.3f s per iteration", p.time.recompute_s));
+    c.tradeoffs.push_back(
+        fmt::format("recomputation costs {:.3f} s per iteration", p.time.recompute_s));
   if (p.time.bubble_s > base.time.bubble_s * 1.05)
-    c.tradeoffs.push_back(fmt("larger pipeline bubble: %.3f -> %.3f s", base.time.bubble_s,
-                              p.time.bubble_s));
+    c.tradeoffs.push_back(fmt::format("larger pipeline bubble: {:.3f} -> {:.3f} s",
+                                      base.time.bubble_s, p.time.bubble_s));
   if (p.iteration_time_s > base.iteration_time_s * 1.02)
     c.tradeoffs.push_back(
-        base.fits ? fmt("slower per iteration than the current configuration: %.1f -> %.1f "
-                        "TFLOP/s per GPU", base.tflops_per_gpu, p.tflops_per_gpu)
-                  : fmt("%.1f TFLOP/s per GPU, where the current configuration would reach "
-                        "%.1f if it fit", p.tflops_per_gpu, base.tflops_per_gpu));
+        base.fits ? fmt::format("slower per iteration than the current configuration: {:.1f} -> "
+                                "{:.1f} TFLOP/s per GPU", base.tflops_per_gpu, p.tflops_per_gpu)
+                  : fmt::format("{:.1f} TFLOP/s per GPU, where the current configuration would "
+                                "reach {:.1f} if it fit", p.tflops_per_gpu, base.tflops_per_gpu));
   if (c.tradeoffs.empty())
     c.tradeoffs.push_back("no cost the model sees");
 }
@@ -165,7 +163,8 @@ std::string measured_collective_text(const diagnosis_report& report, const std::
       ms = v;
       name = n;
     }
-  return " The log's longest collective is " + name + fmt(" (%.0f ms per iteration)", ms)
+  return " The log's longest collective is " + name
+         + fmt::format(" ({:.0f} ms per iteration)", ms)
          + (key == "pp" ? ", the tied embedding's gradient all-reduced between the first and last "
                           "pipeline stage; a single stage has no such exchange."
                         : ", the data-parallel gradient or parameter exchange; overlapping it "
@@ -242,8 +241,8 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
     }
     c.rationale = lead_for(report.bottleneck, metric, c.metric_before, c.metric_after)
                   + (c.targeted && !heavy.empty() ? measured_collective_text(report, heavy) : "")
-                  + fmt(" Predicted %.1f -> %.1f TFLOP/s per GPU, peak memory %.1f GiB.",
-                        base.tflops_per_gpu, p.tflops_per_gpu, c.memory_gib);
+                  + fmt::format(" Predicted {:.1f} -> {:.1f} TFLOP/s per GPU, peak memory "
+                                "{:.1f} GiB.", base.tflops_per_gpu, p.tflops_per_gpu, c.memory_gib);
     add_tradeoffs(exp.megatron, base, p, c);
     pool.candidates.push_back(std::move(c));
   }

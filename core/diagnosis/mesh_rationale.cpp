@@ -1,17 +1,12 @@
 #include "core/diagnosis/mesh_rationale.hpp"
 
-#include <cstdio>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* pattern, double a = 0, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, pattern, a, b, c);
-  return buf;
-}
 
 const mesh_axis_report* axis_of(const mesh_prediction& p, mesh_axis a) {
   for (const auto& r : p.axes)
@@ -46,7 +41,7 @@ std::string hbm_gb_text(const mesh_prediction& p) {
   double bytes = 0;
   for (const auto& op : p.ops)
     bytes += op.hbm_bytes;
-  return fmt("%.0f GB", bytes / 1e9);
+  return fmt::format("{:.0f} GB", bytes / 1e9);
 }
 
 double op_seconds(const mesh_prediction& p, const char* category, const char* bound) {
@@ -60,10 +55,11 @@ double op_seconds(const mesh_prediction& p, const char* category, const char* bo
 // Where compute time moves: matmuls (their local shapes) and attention
 // (causal imbalance across sequence shards, local query length).
 std::string compute_parts(const mesh_prediction& base, const mesh_prediction& c) {
-  return fmt("matmuls %.2f -> %.2f s, ", op_seconds(base, "convolution fusion", "Compute"),
-             op_seconds(c, "convolution fusion", "Compute"))
-         + fmt("attention %.2f -> %.2f s", op_seconds(base, "custom-call", "Compute"),
-               op_seconds(c, "custom-call", "Compute"));
+  return fmt::format("matmuls {:.2f} -> {:.2f} s, ",
+                     op_seconds(base, "convolution fusion", "Compute"),
+                     op_seconds(c, "convolution fusion", "Compute"))
+         + fmt::format("attention {:.2f} -> {:.2f} s", op_seconds(base, "custom-call", "Compute"),
+                       op_seconds(c, "custom-call", "Compute"));
 }
 
 std::string lead_for(bottleneck_class b, const mesh_prediction& base, const mesh_prediction& c) {
@@ -77,10 +73,11 @@ std::string lead_for(bottleneck_class b, const mesh_prediction& base, const mesh
                       "waiting on the interconnect. ";
       if (heavy)
         s += std::string("In the mesh model the ") + to_string(heavy->axis) + " axis ("
-             + heavy->role + ") carries " + fmt("%.2f s of the %.2f s", heavy->exposed_s,
-                                               base.exposed_comm_s)
+             + heavy->role + ") carries "
+             + fmt::format("{:.2f} s of the {:.2f} s", heavy->exposed_s, base.exposed_comm_s)
              + " of exposed collective time per step; ";
-      return s + fmt("this mesh brings exposed collectives to %.2f s per step.", c.exposed_comm_s);
+      return s + fmt::format("this mesh brings exposed collectives to {:.2f} s per step.",
+                             c.exposed_comm_s);
     }
     case bottleneck_class::hbm_bandwidth:
       return "The step is HBM-bandwidth-bound: its longest operations, collectives included, "
@@ -91,12 +88,14 @@ std::string lead_for(bottleneck_class b, const mesh_prediction& base, const mesh
     case bottleneck_class::compute:
       return "The device is busy and its long operations are compute-bound, so the lever is "
              "the efficiency of the computation itself: compute-bound time per step goes from "
-             + fmt("%.2f s to %.2f s", base.compute_s, c.compute_s) + " (" + compute_parts(base, c)
-             + "), with " + fmt("%.2f s of collectives exposed (%.2f s now).", c.exposed_comm_s,
-                                base.exposed_comm_s);
+             + fmt::format("{:.2f} s to {:.2f} s", base.compute_s, c.compute_s) + " ("
+             + compute_parts(base, c) + "), with "
+             + fmt::format("{:.2f} s of collectives exposed ({:.2f} s now).", c.exposed_comm_s,
+                           base.exposed_comm_s);
     case bottleneck_class::memory_capacity:
-      return fmt("The job is at the edge of HBM: %.1f GiB of %.1f GiB per chip; this mesh needs "
-                 "%.1f GiB.", base.memory.total_gib, base.memory.limit_gib, c.memory.total_gib);
+      return fmt::format("The job is at the edge of HBM: {:.1f} GiB of {:.1f} GiB per chip; this "
+                         "mesh needs {:.1f} GiB.", base.memory.total_gib, base.memory.limit_gib,
+                         c.memory.total_gib);
     default:
       return "No single resource dominates the profile, so the proposal follows the model's "
              "step-time prediction.";
@@ -113,8 +112,9 @@ std::string intensity_text(const experiment_spec& exp, const mesh_prediction& ca
     const auto* r = axis_of(cand, a);
     if (!r)
       continue;
-    s += std::string(" ") + to_string(a) + fmt(" axis: intensity %.0f vs hardware %.0f FLOP/B (",
-                                              r->intensity, r->hardware_intensity)
+    s += std::string(" ") + to_string(a)
+         + fmt::format(" axis: intensity {:.0f} vs hardware {:.0f} FLOP/B (", r->intensity,
+                       r->hardware_intensity)
          + (r->compute_bound ? "compute-bound)." : "communication-bound).");
   }
   return s.empty() ? s : " Sharding rule check (MaxText):" + s;
@@ -123,9 +123,9 @@ std::string intensity_text(const experiment_spec& exp, const mesh_prediction& ca
 void add_tradeoffs(const experiment_spec& exp, const mesh_prediction& base,
                    const mesh_prediction& cand, candidate& c) {
   if (cand.memory.total_gib > base.memory.total_gib * 1.05)
-    c.tradeoffs.push_back(fmt("more HBM per chip: %.1f -> %.1f GiB (of %.1f GiB)",
-                              base.memory.total_gib, cand.memory.total_gib,
-                              cand.memory.limit_gib));
+    c.tradeoffs.push_back(fmt::format("more HBM per chip: {:.1f} -> {:.1f} GiB (of {:.1f} GiB)",
+                                      base.memory.total_gib, cand.memory.total_gib,
+                                      cand.memory.limit_gib));
   for (auto a : all_mesh_axes) {
     if (cand.ici.at(a) <= exp.mesh.at(a))
       continue;
@@ -134,7 +134,8 @@ void add_tradeoffs(const experiment_spec& exp, const mesh_prediction& base,
     const double t0 = before ? before->comm_s : 0, t1 = after ? after->comm_s : 0;
     if (t1 > t0 * 1.05)
       c.tradeoffs.push_back(std::string("more ") + to_string(a)
-                            + fmt("-axis collective time: %.2f -> %.2f s per step", t0, t1)
+                            + fmt::format("-axis collective time: {:.2f} -> {:.2f} s per step",
+                                          t0, t1)
                             + (after && after->exposed_s < 0.2 * t1 ? " (mostly overlapped)" : ""));
     if (a == mesh_axis::model)
       c.tradeoffs.push_back("tensor-parallel collectives sit between dependent matmuls in every "
@@ -149,8 +150,8 @@ void add_tradeoffs(const experiment_spec& exp, const mesh_prediction& base,
     c.tradeoffs.push_back("the batch axes now hold one sequence per shard: further data "
                           "parallelism needs a larger global batch");
   if (cand.step_s > base.step_s * 1.02)
-    c.tradeoffs.push_back(fmt("the model predicts a longer step: %.2f -> %.2f s", base.step_s,
-                              cand.step_s));
+    c.tradeoffs.push_back(fmt::format("the model predicts a longer step: {:.2f} -> {:.2f} s",
+                                      base.step_s, cand.step_s));
   if (c.tradeoffs.empty())
     c.tradeoffs.push_back("no cost the model sees beyond re-sharding the checkpoint layout");
 }
@@ -162,8 +163,8 @@ void describe_mesh_candidate(const experiment_spec& exp, bottleneck_class b,
                              candidate& c) {
   c.title = title_of(exp, cand);
   c.rationale = lead_for(b, base, cand) + intensity_text(exp, cand)
-                + fmt(" Model step time %.2f s -> %.2f s,", base.step_s, cand.step_s)
-                + fmt(" MFU %.0f%% -> %.0f%%.", 100 * base.mfu, 100 * cand.mfu);
+                + fmt::format(" Model step time {:.2f} s -> {:.2f} s,", base.step_s, cand.step_s)
+                + fmt::format(" MFU {:.0f}% -> {:.0f}%.", 100 * base.mfu, 100 * cand.mfu);
   add_tradeoffs(exp, base, cand, c);
 }
 

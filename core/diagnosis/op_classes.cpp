@@ -1,19 +1,13 @@
 #include "core/diagnosis/op_classes.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
+
+#include "core/text.hpp"
 
 namespace paratune {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool contains_any(const std::string& text, std::initializer_list<const char*> keys) {
   for (const char* k : keys)

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/text.hpp"
+
 namespace paratune {
 
 namespace {
@@ -11,13 +13,7 @@ namespace {
 // "model=8,data=8,seq=8" or "tp=8,pp=1" -> key -> number (others ignored).
 std::map<std::string, double> numeric_pairs(const std::string& text) {
   std::map<std::string, double> out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    auto end = text.find(',', pos);
-    if (end == std::string::npos)
-      end = text.size();
-    const auto item = text.substr(pos, end - pos);
-    pos = end + 1;
+  for (const auto& item : split(text, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       continue;

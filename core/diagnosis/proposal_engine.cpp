@@ -2,19 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "core/diagnosis/proposal_candidates.hpp"
 
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* pattern, double a = 0, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, pattern, a, b, c);
-  return buf;
-}
 
 const char* bottleneck_words(bottleneck_class b) {
   switch (b) {
@@ -111,7 +106,8 @@ void cite_history(const proposal_context& ctx, const candidate& c, proposal& p, 
     best = std::max(best, matches[i].similarity);
     p.citations.push_back({"history", r.id, r.title, matches[i].similarity,
                            r.model + " on " + r.hardware + ": " + r.before + " -> " + r.after
-                               + fmt(" (x%.2f throughput", r.speedup) + "; " + r.impact + ")"});
+                               + fmt::format(" (x{:.2f} throughput", r.speedup) + "; " + r.impact
+                               + ")"});
   }
 }
 
@@ -180,10 +176,10 @@ proposal_set propose(const proposal_context& ctx) {
     out.notes.push_back("the current layout does not fit in memory: its predicted step time is "
                         "only a reference for the proposals' predictions");
   if (ctx.measured_step_ms > 0 && out.model_step_ms > 0)
-    out.notes.push_back(fmt("model step time %.1f ms vs measured %.1f ms (x%.2f): predictions "
-                            "are scaled to the measurement",
-                            out.model_step_ms, ctx.measured_step_ms,
-                            ctx.measured_step_ms / out.model_step_ms));
+    out.notes.push_back(fmt::format("model step time {:.1f} ms vs measured {:.1f} ms (x{:.2f}): "
+                                    "predictions are scaled to the measurement",
+                                    out.model_step_ms, ctx.measured_step_ms,
+                                    ctx.measured_step_ms / out.model_step_ms));
   int rank = 0;
   for (const auto* c : choose(pool, ctx.count)) {
     auto p = make_proposal(ctx, pool, *c);
@@ -191,8 +187,8 @@ proposal_set propose(const proposal_context& ctx) {
     out.proposals.push_back(std::move(p));
   }
   if (out.proposals.size() < ctx.count)
-    out.notes.push_back(fmt("only %.0f distinct valid changes exist for this job",
-                            double(out.proposals.size())));
+    out.notes.push_back(fmt::format("only {} distinct valid changes exist for this job",
+                                    out.proposals.size()));
   return out;
 }
 

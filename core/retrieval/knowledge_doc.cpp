@@ -1,33 +1,25 @@
 #include "core/retrieval/knowledge_doc.hpp"
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos)
-    return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+// What trim() strips here: a document's lines may end in \r\n, and its body
+// in blank lines.
+constexpr std::string_view blanks = " \t\r\n";
 
 std::vector<std::string> parse_tags(std::string value) {
   std::vector<std::string> tags;
   for (char& c : value)
     if (c == '[' || c == ']')
       c = ',';
-  std::size_t pos = 0;
-  while (pos <= value.size()) {
-    auto comma = value.find(',', pos);
-    if (comma == std::string::npos)
-      comma = value.size();
-    auto tag = trim(std::string_view(value).substr(pos, comma - pos));
+  for (const auto& piece : split(value, ',')) {
+    auto tag = trim(piece, blanks);
     if (!tag.empty())
       tags.push_back(tag);
-    pos = comma + 1;
   }
   return tags;
 }
@@ -49,8 +41,8 @@ knowledge_doc parse_knowledge_doc(std::string_view text, const std::string& wher
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
       continue;
-    const auto key = trim(line.substr(0, colon));
-    const auto value = trim(line.substr(colon + 1));
+    const auto key = trim(line.substr(0, colon), blanks);
+    const auto value = trim(line.substr(colon + 1), blanks);
     if (key == "id")
       d.id = value;
     else if (key == "title")
@@ -61,7 +53,7 @@ knowledge_doc parse_knowledge_doc(std::string_view text, const std::string& wher
   if (d.id.empty() || d.title.empty())
     throw input_error(where + ": the front matter needs 'id' and 'title'");
   auto body_start = text.find('\n', end + 4);
-  d.body = body_start == std::string_view::npos ? "" : trim(text.substr(body_start + 1));
+  d.body = body_start == std::string_view::npos ? "" : trim(text.substr(body_start + 1), blanks);
   return d;
 }
 

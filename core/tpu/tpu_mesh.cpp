@@ -1,20 +1,13 @@
 #include "core/tpu/tpu_mesh.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool is_separator(char c) {
   return c == ',' || c == ' ' || c == '{' || c == '}' || c == '\'' || c == '"' || c == '\t'

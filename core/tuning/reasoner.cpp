@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "core/enum_words.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
@@ -16,12 +18,6 @@
 namespace paratune {
 
 namespace {
-
-std::string fmt(const char* f, double a, double b = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b);
-  return buf;
-}
 
 /// Keeps a candidate self-consistent after a change: flags that other
 /// values make meaningless are reset, required companions switched on.
@@ -90,17 +86,23 @@ void directive_candidates(const training_config& b, candidate_list& out) {
 
 void memory_relief_candidates(const training_config& b, double mem_pct,
                               candidate_list& out) {
-  const auto why = fmt("memory at %.0f%% of the device: relieve it", mem_pct);
+  const auto why = fmt::format("memory at {:.0f}% of the device: relieve it", mem_pct);
   if (b.recompute != recompute_mode::full)
-    out.add(candidate_group::standard, why, [&](training_config& c) { c.recompute = stronger(b.recompute); });
+    out.add(candidate_group::standard, why,
+            [&](training_config& c) { c.recompute = stronger(b.recompute); });
   if (b.mbs > 1)
-    out.add(candidate_group::standard, why, [&](training_config& c) { c.mbs = std::max(1, b.mbs / 2); });
+    out.add(candidate_group::standard, why,
+            [&](training_config& c) { c.mbs = std::max(1, b.mbs / 2); });
   if (!b.dist_opt)
-    out.add(candidate_group::standard, why + " (shard optimizer state)", [](training_config& c) { c.dist_opt = true; });
+    out.add(candidate_group::standard, why + " (shard optimizer state)",
+            [](training_config& c) { c.dist_opt = true; });
   if (b.tp > 1 && !b.sp)
-    out.add(candidate_group::standard, why + " (shard activations over TP)", [](training_config& c) { c.sp = true; });
-  out.add(candidate_group::standard, why + " (split the model further)", [&](training_config& c) { c.tp = b.tp * 2; });
-  out.add(candidate_group::standard, why + " (split the model further)", [&](training_config& c) { c.pp = b.pp * 2; });
+    out.add(candidate_group::standard, why + " (shard activations over TP)",
+            [](training_config& c) { c.sp = true; });
+  out.add(candidate_group::standard, why + " (split the model further)",
+          [&](training_config& c) { c.tp = b.tp * 2; });
+  out.add(candidate_group::standard, why + " (split the model further)",
+          [&](training_config& c) { c.pp = b.pp * 2; });
 }
 
 void standard_candidates(const training_config& b, const trial_outcome& run,
@@ -109,8 +111,9 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
   if (mem > 90)
     memory_relief_candidates(b, mem, out);
   if (run.gpu_util_pct > 80 && mem < 80)
-    out.add(candidate_group::standard, fmt("GPU busy %.0f%% with memory headroom (%.0f%%): a larger micro batch raises GEMM efficiency",
-                            run.gpu_util_pct, mem),
+    out.add(candidate_group::standard,
+            fmt::format("GPU busy {:.0f}% with memory headroom ({:.0f}%): a larger micro batch "
+                        "raises GEMM efficiency", run.gpu_util_pct, mem),
             [&](training_config& c) { c.mbs = b.mbs * 2; });
   if (!b.overlap_grad)
     out.add(candidate_group::standard, "gradient reduction is not overlapped with backward",
@@ -122,12 +125,17 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
     out.add(candidate_group::standard, "cross-entropy is not fused",
             [](training_config& c) { c.fused_ce = true; });
   if (mem < 70 && b.recompute != recompute_mode::none) {
-    const auto why = fmt("memory headroom (%.0f%% used): recomputation repeats forward work for memory that is not needed", mem);
-    out.add(candidate_group::standard, why, [](training_config& c) { c.recompute = recompute_mode::none; });
-    out.add(candidate_group::standard, why, [](training_config& c) { c.recompute = recompute_mode::selective; });
+    const auto why = fmt::format("memory headroom ({:.0f}% used): recomputation repeats forward "
+                                 "work for memory that is not needed", mem);
+    out.add(candidate_group::standard, why,
+            [](training_config& c) { c.recompute = recompute_mode::none; });
+    out.add(candidate_group::standard, why,
+            [](training_config& c) { c.recompute = recompute_mode::selective; });
   }
   if (mem < 60)
-    out.add(candidate_group::standard, fmt("memory headroom (%.0f%% used): less tensor parallelism means fewer collectives", mem),
+    out.add(candidate_group::standard,
+            fmt::format("memory headroom ({:.0f}% used): less tensor parallelism means fewer "
+                        "collectives", mem),
             [&](training_config& c) { c.tp = std::max(1, b.tp / 2); });
 }
 
@@ -144,7 +152,8 @@ void exploratory_candidates(const tuning_context& ctx, const training_config& b,
     if (it == ctx.search.end())
       continue;
     for (const auto& v : it->second)
-      out.add(candidate_group::exploratory, std::string("exploratory change of ") + display_name(key),
+      out.add(candidate_group::exploratory,
+              std::string("exploratory change of ") + display_name(key),
               [&](training_config& c) {
                 set_value(c, key, v);
                 if (std::string(key) == "recompute_layers" && v != "0")
@@ -203,9 +212,9 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     ++added;
     const auto e = rank.estimator().estimate(scored[i].second);
     const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
-    out.add(candidate_group::model, fmt("the performance model, corrected by the measured runs, expects %.1f "
-                         "TFLOP/s/GPU (%+.1f%% against the base run)",
-                         e.tflops, gain),
+    out.add(candidate_group::model,
+            fmt::format("the performance model, corrected by the measured runs, expects {:.1f} "
+                        "TFLOP/s/GPU ({:+.1f}% against the base run)", e.tflops, gain),
             [&](training_config& t) { t = scored[i].second; });
   }
 }
@@ -253,10 +262,12 @@ std::string describe(const analysis& a) {
     r += "Rejected " + s.text + " [" + to_string(s.group) + "]: " + *s.rejected + ".\n";
   for (size_t i = 0; i < a.ranked.size() && i < 5; ++i) {
     const auto& s = a.ranked[i];
-    r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + to_string(s.group) + "] " + s.why
-         + fmt("; expected %.1f TFLOP/s/GPU (+-%.1f%%)", s.predicted_tflops, 100 * s.uncertainty)
-         + fmt(", peak %.0f MiB (%.0f%% risk of running out of memory).\n", s.predicted_peak_mib,
-               100 * s.oom_risk);
+    r += "Candidate " + std::to_string(i + 1) + ": " + s.text + " [" + to_string(s.group) + "] "
+         + s.why
+         + fmt::format("; expected {:.1f} TFLOP/s/GPU (+-{:.1f}%)", s.predicted_tflops,
+                       100 * s.uncertainty)
+         + fmt::format(", peak {:.0f} MiB ({:.0f}% risk of running out of memory).\n",
+                       s.predicted_peak_mib, 100 * s.oom_risk);
   }
   if (a.ranked.size() > 1)
     r += "Ranking: targeted candidates of the directive first, then the expected gain over "
@@ -354,7 +365,8 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   screen(rest, rank, guards, a);
   std::stable_sort(a.ranked.begin(), a.ranked.begin() + prioritized,
                    [](const suggestion& x, const suggestion& y) {
-                     return x.group == candidate_group::initial && y.group != candidate_group::initial;
+                     const auto initial = candidate_group::initial;
+                     return x.group == initial && y.group != initial;
                    });
   std::vector<suggestion> tail(a.ranked.begin() + prioritized, a.ranked.end());
   rank_by_score(tail);

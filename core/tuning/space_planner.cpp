@@ -4,6 +4,7 @@
 
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -12,66 +13,18 @@ namespace {
 // A value of one key, parsed once before the enumeration so that the hot
 // loop writes a field instead of parsing text (set_value builds strings).
 struct assignment {
-  enum class kind { int_field, bool_field, recompute, text } k = kind::text;
-  int training_config::*int_member = nullptr;
-  bool training_config::*bool_member = nullptr;
-  int value = 0;
-  std::string key, text; // kind::text only: a key this file does not know
+  const config_key* key = nullptr;
+  int value = 0;  ///< as config_key::read gives it
 
-  void apply(training_config& c) const {
-    switch (k) {
-      case kind::int_field: c.*int_member = value; break;
-      case kind::bool_field: c.*bool_member = value != 0; break;
-      case kind::recompute: c.recompute = static_cast<recompute_mode>(value); break;
-      case kind::text: set_value(c, key, text); break;
-    }
-  }
+  void apply(training_config& c) const { key->write(c, value); }
 };
-
-int training_config::*int_member(const std::string& key) {
-  static const std::map<std::string, int training_config::*> members = {
-    {"tp", &training_config::tp}, {"pp", &training_config::pp},
-    {"cp", &training_config::cp}, {"ep", &training_config::ep},
-    {"vpp", &training_config::vpp}, {"mbs", &training_config::mbs},
-    {"gbs", &training_config::gbs}, {"seq", &training_config::seq},
-    {"recompute_layers", &training_config::recompute_layers},
-    {"first_pp_layers", &training_config::first_pp_layers},
-    {"last_pp_layers", &training_config::last_pp_layers}};
-  auto it = members.find(key);
-  return it == members.end() ? nullptr : it->second;
-}
-
-bool training_config::*bool_member(const std::string& key) {
-  static const std::map<std::string, bool training_config::*> members = {
-    {"sp", &training_config::sp}, {"recompute_method", &training_config::recompute_block},
-    {"dist_opt", &training_config::dist_opt}, {"overlap_grad", &training_config::overlap_grad},
-    {"overlap_param", &training_config::overlap_param},
-    {"fused_ce", &training_config::fused_ce}};
-  auto it = members.find(key);
-  return it == members.end() ? nullptr : it->second;
-}
 
 // Parses through set_value (its checks and messages), then reads the field back.
 assignment compile(const std::string& key, const std::string& text) {
   training_config scratch;
   set_value(scratch, key, text);
-  assignment a;
-  if (auto m = int_member(key)) {
-    a.k = assignment::kind::int_field;
-    a.int_member = m;
-    a.value = scratch.*m;
-  } else if (auto b = bool_member(key)) {
-    a.k = assignment::kind::bool_field;
-    a.bool_member = b;
-    a.value = scratch.*b;
-  } else if (key == "recompute") {
-    a.k = assignment::kind::recompute;
-    a.value = static_cast<int>(scratch.recompute);
-  } else {
-    a.key = key;
-    a.text = text;
-  }
-  return a;
+  const config_key* k = find_config_key(key);  // set_value took it, so it is a key
+  return {k, k->read(scratch)};
 }
 
 std::vector<std::vector<assignment>> compile(const config_space& space) {
@@ -85,23 +38,11 @@ std::vector<std::vector<assignment>> compile(const config_space& space) {
   return out;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos)
-    return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto end = text.find(sep, pos);
-    if (end == std::string::npos)
-      end = text.size();
-    out.push_back(trim(text.substr(pos, end - pos)));
-    pos = end + 1;
-  }
+// The pieces of `text` between the `sep` characters, each trimmed.
+std::vector<std::string> trimmed_pieces(const std::string& text, char sep) {
+  auto out = split(text, sep);
+  for (auto& piece : out)
+    piece = trim(piece);
   return out;
 }
 
@@ -192,14 +133,14 @@ std::size_t space_size(const config_space& space) {
 }
 
 config_space override_space(config_space space, const std::string& overrides) {
-  for (const auto& item : split(overrides, ',')) {
+  for (const auto& item : trimmed_pieces(overrides, ',')) {
     if (item.empty())
       continue;
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw input_error("search space item '" + item + "': expected KEY=V1|V2|...");
     const auto key = trim(item.substr(0, eq));
-    auto values = split(item.substr(eq + 1), '|');
+    auto values = trimmed_pieces(item.substr(eq + 1), '|');
     std::erase(values, std::string{});
     if (values.empty())
       throw input_error("search space key '" + key + "' has no values");

@@ -1,26 +1,12 @@
 #include "core/tuning/tuning_context.hpp"
 
-#include <algorithm>
-#include <map>
+#include "core/text.hpp"
 
 namespace paratune {
 
 std::string display_name(const std::string& key) {
-  static const std::map<std::string, std::string> names = {
-    {"mbs", "MBS"}, {"gbs", "GLOBAL_BATCH_SIZE"}, {"seq", "SEQ_LENGTH"},
-    {"recompute", "AC"}, {"recompute_layers", "AC_LAYERS"},
-    {"recompute_method", "AC_METHOD"},
-    {"overlap_grad", "OVERLAP_GRAD_REDUCE"},
-    {"overlap_param", "OVERLAP_PARAM_GATHER"},
-    {"fused_ce", "FUSED_CROSS_ENTROPY"},
-    {"first_pp_layers", "FIRST_PP_NUM_LAYERS"},
-    {"last_pp_layers", "LAST_PP_NUM_LAYERS"},
-    {"dist_opt", "DISTRIBUTED_OPTIMIZER"}, {"sp", "SEQUENCE_PARALLEL"}};
-  if (auto it = names.find(key); it != names.end())
-    return it->second;
-  std::string upper = key;
-  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
-  return upper;
+  const auto* k = find_config_key(key);
+  return k ? k->display : upper(key);
 }
 
 std::string change_text(const std::vector<config_change>& changes) {

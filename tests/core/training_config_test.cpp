@@ -54,6 +54,42 @@ TEST(training_config, describes_a_change) {
   EXPECT_EQ(describe_change(a, a), "initial");
 }
 
+TEST(training_config, one_table_names_every_key_and_its_field) {
+  const auto& table = config_key_table();
+  ASSERT_EQ(table.size(), config_keys().size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& k = table[i];
+    EXPECT_EQ(k.name, config_keys()[i]);
+    EXPECT_EQ(find_config_key(k.name), &k);
+    EXPECT_EQ((k.int_field != nullptr) + (k.bool_field != nullptr) + (k.mode_field != nullptr), 1)
+        << k.name;
+    EXPECT_FALSE(k.display.empty()) << k.name;
+    // A field written through the table reads back through the text interface,
+    // and the fingerprint sees every key.
+    training_config c;
+    const auto before = fingerprint(c);
+    k.write(c, k.read(c) == 1 ? 2 : 1);
+    EXPECT_NE(fingerprint(c), before) << k.name;
+    EXPECT_EQ(parse_config(k.name + "=" + get_value(c, k.name)), c) << k.name;
+  }
+  EXPECT_EQ(find_config_key("tpp"), nullptr);
+  EXPECT_EQ(find_config_key("gbs")->display, "GLOBAL_BATCH_SIZE");
+  EXPECT_EQ(find_config_key("tp")->display, "TP");
+  EXPECT_EQ(find_config_key("recompute_method")->bool_field, &training_config::recompute_block);
+}
+
+TEST(training_config, unknown_key_lists_the_known_ones_in_order) {
+  try {
+    parse_config("tpp=2");
+    FAIL() << "expected input_error";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown config key 'tpp' (known: tp, pp, cp, ep, vpp, mbs, gbs, seq, sp, "
+              "recompute, recompute_method, recompute_layers, dist_opt, overlap_grad, "
+              "overlap_param, fused_ce, first_pp_layers, last_pp_layers)");
+  }
+}
+
 TEST(megatron_args, round_trip_through_megatron_flags) {
   megatron_launch l;
   l.model.layers = 32; l.model.hidden = 4096; l.model.heads = 32; l.model.kv_heads = 8;

@@ -3,9 +3,9 @@
 // throughput first, and why the others were rejected.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/training_config.hpp"
 #include "core/tuning/space_planner.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
@@ -29,12 +30,6 @@ struct plan_options {
   int top = 10;
   std::string space;
 };
-
-std::string fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 plan_request make_request(const plan_options& o, const job_setup& job) {
   if (o.seq < 1)
@@ -75,7 +70,7 @@ std::string flags_text(const training_config& c) {
   if (c.recompute == recompute_mode::full && c.recompute_layers > 0)
     add(std::string(c.recompute_block ? "block" : "uniform") + ":"
         + std::to_string(c.recompute_layers));
-  for (const char* k : {"sp", "dist_opt", "overlap_grad", "overlap_param", "fused_ce"})
+  for (const auto& k : config_keys())  // the true/false keys that are on
     if (get_value(c, k) == "true")
       add(k);
   if (c.first_pp_layers > 0)
@@ -90,35 +85,38 @@ void write_table(std::ostream& out, const plan_request& r, const plan_result& re
   int width = 5;
   for (const auto& t : res.top)
     width = std::max(width, static_cast<int>(flags_text(t.config).size()));
+  // Numbers right-aligned with an explicit '>', as printf wrote them (fmt 9
+  // would left-align inf and nan); text columns left-aligned with '<'.
   std::string head = "rank";
   for (const auto& k : keys)
-    head += k == "recompute" ? "  recompute" : fmt(" %4s", k.c_str());
-  out << head << fmt("  %-*s %9s %8s %6s %9s  %s\n", width, "flags", "tokens/s", "TFLOP/s",
-                     "MFU", "peak MiB", "limiting");
+    head += k == "recompute" ? "  recompute" : fmt::format(" {:>4}", k);
+  out << head << fmt::format("  {:<{}} {:>9} {:>8} {:>6} {:>9}  {}\n", "flags", width, "tokens/s",
+                             "TFLOP/s", "MFU", "peak MiB", "limiting");
   int rank = 0;
   for (const auto& t : res.top) {
-    std::string line = fmt("%4d", ++rank);
+    std::string line = fmt::format("{:>4}", ++rank);
     for (const auto& k : keys)
-      line += k == "recompute" ? fmt("  %-9s", get_value(t.config, k).c_str())
-                               : fmt(" %4s", get_value(t.config, k).c_str());
+      line += k == "recompute" ? fmt::format("  {:<9}", get_value(t.config, k))
+                               : fmt::format(" {:>4}", get_value(t.config, k));
     const auto& p = t.prediction;
-    out << line << fmt("  %-*s %9.0f %8.1f %5.1f%% %9.0f  %s\n", width,
-                       flags_text(t.config).c_str(), p.tokens_per_s_per_gpu, p.tflops_per_gpu, 100 * p.mfu, p.peak_memory_mib,
-                       p.limiting_factor.c_str());
+    out << line << fmt::format("  {:<{}} {:>9.0f} {:>8.1f} {:>5.1f}% {:>9.0f}  {}\n",
+                               flags_text(t.config), width, p.tokens_per_s_per_gpu,
+                               p.tflops_per_gpu, 100 * p.mfu, p.peak_memory_mib,
+                               p.limiting_factor);
   }
 }
 
 void write_rejections(std::ostream& out, const plan_result& res) {
-  out << fmt("rejected by memory: %zu\n", res.memory_rejected)
-      << fmt("rejected by Megatron-LM rules: %zu (a candidate breaking several rules counts "
-             "under each)\n", res.rule_rejected);
+  out << fmt::format("rejected by memory: {}\n", res.memory_rejected)
+      << fmt::format("rejected by Megatron-LM rules: {} (a candidate breaking several rules "
+                     "counts under each)\n", res.rule_rejected);
   // Most frequent rule first: that is the knob the space wastes most on.
   std::vector<std::pair<std::string, std::size_t>> rules(res.rejected_by_rule.begin(),
                                                          res.rejected_by_rule.end());
   std::stable_sort(rules.begin(), rules.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [rule, n] : rules)
-    out << fmt("  %-30s %8zu  e.g. %s\n", rule.c_str(), n, res.rule_example.at(rule).c_str());
+    out << fmt::format("  {:<30} {:>8}  e.g. {}\n", rule, n, res.rule_example.at(rule));
 }
 
 void write_text(const plan_request& r, const plan_result& res, const job_setup& job,
@@ -128,9 +126,9 @@ void write_text(const plan_request& r, const plan_result& res, const job_setup& 
     keys += (keys.empty() ? "" : ", ") + k + "(" + std::to_string(v.size()) + ")";
   std::cout << "plan: " << describe(job) << ", seq " << r.base.seq << ", gbs " << r.base.gbs
             << '\n'
-            << fmt("space: %zu candidates over %s, screened in %.3f s\n", res.candidates,
-                   keys.c_str(), seconds)
-            << fmt("fit: %zu\n\n", res.fitting);
+            << fmt::format("space: {} candidates over {}, screened in {:.3f} s\n", res.candidates,
+                           keys, seconds)
+            << fmt::format("fit: {}\n\n", res.fitting);
   if (res.top.empty())
     std::cout << "no configuration starts and fits\n";
   else

@@ -9,6 +9,8 @@
 
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/text.hpp"
+#include "core/training_config.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
 #include "tools/paratune/prediction_view.hpp"
@@ -70,10 +72,8 @@ command_action setup(CLI::App& sub) {
   auto o = std::make_shared<predict_options>();
   add_job_options(sub, o->job);
   sub.add_option("--config", o->config,
-                 "configuration as KEY=VALUE,... (tp, pp, cp, ep, vpp, mbs, gbs, seq, sp, "
-                 "recompute, recompute_method, recompute_layers, dist_opt, overlap_grad, "
-                 "overlap_param, fused_ce, first_pp_layers, last_pp_layers); unset keys "
-                 "take Megatron's defaults")
+                 "configuration as KEY=VALUE,... (" + join(config_keys(), ", ")
+                     + "); unset keys take Megatron's defaults")
     ->required();
   return [o] { return run_predict(*o); };
 }

@@ -1,6 +1,5 @@
 // paratune tune JOB.yaml: a closed-loop tuning session on the simulated cluster.
 
-#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "actors/bus_bridge.hpp"
 #include "actors/runtime.hpp"
 #include "actors/tuning_session.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
@@ -34,11 +34,7 @@ struct tune_options {
 };
 
 std::string sim_executable() {
-  if (const char* env = std::getenv("PARATUNE_SIM"); env && *env)
-    return env;
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return (exe.parent_path() / "paratune-sim").string();
+  return sibling_executable("paratune-sim", "PARATUNE_SIM");
 }
 
 wire::session_opened session_record(const job_spec& job, const tune_options& o) {

@@ -4,8 +4,8 @@
 // calibration change that breaks the model fails a script too.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -25,38 +25,34 @@ struct validate_options {
   bool json = false;
 };
 
-std::string fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
 // Seconds, MiB and percentages side by side: digits where they matter.
 std::string number(double v) {
   const double a = std::abs(v);
-  return a >= 1000 ? fmt("%.0f", v) : a >= 10 ? fmt("%.1f", v) : fmt("%.3f", v);
+  return a >= 1000 ? fmt::format("{:.0f}", v)
+         : a >= 10  ? fmt::format("{:.1f}", v)
+                    : fmt::format("{:.3f}", v);
 }
 
 std::string stat_text(const validation_stat& s) {
-  std::string out = s.name + " " + (s.unit == "%" ? fmt("%.2f%%", s.value)
-                                    : s.unit.empty() ? fmt("%.3f", s.value)
-                                                     : fmt("%.0f%s", s.value, s.unit.c_str()));
+  std::string out = s.name + " " + (s.unit == "%" ? fmt::format("{:.2f}%", s.value)
+                                    : s.unit.empty() ? fmt::format("{:.3f}", s.value)
+                                                     : fmt::format("{:.0f}{}", s.value, s.unit));
   if (s.gated)
-    out += fmt(" (gate %s %g%s) %s", s.at_most ? "<=" : ">=", s.limit, s.unit.c_str(),
-               s.pass() ? "pass" : "FAIL");
+    out += fmt::format(" (gate {} {:g}{}) {}", s.at_most ? "<=" : ">=", s.limit, s.unit,
+                       s.pass() ? "pass" : "FAIL");
   return out;
 }
 
 void write_row(std::ostream& out, const validation_row& r) {
   if (r.values.empty())
-    out << fmt("  %-34s %s%s\n", r.label.c_str(), r.note.c_str(),
-               r.right ? "" : "  <-- wrong verdict");
+    out << fmt::format("  {:<34} {}{}\n", r.label, r.note, r.right ? "" : "  <-- wrong verdict");
   for (size_t i = 0; i < r.values.size(); ++i) {
     const auto& v = r.values[i];
     const bool last = i + 1 == r.values.size();
-    out << fmt("  %-34s %-27s %9s vs %9s %+7.1f%%", i == 0 ? r.label.c_str() : "",
-               v.what.c_str(), number(v.predicted).c_str(), number(v.measured).c_str(),
-               v.error_pct());
+    // '>' on the number: fmt 9 would left-align inf and nan, printf did not.
+    out << fmt::format("  {:<34} {:<27} {:>9} vs {:>9} {:>+7.1f}%",
+                       i == 0 ? r.label : std::string(), v.what, number(v.predicted),
+                       number(v.measured), v.error_pct());
     if (last && !r.note.empty())
       out << "  " << r.note << (r.right ? "" : "  <-- wrong verdict");
     out << '\n';

@@ -1,19 +1,14 @@
 #include "tools/paratune/diagnose_view.hpp"
 
-#include <cstdio>
 #include <sstream>
+
+#include <fmt/format.h>
 
 namespace paratune::cli {
 
 namespace {
 
 using nlohmann::json;
-
-std::string fmt(const char* pattern, double a = 0, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, pattern, a, b, c);
-  return buf;
-}
 
 json optional_fraction(double v) {
   return v < 0 ? json(nullptr) : json(v);
@@ -77,7 +72,9 @@ void write_kpis(std::ostream& o, const wire::diagnosis& d) {
   for (const auto& k : d.kpis)
     o << "  " << k.name
       << std::string(k.name.size() < 22 ? 22 - k.name.size() : 1, ' ')
-      << fmt("%10.2f ", k.value) << k.unit << std::string(k.unit.size() < 8 ? 8 - k.unit.size() : 1, ' ')
+      // '>' keeps inf and nan right-aligned, as printf wrote them (fmt 9 would not).
+      << fmt::format("{:>10.2f} ", k.value) << k.unit
+      << std::string(k.unit.size() < 8 ? 8 - k.unit.size() : 1, ' ')
       << "[" << k.status << "] " << k.note << "\n";
 }
 
@@ -86,30 +83,32 @@ void write_ops(std::ostream& o, const wire::diagnosis& d) {
   int n = 0;
   for (const auto& t : d.top_ops) {
     const auto name = t.name.size() > 70 ? t.name.substr(0, 67) + "..." : t.name;
-    o << fmt("  %.0f. ", ++n) << name << " [" << t.category << "]\n"
-      << fmt("     %.2f%% of time", 100 * t.time_share)
-      << (t.flops_utilization >= 0 ? fmt(", FLOP util %.1f%%", 100 * t.flops_utilization) : "")
-      << (t.hbm_bw_utilization >= 0 ? fmt(", HBM util %.1f%%", 100 * t.hbm_bw_utilization) : "")
+    o << fmt::format("  {}. ", ++n) << name << " [" << t.category << "]\n"
+      << fmt::format("     {:.2f}% of time", 100 * t.time_share)
+      << (t.flops_utilization >= 0
+              ? fmt::format(", FLOP util {:.1f}%", 100 * t.flops_utilization) : "")
+      << (t.hbm_bw_utilization >= 0
+              ? fmt::format(", HBM util {:.1f}%", 100 * t.hbm_bw_utilization) : "")
       << (t.bound_by.empty() ? "" : ", bound by " + t.bound_by) << " -> " << t.resource << "\n";
   }
 }
 
 void write_proposal(std::ostream& o, const wire::proposal_wire& p) {
-  o << "\n" << p.rank << ". " << p.title << "  (confidence " << fmt("%.0f%%", 100 * p.confidence)
-    << ")\n";
+  o << "\n" << p.rank << ". " << p.title << "  (confidence "
+    << fmt::format("{:.0f}%", 100 * p.confidence) << ")\n";
   if (!p.mesh.empty())
     o << "   mesh: " << p.mesh << "   (" << p.change << ")\n";
   else
     o << "   change: " << p.change << "\n";
-  o << fmt("   predicted step: %.1f ms -> %.1f ms (x%.2f)", p.step_ms_before, p.step_ms_after,
-           p.speedup)
-    << fmt(", memory %.1f of %.1f GiB\n", p.memory_gib_after, p.memory_limit_gib);
-  o << "   " << p.metric << fmt(": %.3g -> %.3g\n", p.metric_before, p.metric_after);
+  o << fmt::format("   predicted step: {:.1f} ms -> {:.1f} ms (x{:.2f})", p.step_ms_before,
+                   p.step_ms_after, p.speedup)
+    << fmt::format(", memory {:.1f} of {:.1f} GiB\n", p.memory_gib_after, p.memory_limit_gib);
+  o << "   " << p.metric << fmt::format(": {:.3g} -> {:.3g}\n", p.metric_before, p.metric_after);
   o << "   why: " << p.rationale << "\n";
   for (const auto& t : p.tradeoffs)
     o << "   trade-off: " << t << "\n";
   for (const auto& c : p.citations)
-    o << "   cites [" << c.kind << "] " << c.title << fmt(" (%.2f)", c.score) << ": "
+    o << "   cites [" << c.kind << "] " << c.title << fmt::format(" ({:.2f})", c.score) << ": "
       << c.excerpt << "\n";
 }
 
@@ -152,7 +151,8 @@ std::string diagnosis_text(const std::string& experiment, const wire::diagnosis&
   o << "\n";
   write_kpis(o, d);
   write_ops(o, d);
-  o << "\nBottleneck: " << d.bottleneck << fmt(" (confidence %.0f%%)\n", 100 * d.confidence)
+  o << "\nBottleneck: " << d.bottleneck
+    << fmt::format(" (confidence {:.0f}%)\n", 100 * d.confidence)
     << "  " << d.summary << "\n";
   for (const auto& e : d.evidence)
     if (e.rfind("top op", 0) != 0)

@@ -4,6 +4,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 namespace paratune::cli {
 
@@ -75,13 +76,7 @@ model_spec load_model_arg(const std::string& text) {
 
 perf_calibration parse_stack(const std::string& text) {
   perf_calibration cal;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos)
-      comma = text.size();
-    const auto item = text.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (const auto& item : split(text, ',')) {
     if (item.empty())
       continue;
     const auto eq = item.find('=');

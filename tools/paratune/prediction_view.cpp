@@ -1,20 +1,15 @@
 #include "tools/paratune/prediction_view.hpp"
 
-#include <cstdio>
 #include <ostream>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace paratune::cli {
 
 namespace {
 
 using nlohmann::json;
-
-std::string fmt(const char* format, auto... args) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 // The time parts in breakdown order, with their JSON and limiting-factor name.
 struct time_part {
@@ -50,45 +45,49 @@ constexpr memory_part memory_parts[] = {
   {"overhead", &memory_breakdown::overhead_mib},
 };
 
+// The columns align numbers with an explicit '>': fmt 9 would left-align inf
+// and nan in a field, where printf, which these tables were written with, did not.
 void write_throughput(std::ostream& out, const perf_prediction& p) {
   out << "throughput\n"
-      << fmt("  iteration time     %10.3f s\n", p.iteration_time_s)
-      << fmt("  TFLOP/s per GPU    %10.1f   (model FLOPs, non-causal attention)\n",
-             p.tflops_per_gpu)
-      << fmt("  hardware TFLOP/s   %10.1f   (recomputation counted, as SC21 counts)\n",
-             hardware_tflops(p))
-      << fmt("  MFU                %9.1f%%   (causal attention counted half: %.1f%%)\n",
-             100 * p.mfu, 100 * p.mfu_causal)
-      << fmt("  HFU                %9.1f%%   (recomputation counted)\n", 100 * p.hfu)
-      << fmt("  tokens/s per GPU   %10.0f\n", p.tokens_per_s_per_gpu);
+      << fmt::format("  iteration time     {:>10.3f} s\n", p.iteration_time_s)
+      << fmt::format("  TFLOP/s per GPU    {:>10.1f}   (model FLOPs, non-causal attention)\n",
+                     p.tflops_per_gpu)
+      << fmt::format("  hardware TFLOP/s   {:>10.1f}   (recomputation counted, as SC21 counts)\n",
+                     hardware_tflops(p))
+      << fmt::format("  MFU                {:>9.1f}%   (causal attention counted half: {:.1f}%)\n",
+                     100 * p.mfu, 100 * p.mfu_causal)
+      << fmt::format("  HFU                {:>9.1f}%   (recomputation counted)\n", 100 * p.hfu)
+      << fmt::format("  tokens/s per GPU   {:>10.0f}\n", p.tokens_per_s_per_gpu);
 }
 
 void write_memory(std::ostream& out, const perf_prediction& p) {
-  out << fmt("memory of the most loaded GPU (pipeline stage %d of %zu)\n", p.peak.stage,
-             p.stages.size());
+  out << fmt::format("memory of the most loaded GPU (pipeline stage {} of {})\n", p.peak.stage,
+                     p.stages.size());
   for (const auto& part : memory_parts) {
     const double mib = p.peak.*part.field;
-    out << fmt("  %-12s %10.0f MiB %5.1f%%\n", part.name, mib,
-               p.peak.total_mib > 0 ? 100 * mib / p.peak.total_mib : 0.0);
+    out << fmt::format("  {:<12} {:>10.0f} MiB {:>5.1f}%\n", part.name, mib,
+                       p.peak.total_mib > 0 ? 100 * mib / p.peak.total_mib : 0.0);
   }
-  out << fmt("  %-12s %10.0f MiB of %.0f MiB\n", "total", p.peak_memory_mib, p.memory_limit_mib);
+  out << fmt::format("  {:<12} {:>10.0f} MiB of {:.0f} MiB\n", "total", p.peak_memory_mib,
+                     p.memory_limit_mib);
   if (p.stages.size() > 1) {
     out << "  per stage (MiB):";
     for (const auto& s : p.stages)
-      out << fmt(" %d:%.0f", s.stage, s.total_mib);
+      out << fmt::format(" {}:{:.0f}", s.stage, s.total_mib);
     out << '\n';
   }
   const double needed = p.peak_memory_mib * (1 + p.margin);
-  out << fmt("fits: %s (peak x %.2f margin = %.0f MiB %s %.0f MiB)\n", p.fits ? "yes" : "NO",
-             1 + p.margin, needed, p.fits ? "<=" : ">", p.memory_limit_mib);
+  out << fmt::format("fits: {} (peak x {:.2f} margin = {:.0f} MiB {} {:.0f} MiB)\n",
+                     p.fits ? "yes" : "NO", 1 + p.margin, needed, p.fits ? "<=" : ">",
+                     p.memory_limit_mib);
 }
 
 void write_time(std::ostream& out, const perf_prediction& p) {
   out << "time per iteration\n";
   for (const auto& part : time_parts) {
     const double s = p.time.*part.field;
-    out << fmt("  %-36s %9.3f s %5.1f%%\n", part.label, s,
-               p.iteration_time_s > 0 ? 100 * s / p.iteration_time_s : 0.0);
+    out << fmt::format("  {:<36} {:>9.3f} s {:>5.1f}%\n", part.label, s,
+                       p.iteration_time_s > 0 ? 100 * s / p.iteration_time_s : 0.0);
   }
   out << "limiting factor: " << p.limiting_factor << '\n';
 }

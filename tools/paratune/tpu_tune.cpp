@@ -15,6 +15,7 @@
 #include "actors/diagnosis_agents.hpp"
 #include "actors/runtime.hpp"
 #include "adapters/config/catalog.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/input_error.hpp"
@@ -40,10 +41,7 @@ struct trial {
 };
 
 std::string tpu_sim_executable() {
-  if (const char* env = std::getenv("PARATUNE_TPU_SIM"); env && *env)
-    return env;
-  std::error_code ec;
-  return (fs::read_symlink("/proc/self/exe", ec).parent_path() / "paratune-tpu-sim").string();
+  return sibling_executable("paratune-tpu-sim", "PARATUNE_TPU_SIM");
 }
 
 // The experiment text with the trial's mesh in place of the file's.

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paratune {
+
+// Small text helpers for names, keys and fields that users and files spell
+// freely. ASCII only: the byte-wise std::tolower/std::toupper of the "C"
+// locale, so a name compares the same on every machine.
+
+/// `s` with its ASCII letters in lower case ("Llama3" -> "llama3").
+std::string lower(std::string_view s);
+
+/// `s` with its ASCII letters in upper case ("fused_ce" -> "FUSED_CE").
+std::string upper(std::string_view s);
+
+/// `s` without the leading and trailing characters in `blanks`; the default
+/// suits one line of a key=value list, files pass " \t\r\n" as well.
+std::string trim(std::string_view s, std::string_view blanks = " \t");
+
+/// The pieces of `s` between the `sep` characters, untrimmed and with empty
+/// pieces kept ("a,,b" -> a, "", b), except that a `sep` at the very end
+/// opens no empty last piece: the items of a "KEY=VALUE,..." list.
+std::vector<std::string> split(std::string_view s, char sep);
+
+/// `items` with `sep` between them ("tp, pp, cp").
+std::string join(const std::vector<std::string>& items, std::string_view sep);
+
+} // namespace paratune
