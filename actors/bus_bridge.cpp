@@ -61,6 +61,34 @@ void bus_bridge::unsubscribe(int id) {
   replay_targets_.erase(id);
 }
 
+void bus_bridge::subscribe_while_alive(caf::event_based_actor* self,
+                                       const std::vector<std::string>& prefixes) {
+  std::vector<int> ids;
+  for (const auto& prefix : prefixes)
+    ids.push_back(subscribe(prefix, caf::actor_cast<caf::actor>(self), true));
+  self->attach_functor([this, ids] {
+    for (int id : ids)
+      unsubscribe(id);
+  });
+}
+
+live_subscriptions::live_subscriptions(bus_bridge& bridge, caf::scoped_actor& self,
+                                       const std::vector<std::string>& prefixes,
+                                       std::chrono::milliseconds timeout)
+  : bridge_(bridge) {
+  std::vector<std::string> probes;
+  for (const auto& prefix : prefixes) {
+    ids_.push_back(bridge_.subscribe(prefix, caf::actor_cast<caf::actor>(self)));
+    probes.push_back(prefix + "_probe");
+  }
+  live_ = bridge_.await_delivery(self, probes, timeout);
+}
+
+live_subscriptions::~live_subscriptions() {
+  for (int id : ids_)
+    bridge_.unsubscribe(id);
+}
+
 void bus_bridge::on_gap(const std::string& topic) {
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& [_, target] : replay_targets_)

@@ -48,14 +48,9 @@ caf::expected<void> seed_ledger(caf::actor_system& sys, runtime& rt, const std::
 // request published right after start is not lost to the slow joiner.
 bool await_subscriptions(caf::actor_system& sys, runtime& rt) {
   caf::scoped_actor self{sys};
-  auto me = caf::actor_cast<caf::actor>(self);
-  const int a = rt.bridge().subscribe(topics::diagnose_prefix, me);
-  const int b = rt.bridge().subscribe(topics::diagnosis_prefix, me);
-  const bool seen = rt.bridge().await_delivery(self, {"diagnose._probe", "diagnosis._probe"},
-                                               std::chrono::seconds(10));
-  rt.bridge().unsubscribe(a);
-  rt.bridge().unsubscribe(b);
-  return seen;
+  return live_subscriptions{rt.bridge(), self, {topics::diagnose_prefix, topics::diagnosis_prefix},
+                            std::chrono::seconds(10)}
+    .live();
 }
 
 } // namespace
