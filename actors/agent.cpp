@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "adapters/process/child_process.hpp"
 #include "messages/ec.hpp"
 
 namespace paratune {
@@ -55,24 +56,49 @@ void agent_state::guarded(const std::string& session, const std::function<void()
   }
 }
 
-void agent_state::store_and_publish(const std::string& topic, wire::envelope e,
-                                    std::function<void(uint64_t)> then) {
+void agent_state::store(wire::envelope e, std::function<void(uint64_t)> then,
+                        failure_handler failed) {
   self->request(deps.pool, caf::infinite, append_atom_v, e)
     .then(
-      [this, topic, e, then](uint64_t seq) mutable {
-        e.seq = seq;
-        publish_only(topic, e);
+      [this, session = e.session, then](uint64_t seq) {
         if (then)
-          guarded(e.session, [&] { then(seq); });
+          guarded(session, [&] { then(seq); });
       },
-      [this, e](caf::error& err) {
+      [this, e, failed](caf::error& err) {
+        if (failed)
+          return failed(err);
         spdlog::error("{}: cannot store {} for session {}: {}", self->name(), e.type, e.session,
                       describe(err));
       });
 }
 
+void agent_state::store_and_publish(const std::string& topic, wire::envelope e,
+                                    std::function<void(uint64_t)> then, failure_handler failed) {
+  store(
+    e,
+    [this, topic, e, then](uint64_t seq) mutable {
+      e.seq = seq;
+      publish_only(topic, e);
+      if (then)
+        then(seq);
+    },
+    std::move(failed));
+}
+
 void agent_state::publish_only(const std::string& topic, const wire::envelope& e) {
   self->send(deps.egress, publish_atom_v, topic, wire::pack(e));
+}
+
+std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string> argv,
+                                                         const std::string& key) {
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  auto forward = [weak](auto... xs) {
+    if (auto me = caf::actor_cast<caf::actor>(weak))
+      caf::anon_send(me, xs...);
+  };
+  return std::make_unique<child_process>(
+    std::move(argv), [=](const std::string& line) { forward(line_atom_v, key, line); },
+    [=](int code) { forward(exited_atom_v, key, code); });
 }
 
 void agent_state::with_history(const std::string& session, history_handler then,

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@
 #include "messages/codec.hpp"
 
 namespace paratune {
+
+class child_process;
 
 /// What every agent talks through: the pool and the bus.
 struct agent_deps {
@@ -63,14 +66,27 @@ public:
   /// An envelope already decoded (read back from the pool).
   void dispatch(const wire::envelope& e);
 
+  /// Writes `e` to the pool; `then` runs once stored. A refused write goes
+  /// to `failed`, or is logged when there is none.
+  void store(wire::envelope e, std::function<void(uint64_t)> then = {},
+             failure_handler failed = {});
+
   /// Writes `e` to the pool, then publishes it with its sequence number on
   /// `topic`: the pool first, because the bus may drop what the pool keeps.
-  /// `then` runs once stored; a refused write is logged.
+  /// `then` runs once stored; a refused write goes to `failed`, or is logged.
   void store_and_publish(const std::string& topic, wire::envelope e,
-                         std::function<void(uint64_t)> then = {});
+                         std::function<void(uint64_t)> then = {},
+                         failure_handler failed = {});
 
   /// Publishes without storing (telemetry: high volume, summarised later).
   void publish_only(const std::string& topic, const wire::envelope& e);
+
+  /// Starts `argv` as a child process (fork and exec, no shell) whose lines
+  /// and exit status come to this actor as (line_atom, key, line) and
+  /// (exited_atom, key, status), while the actor lives: the child's reader
+  /// thread is a foreign thread. Throws what child_process throws.
+  std::unique_ptr<child_process> launch_child(std::vector<std::string> argv,
+                                              const std::string& key);
 
   /// Reads a session's records from the pool, then calls `then`. A read the
   /// pool refuses goes to `failed`, or is logged when there is none. An

@@ -63,6 +63,34 @@ void bus_bridge::unsubscribe(int id) {
   replay_targets_.erase(id);
 }
 
+void bus_bridge::subscribe_while_alive(caf::event_based_actor* self,
+                                       const std::vector<std::string>& prefixes) {
+  std::vector<int> ids;
+  for (const auto& prefix : prefixes)
+    ids.push_back(subscribe(prefix, caf::actor_cast<caf::actor>(self), true));
+  self->attach_functor([this, ids] {
+    for (int id : ids)
+      unsubscribe(id);
+  });
+}
+
+live_subscriptions::live_subscriptions(bus_bridge& bridge, caf::scoped_actor& self,
+                                       const std::vector<std::string>& prefixes,
+                                       std::chrono::milliseconds timeout)
+  : bridge_(bridge) {
+  std::vector<std::string> probes;
+  for (const auto& prefix : prefixes) {
+    ids_.push_back(bridge_.subscribe(prefix, caf::actor_cast<caf::actor>(self)));
+    probes.push_back(prefix + "_probe");
+  }
+  live_ = bridge_.await_delivery(self, probes, timeout);
+}
+
+live_subscriptions::~live_subscriptions() {
+  for (int id : ids_)
+    bridge_.unsubscribe(id);
+}
+
 void bus_bridge::on_gap(const std::string& topic) {
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& [_, target] : replay_targets_)
@@ -74,16 +102,16 @@ void bus_bridge::on_gap(const std::string& topic) {
 bool bus_bridge::await_subscribed(caf::actor_system& sys, const std::vector<std::string>& prefixes,
                                   std::chrono::milliseconds timeout) {
   caf::scoped_actor self{sys};
-  std::vector<int> ids;
-  std::set<std::string> unseen;
-  for (const auto& p : prefixes) {
-    ids.push_back(subscribe(p, caf::actor_cast<caf::actor>(self)));
-    unseen.insert(p + "_probe");
-  }
+  return live_subscriptions{*this, self, prefixes, timeout}.live();
+}
+
+bool bus_bridge::await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
+                                std::chrono::milliseconds timeout) {
   wire::envelope probe;
-  probe.type = "probe";
+  probe.type = "probe"; // no agent handles it
   probe.session = "_probe";
   const auto payload = wire::pack(probe);
+  std::set<std::string> unseen(topics.begin(), topics.end());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!unseen.empty() && std::chrono::steady_clock::now() < deadline) {
     for (const auto& t : unseen)
@@ -94,8 +122,6 @@ bool bus_bridge::await_subscribed(caf::actor_system& sys, const std::vector<std:
         [&](bus_atom, const std::string& topic, const std::string&) { unseen.erase(topic); },
         caf::after(std::chrono::milliseconds(20)) >> [&] { quiet = true; });
   }
-  for (int id : ids)
-    unsubscribe(id);
   return unseen.empty();
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -37,15 +39,26 @@ public:
 
   /// Waits until messages on each of `prefixes` reach this process: ZeroMQ
   /// applies a subscription asynchronously (the slow joiner), and what is
-  /// published before it reaches the publisher is lost. Publishes a probe
-  /// (an envelope of type "probe", which no agent handles) on
-  /// prefix + "_probe" until one comes back for each. False after `timeout`.
+  /// published before it reaches the publisher is lost. For prefixes the
+  /// caller has already subscribed an actor to; otherwise hold a
+  /// live_subscriptions. False after `timeout`.
   bool await_subscribed(caf::actor_system& sys, const std::vector<std::string>& prefixes,
                         std::chrono::milliseconds timeout);
+
+  /// Publishes a probe (an envelope of type "probe", which no agent
+  /// handles) on each of `topics` until `self`, subscribed to them, has
+  /// seen one of each. False after `timeout`.
+  bool await_delivery(caf::scoped_actor& self, const std::vector<std::string>& topics,
+                      std::chrono::milliseconds timeout);
 
   egress_actor egress() const { return egress_; }
   /// Sequence gaps the subscriber saw (messages lost on the bus).
   uint64_t gaps() const { return subscriber_->gaps(); }
+
+  /// Subscribes `self` to every prefix, with a replay on a gap, until it
+  /// terminates (a session: the bridge outlives it, runtime::stop).
+  void subscribe_while_alive(caf::event_based_actor* self,
+                             const std::vector<std::string>& prefixes);
 
 private:
   void on_gap(const std::string& topic);
@@ -55,6 +68,30 @@ private:
   std::mutex mutex_;
   /// Who wants a replay on a gap: subscription id -> (prefix, actor).
   std::map<int, std::pair<std::string, caf::weak_actor_ptr>> replay_targets_;
+};
+
+/// A blocking actor's subscriptions, live on the bus once constructed:
+/// subscribed, then a probe published under each prefix came back
+/// (await_delivery). ZeroMQ counts identical subscriptions, so while these
+/// are held an actor that subscribes to the same prefixes receives from its
+/// first message on, whenever its subscription is applied. Unsubscribed
+/// when destroyed, which must happen before the bridge goes.
+class live_subscriptions {
+public:
+  live_subscriptions(bus_bridge& bridge, caf::scoped_actor& self,
+                     const std::vector<std::string>& prefixes,
+                     std::chrono::milliseconds timeout);
+  ~live_subscriptions();
+  live_subscriptions(const live_subscriptions&) = delete;
+  live_subscriptions& operator=(const live_subscriptions&) = delete;
+
+  /// False when a probe did not come back within the timeout.
+  bool live() const { return live_; }
+
+private:
+  bus_bridge& bridge_;
+  std::vector<int> ids_;
+  bool live_ = false;
 };
 
 } // namespace paratune

@@ -178,14 +178,8 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
                              caf::actor listener, tuning_session_options opts) {
   auto& st = self->state;
   st.start(std::move(deps));
-  std::vector<int> subscriptions;
-  for (const auto& prefix : {topics::proposal(id), topics::report(id), topics::trial_prefix(id),
-                             topics::failure_prefix(id)})
-    subscriptions.push_back(bridge->subscribe(prefix, self, true));
-  self->attach_functor([bridge, subscriptions] {
-    for (int s : subscriptions)
-      bridge->unsubscribe(s);
-  });
+  bridge->subscribe_while_alive(self, {topics::proposal(id), topics::report(id),
+                                       topics::trial_prefix(id), topics::failure_prefix(id)});
   st.open(std::move(id), std::move(job), std::move(listener), opts);
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {

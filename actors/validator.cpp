@@ -159,17 +159,8 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   wire::trial_started st{p.trial, p.config, p.argv};
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
-  // The child's reader threads are foreign threads: they reach this actor
-  // by anon_send, and only while it lives.
-  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
-  auto forward = [weak](auto... xs) {
-    if (auto me = caf::actor_cast<caf::actor>(weak))
-      caf::anon_send(me, xs...);
-  };
   try {
-    t->process = std::make_unique<child_process>(
-      p.argv, [=](const std::string& line) { forward(line_atom_v, key, line); },
-      [=](int code) { forward(exited_atom_v, key, code); });
+    t->process = launch_child(p.argv, key);
   } catch (const std::exception& e) {
     t->tail.push_back(std::string("launch failed: ") + e.what());
     self->send(self, exited_atom_v, key, 127);

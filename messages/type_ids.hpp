@@ -48,7 +48,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, line_atom, "line")
   /// Child process ended: (exited_atom, trial key, exit status).
   CAF_ADD_ATOM(paratune, paratune, exited_atom, "exited")
-  /// A periodic self-message (watchdogs).
+  /// A self-message on a timer: (tick_atom) a session's periodic replay,
+  /// (tick_atom, step) a TPU session's step timeout.
   CAF_ADD_ATOM(paratune, paratune, tick_atom, "tick")
   /// Runtime -> watchdog: (watch_atom, actor) to tell of agent deaths.
   CAF_ADD_ATOM(paratune, paratune, watch_atom, "watch")

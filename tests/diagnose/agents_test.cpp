@@ -19,35 +19,23 @@
 #include "messages/diagnosis_topics.hpp"
 #include "messages/type_ids.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
+#include "tests/diagnose/runtime_fixture.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct agents : ::testing::Test {
+struct agents : test::runtime_fixture {
   void SetUp() override {
-    test::use_source_configs();
-    dir = test::make_temp_dir("diagnosis-agents");
-    cfg.add_message_types<caf::id_block::paratune>();
-    sys = std::make_unique<caf::actor_system>(cfg);
-    auto started = runtime::start(*sys, {dir + "/pool", ep, true, false});
-    ASSERT_TRUE(started) << to_string(started.error());
-    rt = std::move(*started);
+    runtime_fixture::SetUp();
+    if (HasFatalFailure())
+      return;
     diagnosis_agent_options o;
     o.knowledge_index_dir = dir + "/knowledge";
     o.knowledge_docs_dir = test::source_dir() + "/configs/knowledge";
     o.optimizations_dir = test::source_dir() + "/configs/optimizations";
     auto agents_started = start_diagnosis_agents(*sys, *rt, o);
     ASSERT_TRUE(agents_started) << to_string(agents_started.error());
-  }
-  void TearDown() override {
-    if (rt)
-      rt->stop();
-    rt.reset();
-    sys.reset();
-    fs::remove_all(dir);
   }
 
   /// What a coordinator does: store the request, then publish it.
@@ -89,12 +77,6 @@ struct agents : ::testing::Test {
   }
 
   static constexpr const char* probe_suffix = "_probe";
-  std::string dir;
-  // Any free port: ctest runs these tests in parallel processes.
-  bus_endpoints ep{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"};
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  std::unique_ptr<runtime> rt;
 };
 
 void spray_garbage(const std::string& endpoint) {

@@ -2,8 +2,12 @@
 // the readers and the Analyzer take as they would a real profile, and the
 // closed loop `paratune tune` runs on a TPU experiment.
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -128,6 +132,59 @@ TEST_F(tpu_sim, tune_diagnoses_every_run_and_moves_from_the_best) {
   ASSERT_GE(records.size(), 6u);  // five seeds plus this session's improvement
   EXPECT_EQ(records.back().source, "paratune tune, session " + session);
   EXPECT_EQ(parse_mesh(records.back().after), parse_mesh("replica=1,data=4,model=4,seq=1"));
+}
+
+TEST_F(tpu_sim, tune_runs_an_experiment_whose_path_has_a_quote_and_a_space) {
+  // Arguments reach paratune-tpu-sim as an argv, not through a shell.
+  const auto quoted = dir + "/it's a dir";
+  fs::create_directories(quoted);
+  fs::copy_file(test::asap_dir("v6e-16-hbm") + "/experiment.yaml", quoted + "/experiment.yaml");
+  auto r = run({test::bin_dir() + "/paratune", "tune", quoted + "/experiment.yaml", "--trials",
+                "4", "--json", "--db", quoted + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["trials"].size(), 4u);
+  EXPECT_EQ(parse_mesh(j["trials"][1]["mesh"].get<std::string>()),
+            parse_mesh("replica=1,data=4,model=4,seq=1"));
+  EXPECT_EQ(j["best"]["trial"], 2);
+  EXPECT_EQ(parse_mesh(j["best"]["mesh"].get<std::string>()),
+            parse_mesh("replica=1,data=4,model=4,seq=1"));
+  EXPECT_NEAR(j["best"]["step_time_ms"].get<double>(), 867.0, 0.05);
+  const std::string session = j["session"];
+  EXPECT_EQ(find_xprof_tool_files(quoted + "/pool.runs/" + session + "/t4").size(), 3u);
+}
+
+TEST_F(tpu_sim, tune_keeps_the_simulators_stderr_out_of_its_output) {
+  // The simulator's stderr shares the pipe paratune reads its answer from.
+  const auto noisy = test::write_file(dir, "noisy-tpu-sim",
+                                      "#!/bin/sh\necho 'noisy simulator warning' >&2\nexec '"
+                                        + sim() + "' \"$@\"\n");
+  chmod(noisy.c_str(), 0755);
+  setenv("PARATUNE_TPU_SIM", noisy.c_str(), 1);
+  auto r = run({test::bin_dir() + "/paratune", "tune",
+                test::asap_dir("v6e-16-hbm") + "/experiment.yaml", "--trials", "2", "--db",
+                dir + "/pool"});
+  unsetenv("PARATUNE_TPU_SIM");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("trial  2  replica=1,data=4,seq=1,model=4"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("noisy simulator warning"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("noisy simulator warning"), std::string::npos) << r.err;
+}
+
+TEST_F(tpu_sim, tune_ends_with_the_reason_when_the_simulator_cannot_start) {
+  const auto missing = dir + "/no-tpu-sim";
+  setenv("PARATUNE_TPU_SIM", missing.c_str(), 1);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = run({test::bin_dir() + "/paratune", "tune",
+                test::asap_dir("v6e-16-hbm") + "/experiment.yaml", "--db", dir + "/pool"});
+  unsetenv("PARATUNE_TPU_SIM");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.err.find("error: paratune-tpu-sim did not answer for trial 1 (exit status 127): "
+                       "exec " + missing + " failed: No such file or directory"),
+            std::string::npos)
+    << r.err;
+  EXPECT_EQ(r.out.find("best:"), std::string::npos) << r.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
 }
 
 } // namespace
