@@ -25,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include <caf/behavior.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
@@ -108,6 +110,19 @@ private:
   std::map<std::string, std::function<void(const wire::envelope&)>, std::less<>> handlers_;
   uint64_t dropped_ = 0;
 };
+
+/// The behavior of an agent that reacts to the bus alone: `deps` go to its
+/// state, every bus message to dispatch(). Agents with messages of their
+/// own (the validator, the sessions) write the same first handler.
+template <class State>
+caf::behavior bus_agent(caf::stateful_actor<State>* self, agent_deps deps) {
+  self->state.start(std::move(deps));
+  return {
+    [self](bus_atom, const std::string& topic, const std::string& payload) {
+      self->state.dispatch(topic, payload);
+    },
+  };
+}
 
 /// The first record of type T in a history, or nullptr.
 template <class T>

@@ -54,12 +54,7 @@ analyzer_state::analyzer_state(caf::event_based_actor* self) : agent_state(self)
 }
 
 caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps) {
-  self->state.start(std::move(deps));
-  return {
-    [=](bus_atom, const std::string& topic, const std::string& payload) {
-      self->state.dispatch(topic, payload);
-    },
-  };
+  return bus_agent(self, std::move(deps));
 }
 
 } // namespace paratune

@@ -40,12 +40,7 @@ void analyst_state::analyse(const std::string& session, int after_trial,
 }
 
 caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps) {
-  self->state.start(std::move(deps));
-  return {
-    [=](bus_atom, const std::string& topic, const std::string& payload) {
-      self->state.dispatch(topic, payload);
-    },
-  };
+  return bus_agent(self, std::move(deps));
 }
 
 } // namespace paratune

@@ -22,12 +22,7 @@ void failure_analyst_state::diagnose(const std::string& session, const wire::tri
 }
 
 caf::behavior failure_analyst(caf::stateful_actor<failure_analyst_state>* self, agent_deps deps) {
-  self->state.start(std::move(deps));
-  return {
-    [=](bus_atom, const std::string& topic, const std::string& payload) {
-      self->state.dispatch(topic, payload);
-    },
-  };
+  return bus_agent(self, std::move(deps));
 }
 
 } // namespace paratune

@@ -103,12 +103,7 @@ void generator_state::generate(const std::string& session, const wire::analysis_
 }
 
 caf::behavior strategy_generator(caf::stateful_actor<generator_state>* self, agent_deps deps) {
-  self->state.start(std::move(deps));
-  return {
-    [=](bus_atom, const std::string& topic, const std::string& payload) {
-      self->state.dispatch(topic, payload);
-    },
-  };
+  return bus_agent(self, std::move(deps));
 }
 
 } // namespace paratune
