@@ -1,5 +1,6 @@
 #include "actors/bus_bridge.hpp"
 
+#include <atomic>
 #include <set>
 
 #include <caf/all.hpp>
@@ -45,33 +46,49 @@ bus_bridge::~bus_bridge() {
 int bus_bridge::subscribe(const std::string& prefix, const caf::actor& target,
                           bool replay_on_gap) {
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(target);
-  const int id = subscriber_->subscribe(prefix, [weak](const std::string& topic,
-                                                       const std::string& payload) {
+  // The id is known once subscribe() returns; the handler needs it to drop
+  // the subscription of an actor that has gone. Dropping it here, on the
+  // poller thread, rather than in the actor's own cleanup keeps the bridge
+  // out of reach of an actor that ends while the runtime is stopping.
+  auto own_id = std::make_shared<std::atomic<int>>(0);
+  const int id = subscriber_->subscribe(prefix, [this, weak, own_id](const std::string& topic,
+                                                                     const std::string& payload) {
     if (auto strong = caf::actor_cast<caf::actor>(weak))
       caf::anon_send(strong, bus_atom_v, topic, payload);
+    else if (const int gone = own_id->load())
+      unsubscribe(gone);
   });
-  if (replay_on_gap) {
-    std::lock_guard<std::mutex> guard{mutex_};
+  own_id->store(id);
+  std::lock_guard<std::mutex> guard{mutex_};
+  targets_[id] = weak;
+  if (replay_on_gap)
     replay_targets_[id] = {prefix, weak};
-  }
   return id;
 }
 
 void bus_bridge::unsubscribe(int id) {
   subscriber_->unsubscribe(id);
   std::lock_guard<std::mutex> guard{mutex_};
+  targets_.erase(id);
   replay_targets_.erase(id);
+}
+
+void bus_bridge::sweep() {
+  std::vector<int> gone;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    for (const auto& [id, weak] : targets_)
+      if (!caf::actor_cast<caf::actor>(weak))
+        gone.push_back(id);
+  }
+  for (int id : gone)
+    unsubscribe(id);
 }
 
 void bus_bridge::subscribe_while_alive(caf::event_based_actor* self,
                                        const std::vector<std::string>& prefixes) {
-  std::vector<int> ids;
   for (const auto& prefix : prefixes)
-    ids.push_back(subscribe(prefix, caf::actor_cast<caf::actor>(self), true));
-  self->attach_functor([this, ids] {
-    for (int id : ids)
-      unsubscribe(id);
-  });
+    subscribe(prefix, caf::actor_cast<caf::actor>(self), true);
 }
 
 live_subscriptions::live_subscriptions(bus_bridge& bridge, caf::scoped_actor& self,

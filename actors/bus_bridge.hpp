@@ -32,10 +32,14 @@ public:
   bus_bridge& operator=(const bus_bridge&) = delete;
 
   /// Delivers every message whose topic starts with `prefix` to `target`.
-  /// The bridge holds only a weak reference: a terminated actor is skipped.
+  /// The bridge holds only a weak reference: once `target` has terminated,
+  /// the next message for it drops the subscription.
   int subscribe(const std::string& prefix, const caf::actor& target,
                 bool replay_on_gap = false);
   void unsubscribe(int id);
+  /// Drops the subscriptions of actors that have terminated (a long-lived
+  /// process calls it as sessions come and go).
+  void sweep();
 
   /// Waits until messages on each of `prefixes` reach this process: ZeroMQ
   /// applies a subscription asynchronously (the slow joiner), and what is
@@ -55,8 +59,8 @@ public:
   /// Sequence gaps the subscriber saw (messages lost on the bus).
   uint64_t gaps() const { return subscriber_->gaps(); }
 
-  /// Subscribes `self` to every prefix, with a replay on a gap, until it
-  /// terminates (a session: the bridge outlives it, runtime::stop).
+  /// Subscribes `self` to every prefix, with a replay on a gap, for as long
+  /// as it lives (a session).
   void subscribe_while_alive(caf::event_based_actor* self,
                              const std::vector<std::string>& prefixes);
 
@@ -66,6 +70,8 @@ private:
   std::unique_ptr<bus_subscriber> subscriber_;
   egress_actor egress_;
   std::mutex mutex_;
+  /// Every subscription's actor, by subscription id.
+  std::map<int, caf::weak_actor_ptr> targets_;
   /// Who wants a replay on a gap: subscription id -> (prefix, actor).
   std::map<int, std::pair<std::string, caf::weak_actor_ptr>> replay_targets_;
 };

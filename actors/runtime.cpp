@@ -103,6 +103,7 @@ caf::actor runtime::start_session(const std::string& id, wire::session_opened jo
 }
 
 void runtime::adopt_session(caf::actor session) {
+  bridge_->sweep(); // the subscriptions of sessions that have ended
   caf::anon_send(watchdog_, watch_atom_v, session);
   sessions_.push_back(std::move(session));
 }
