@@ -1,9 +1,8 @@
 // Throughput of the Kineto trace reader on the real corpus traces,
 // decompressed and held in memory (so only parsing + analysis is timed).
 //   build/bin/bench_kineto_trace [--benchmark_filter=...]
-// Corpus: find_shared_dir()/corpus/kineto ($PARATUNE_SHARED_DIR, else ../shared
-// beside the checkout).
-#include "validation/perf_tables.hpp"
+// Traces: find_data_dir()/kineto ($PARATUNE_DATA, else the checkout's data/).
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/profile/gzip_file.hpp"
 #include "adapters/profile/kineto_trace.hpp"
 
@@ -20,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path kineto_corpus() {
-  return fs::path(paratune::find_shared_dir()) / "corpus" / "kineto";
+  return fs::path(paratune::find_data_dir()) / "kineto";
 }
 
 const std::vector<std::pair<std::string, std::string>>& traces() {

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "validation/perf_tables.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 
 namespace {
@@ -152,7 +152,7 @@ BENCHMARK_CAPTURE(bm_one_kind, memory_line,
   ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_one_kind, noise_line, std::string(noise[0]))->Unit(benchmark::kMillisecond);
 
-// The real logs of shared/corpus/megatron_logs, one after the other (about
+// The real logs of data/megatron_logs, one after the other (about
 // 3,100 lines: startup output, a BigScience training run, an OOM debug log
 // and an r0.8 run), so that the synthetic numbers can be checked on what
 // Megatron-LM really prints.
@@ -160,7 +160,7 @@ void bm_corpus_logs(benchmark::State& state) {
   synthetic_log log;
   std::filesystem::path dir;
   try {
-    dir = std::filesystem::path(paratune::find_shared_dir()) / "corpus" / "megatron_logs";
+    dir = std::filesystem::path(paratune::find_data_dir()) / "megatron_logs";
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;

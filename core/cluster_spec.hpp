@@ -11,7 +11,7 @@ const char* to_string(precision p);
 /// Parses "bf16", "fp16" or "fp8"; returns false for anything else.
 bool parse_precision(const std::string& text, precision& out);
 
-/// One accelerator type. Peaks as in shared/corpus/perf/hardware_peaks.csv.
+/// One accelerator type. Peaks as in hardware_peaks.csv (data/perf/README.md).
 struct device_spec {
   std::string name;              ///< "A100-SXM4-80GB"
   double peak_tflops_16 = 0;     ///< dense bf16/fp16 TFLOP/s

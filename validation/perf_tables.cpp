@@ -1,12 +1,9 @@
 #include "validation/perf_tables.hpp"
 #include "validation/reference_specs.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "validation/csv_table.hpp"
-#include "adapters/config/executable_paths.hpp"
-#include "core/input_error.hpp"
 
 namespace paratune {
 
@@ -14,13 +11,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool holds_corpus(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_directory(dir / "corpus" / "perf", ec);
-}
-
-std::vector<csv_row> table(const std::string& shared_dir, const char* file) {
-  return read_csv_table((fs::path(shared_dir) / "corpus" / "perf" / file).string());
+std::vector<csv_row> table(const std::string& data_dir, const char* file) {
+  return read_csv_table((fs::path(data_dir) / "perf" / file).string());
 }
 
 // The columns every GPT table names the same way.
@@ -39,25 +31,9 @@ published_run gpt_run(const csv_row& r, const std::string& gpus_column) {
 
 } // namespace
 
-std::string find_shared_dir(const std::string& hint) {
-  if (!hint.empty()) {
-    if (!holds_corpus(hint))
-      throw input_error("--shared '" + hint + "': no corpus/perf/ in it");
-    return hint;
-  }
-  if (const char* env = std::getenv("PARATUNE_SHARED_DIR"); env && *env && holds_corpus(env))
-    return env;
-  if (auto dir = find_above_executable("shared", holds_corpus))
-    return dir->string();
-  if (holds_corpus("../shared"))
-    return "../shared";
-  throw input_error("cannot find the shared corpus (corpus/perf/): give --shared DIR or set "
-                    "PARATUNE_SHARED_DIR");
-}
-
-std::vector<sc21_row> read_sc21_table(const std::string& shared_dir) {
+std::vector<sc21_row> read_sc21_table(const std::string& data_dir) {
   std::vector<sc21_row> out;
-  for (const auto& r : table(shared_dir, "megatron_sc21_table1_weak_scaling_a100.csv")) {
+  for (const auto& r : table(data_dir, "megatron_sc21_table1_weak_scaling_a100.csv")) {
     sc21_row row{gpt_run(r, "num_gpus"), r.number("measured_tflops_per_gpu")};
     auto& c = row.run.config;
     c.mbs = r.integer("micro_batch");
@@ -69,9 +45,9 @@ std::vector<sc21_row> read_sc21_table(const std::string& shared_dir) {
   return out;
 }
 
-std::vector<korthikanti_row> read_korthikanti_table(const std::string& shared_dir) {
+std::vector<korthikanti_row> read_korthikanti_table(const std::string& data_dir) {
   std::vector<korthikanti_row> out;
-  for (const auto& r : table(shared_dir, "korthikanti2022_seqpar_selective_a100.csv")) {
+  for (const auto& r : table(data_dir, "korthikanti2022_seqpar_selective_a100.csv")) {
     korthikanti_row row;
     row.run = gpt_run(r, "num_gpus");
     row.run.config.mbs = r.integer("micro_batch");
@@ -86,9 +62,9 @@ std::vector<korthikanti_row> read_korthikanti_table(const std::string& shared_di
   return out;
 }
 
-std::vector<megatron_core_row> read_megatron_core_table(const std::string& shared_dir) {
+std::vector<megatron_core_row> read_megatron_core_table(const std::string& data_dir) {
   std::vector<megatron_core_row> out;
-  for (const auto& r : table(shared_dir, "megatron_core_r080_h100_weak_scaling.csv")) {
+  for (const auto& r : table(data_dir, "megatron_core_r080_h100_weak_scaling.csv")) {
     megatron_core_row row{gpt_run(r, "num_gpus"),
                           r.number("measured_tflops_per_gpu") / r.number("peak_tflops")};
     auto& c = row.run.config;
@@ -100,9 +76,9 @@ std::vector<megatron_core_row> read_megatron_core_table(const std::string& share
   return out;
 }
 
-std::vector<optico_row> read_optico_fig5_table(const std::string& shared_dir) {
+std::vector<optico_row> read_optico_fig5_table(const std::string& data_dir) {
   std::vector<optico_row> out;
-  for (const auto& r : table(shared_dir, "optico_fig5_llama3_8b_a100x8_expert_tuning.csv")) {
+  for (const auto& r : table(data_dir, "optico_fig5_llama3_8b_a100x8_expert_tuning.csv")) {
     optico_row row;
     auto& c = row.run.config;
     c.tp = r.integer("tp");
@@ -125,9 +101,9 @@ std::vector<optico_row> read_optico_fig5_table(const std::string& shared_dir) {
   return out;
 }
 
-std::vector<vtrain_row> read_vtrain_multi_table(const std::string& shared_dir) {
+std::vector<vtrain_row> read_vtrain_multi_table(const std::string& data_dir) {
   std::vector<vtrain_row> out;
-  for (const auto& r : table(shared_dir, "vtrain_ground_truth_multi_a100.csv")) {
+  for (const auto& r : table(data_dir, "vtrain_ground_truth_multi_a100.csv")) {
     vtrain_row row;
     row.run.label = r.text("Parameters (billion)") + "B";
     row.run.model = reference::gpt(r.integer("# layers"), r.integer("hidden size"),
@@ -146,10 +122,10 @@ std::vector<vtrain_row> read_vtrain_multi_table(const std::string& shared_dir) {
   return out;
 }
 
-published_tables read_published_tables(const std::string& shared_dir) {
-  return {read_sc21_table(shared_dir), read_korthikanti_table(shared_dir),
-          read_megatron_core_table(shared_dir), read_optico_fig5_table(shared_dir),
-          read_vtrain_multi_table(shared_dir)};
+published_tables read_published_tables(const std::string& data_dir) {
+  return {read_sc21_table(data_dir), read_korthikanti_table(data_dir),
+          read_megatron_core_table(data_dir), read_optico_fig5_table(data_dir),
+          read_vtrain_multi_table(data_dir)};
 }
 
 } // namespace paratune

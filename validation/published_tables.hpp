@@ -1,8 +1,8 @@
 #pragma once
 
-// The measured rows of the published tables in shared/corpus/perf/, as
+// The measured rows of the published tables in data/perf/, as
 // plain data: the configuration each table states and what was measured.
-// adapters/config/perf_tables reads them; model_validation compares the
+// validation/perf_tables reads them; model_validation compares the
 // performance model with them.
 
 #include <string>

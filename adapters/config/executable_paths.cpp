@@ -2,9 +2,29 @@
 
 #include <cstdlib>
 
+#include "core/input_error.hpp"
+
 namespace paratune {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// perf/ marks a data directory: validate-model needs it, and it keeps an
+// unrelated data/ folder above the build tree from being taken for ours.
+bool holds_data(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "perf", ec);
+}
+
+// A directory the user named is used or refused, never silently skipped.
+std::string named_data_dir(const std::string& dir, const std::string& named_by) {
+  if (!holds_data(dir))
+    throw input_error(named_by + " '" + dir + "': no perf/ in it");
+  return dir;
+}
+
+} // namespace
 
 fs::path executable_dir() {
   std::error_code ec;
@@ -25,6 +45,17 @@ std::optional<fs::path> find_above_executable(const std::string& child,
     if (accept(dir / child))
       return dir / child;
   return std::nullopt;
+}
+
+std::string find_data_dir(const std::string& given) {
+  if (!given.empty())
+    return named_data_dir(given, "--data");
+  if (const char* env = std::getenv("PARATUNE_DATA"); env && *env)
+    return named_data_dir(env, "PARATUNE_DATA");
+  if (auto dir = find_above_executable("data", holds_data))
+    return dir->string();
+  throw input_error("cannot find the data directory: no data/ holding perf/ above '"
+                    + executable_dir().string() + "'; give --data DIR or set PARATUNE_DATA");
 }
 
 } // namespace paratune

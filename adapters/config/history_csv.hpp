@@ -9,7 +9,7 @@
 namespace paratune {
 
 /// A user's own tuning history in the OptiCo table format (columns as in
-/// shared/corpus/perf/optico_fig5_*.csv): model, model_size, nnodes, nproc,
+/// data/perf/optico_fig5_*.csv): model, model_size, nnodes, nproc,
 /// precision, seq_length, global_batch_size, micro_batch_size, tp, pp,
 /// result, tflops, mfu, mem_ave_mib, mem_max_mib, mem_limit_mib,
 /// failure_reason. Extra columns may name any other configuration key, by

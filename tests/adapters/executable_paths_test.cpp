@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/input_error.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -25,8 +26,7 @@ TEST(executable_paths, finds_the_programs_beside_the_running_one) {
 }
 
 TEST(executable_paths, walks_up_to_the_source_tree) {
-  const auto source = fs::canonical(test::source_dir()).string() + "/";
-  if (!fs::canonical(test::bin_dir()).string().starts_with(source))
+  if (!test::bin_dir_is_inside_source())
     GTEST_SKIP() << "the build tree is not inside the source tree";
   const auto configs = find_above_executable(
       "configs", [](const fs::path& d) { return fs::is_directory(d / "models"); });
@@ -35,6 +35,33 @@ TEST(executable_paths, walks_up_to_the_source_tree) {
   EXPECT_FALSE(find_above_executable("no-such-dir", [](const fs::path& d) {
     return fs::exists(d);
   }));
+}
+
+// The message of the input_error that `find_data_dir(given)` throws.
+std::string data_dir_error(const std::string& given) {
+  try {
+    find_data_dir(given);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(executable_paths, find_data_dir_takes_a_given_dir_or_names_it) {
+  EXPECT_EQ(find_data_dir(test::data_dir()), test::data_dir());
+  EXPECT_NE(data_dir_error("/nonexistent/data").find("--data '/nonexistent/data'"),
+            std::string::npos);
+}
+
+TEST(executable_paths, find_data_dir_takes_the_environment_then_the_checkout) {
+  setenv("PARATUNE_DATA", test::data_dir().c_str(), 1);
+  EXPECT_EQ(find_data_dir(), test::data_dir());
+  setenv("PARATUNE_DATA", "/nonexistent/data", 1);
+  EXPECT_NE(data_dir_error("").find("PARATUNE_DATA '/nonexistent/data'"), std::string::npos);
+  unsetenv("PARATUNE_DATA");
+  if (!test::bin_dir_is_inside_source())
+    GTEST_SKIP() << "the build tree is not inside the source tree";
+  EXPECT_EQ(fs::canonical(find_data_dir()), fs::canonical(test::data_dir()));
 }
 
 } // namespace

@@ -12,8 +12,8 @@ namespace paratune {
 namespace {
 
 TEST(history_csv, reads_the_optico_expert_table) {
-  auto t = load_history_csv(test::shared_dir()
-                            + "/corpus/perf/optico_fig5_llama3_8b_a100x8_expert_tuning.csv");
+  auto t = load_history_csv(test::data_dir()
+                            + "/perf/optico_fig5_llama3_8b_a100x8_expert_tuning.csv");
   EXPECT_EQ(t.model, "llama3");
   EXPECT_EQ(t.model_size, "8B");
   EXPECT_EQ(t.nodes * t.devices_per_node, 8);
@@ -32,8 +32,8 @@ TEST(history_csv, reads_the_optico_expert_table) {
 }
 
 TEST(history_csv, reads_extra_columns_by_optico_name_and_quoted_reasons) {
-  auto t = load_history_csv(test::shared_dir()
-                            + "/corpus/perf/optico_fig7_llama3_0p5b_history_excerpt.csv");
+  auto t = load_history_csv(test::data_dir()
+                            + "/perf/optico_fig7_llama3_0p5b_history_excerpt.csv");
   ASSERT_EQ(t.rows.size(), 4u);
   EXPECT_EQ(t.rows[3].failure, failure_kind::config_invalid);
   EXPECT_EQ(t.rows[3].blamed, std::vector<std::string>{"tp"});

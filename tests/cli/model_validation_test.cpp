@@ -25,7 +25,7 @@ const validation_stat& stat(const table_validation& t, const std::string& name) 
 class published : public ::testing::Test {
 protected:
   static const published_tables& tables() {
-    static const published_tables t = read_published_tables(test::shared_dir());
+    static const published_tables t = read_published_tables(test::data_dir());
     return t;
   }
 };
@@ -89,7 +89,7 @@ TEST_F(published, the_wrong_optico_verdict_is_tp1_pp8) {
 
 TEST(model_validation, a_failing_gate_fails_the_table) {
   // SC21 1.7B claimed at twice its measured throughput: a 50% error.
-  auto rows = read_sc21_table(test::shared_dir());
+  auto rows = read_sc21_table(test::data_dir());
   rows.resize(1);
   rows[0].tflops_per_gpu *= 2;
   const auto t = validate_sc21(rows);
@@ -108,8 +108,8 @@ TEST(model_validation, spearman_and_mape) {
 
 TEST(perf_tables, a_damaged_table_names_file_line_and_column) {
   const auto dir = test::make_temp_dir("perf-tables");
-  std::filesystem::create_directories(dir + "/corpus/perf");
-  std::ofstream(dir + "/corpus/perf/megatron_sc21_table1_weak_scaling_a100.csv")
+  std::filesystem::create_directories(dir + "/perf");
+  std::ofstream(dir + "/perf/megatron_sc21_table1_weak_scaling_a100.csv")
     << "model,attention_heads,hidden_size,num_layers,tp,pp,micro_batch,global_batch,"
        "num_gpus,layers_per_virtual_stage,seq_len,vocab,measured_tflops_per_gpu\n"
     << "1.7B,24,2304,24,1,1,16,512,32,,2048,51200,137\n"
@@ -125,16 +125,6 @@ TEST(perf_tables, a_damaged_table_names_file_line_and_column) {
   }
   EXPECT_THROW(read_vtrain_multi_table(dir), input_error); // missing file
   std::filesystem::remove_all(dir);
-}
-
-TEST(perf_tables, find_shared_dir_takes_a_hint_or_names_it) {
-  EXPECT_EQ(find_shared_dir(test::shared_dir()), test::shared_dir());
-  try {
-    find_shared_dir("/nonexistent/shared");
-    ADD_FAILURE() << "no error";
-  } catch (const input_error& e) {
-    EXPECT_NE(std::string(e.what()).find("--shared '/nonexistent/shared'"), std::string::npos);
-  }
 }
 
 } // namespace

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "tests/cli/run_paratune.hpp"
 
 namespace paratune {
@@ -12,7 +15,7 @@ namespace {
 using validate_model_cli = test::paratune_cli;
 
 TEST_F(validate_model_cli, every_table_passes_and_is_printed) {
-  const auto r = test::run_paratune("validate-model --shared '" + test::shared_dir() + "'");
+  const auto r = test::run_paratune("validate-model --data '" + test::data_dir() + "'");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   for (const char* text : {"SC21 Table 1", "Korthikanti Table 5", "Korthikanti Figure 1",
                            "Megatron-Core r0.8", "OptiCo Figure 5", "vTrain multi-node",
@@ -22,7 +25,7 @@ TEST_F(validate_model_cli, every_table_passes_and_is_printed) {
 }
 
 TEST_F(validate_model_cli, json_lists_tables_rows_and_gates) {
-  const auto r = test::run_paratune("validate-model --json --shared '" + test::shared_dir() + "'");
+  const auto r = test::run_paratune("validate-model --json --data '" + test::data_dir() + "'");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["pass"].get<bool>());
@@ -37,10 +40,23 @@ TEST_F(validate_model_cli, json_lists_tables_rows_and_gates) {
   EXPECT_EQ(j["tables"][5]["rows"].size(), 109u);
 }
 
-TEST_F(validate_model_cli, a_missing_corpus_exits_2) {
-  const auto r = test::run_paratune("validate-model --shared /nonexistent");
+// With no flag, the data/ of the checkout that paratune was built in.
+TEST_F(validate_model_cli, with_no_flag_reads_the_checkouts_data) {
+  if (!test::bin_dir_is_inside_source())
+    GTEST_SKIP() << "the build tree is not inside the source tree";
+  unsetenv("PARATUNE_DATA");  // paratune inherits it, and it would come first
+  const auto r = test::run_paratune("validate-model --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(std::filesystem::canonical(j["data_dir"].get<std::string>()),
+            std::filesystem::canonical(test::data_dir()));
+  EXPECT_TRUE(j["pass"].get<bool>());
+}
+
+TEST_F(validate_model_cli, a_missing_data_dir_exits_2) {
+  const auto r = test::run_paratune("validate-model --data /nonexistent");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--shared '/nonexistent'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--data '/nonexistent'"), std::string::npos) << r.err;
 }
 
 } // namespace

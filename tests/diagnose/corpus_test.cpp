@@ -1,4 +1,4 @@
-// The real profiles of the shared corpus, diagnosed end to end (evidence,
+// The real profiles in data/, diagnosed end to end (evidence,
 // Analyzer, Proposal logic): each gets its bottleneck class and three
 // proposals. Experiments: tests/fixtures/corpus_experiments/README.md.
 
@@ -16,7 +16,7 @@ namespace {
 struct corpus_case {
   const char* experiment;
   const char* kind;  ///< xprof, kineto or log
-  const char* path;  ///< under shared/corpus
+  const char* path;  ///< under data/
   bottleneck_class expected;
 };
 
@@ -28,7 +28,7 @@ TEST_P(corpus, diagnosed_with_three_proposals) {
   const auto exp = load_experiment(test::source_dir() + "/tests/fixtures/corpus_experiments/"
                                    + c.experiment);
   evidence_request r;
-  const auto path = test::shared_dir() + "/corpus/" + c.path;
+  const auto path = test::data_dir() + "/" + c.path;
   const std::string kind = c.kind;
   (kind == "xprof" ? r.xprof : kind == "kineto" ? r.kineto : r.megatron_log) = path;
   const auto out = run_diagnosis(exp, gather_evidence(r), {}, {});
@@ -42,7 +42,7 @@ TEST_P(corpus, diagnosed_with_three_proposals) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    shared, corpus,
+    data, corpus,
     ::testing::Values(
         corpus_case{"xprof-golden.yaml", "xprof", "xprof", bottleneck_class::hbm_bandwidth},
         corpus_case{"kineto-alexnet.yaml", "kineto", "kineto/hta_alexnet_A100_single_gpu.pt.trace.json",
@@ -77,8 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(corpus_merge, a_log_and_a_trace_together_fill_each_others_gaps) {
   test::use_source_configs();
   evidence_request r;
-  r.kineto = test::shared_dir() + "/corpus/kineto/hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz";
-  r.megatron_log = test::shared_dir() + "/corpus/megatron_logs/jindajia_Megatron-LM_debug_terminal_oom_issue525.txt";
+  r.kineto = test::data_dir() + "/kineto/hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz";
+  r.megatron_log = test::data_dir() + "/megatron_logs/jindajia_Megatron-LM_debug_terminal_oom_issue525.txt";
   const auto e = gather_evidence(r);
   EXPECT_EQ(e.sources.size(), 2u);
   EXPECT_TRUE(e.kpis.oom);                  // from the log

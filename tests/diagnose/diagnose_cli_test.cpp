@@ -166,7 +166,7 @@ TEST_F(diagnose_cli, a_truncated_tool_file_gives_a_partial_result) {
 
 TEST_F(diagnose_cli, broken_gzip_and_binary_junk_are_handled) {
   const auto gz = dir + "/trace.json.gz";
-  const auto good = slurp(test::shared_dir() + "/corpus/kineto/hta_sampled_rank-0_128ranks.json.gz");
+  const auto good = slurp(test::data_dir() + "/kineto/hta_sampled_rank-0_128ranks.json.gz");
   std::ofstream(gz, std::ios::binary) << good.substr(0, good.size() / 3);
   const auto gpu = test::source_dir() + "/tests/fixtures/corpus_experiments/kineto-128ranks.yaml";
   auto r = paratune({"diagnose", "-e", gpu, "--kineto", gz, "--json", "--db", dir + "/pool"});
@@ -178,8 +178,8 @@ TEST_F(diagnose_cli, broken_gzip_and_binary_junk_are_handled) {
   else
     EXPECT_NE(r.err.find("trace.json.gz"), std::string::npos);
   // A Megatron log with binary junk between real lines still diagnoses.
-  std::string log = slurp(test::shared_dir()
-                          + "/corpus/megatron_logs/bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt");
+  std::string log = slurp(test::data_dir()
+                          + "/megatron_logs/bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt");
   std::string junk;
   for (int i = 0; i < 4096; ++i)
     junk.push_back(char((i * 131 + 7) % 256));

@@ -195,7 +195,7 @@ TEST_F(tune_cli, a_second_session_continues_the_same_pool) {
 
 TEST_F(tune_cli, advise_ranks_changes_for_the_expert_history) {
   auto r = paratune({"advise", "--history",
-                     test::shared_dir() + "/corpus/perf/optico_fig5_llama3_8b_a100x8_expert_tuning.csv",
+                     test::data_dir() + "/perf/optico_fig5_llama3_8b_a100x8_expert_tuning.csv",
                      "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);

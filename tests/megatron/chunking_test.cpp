@@ -64,7 +64,7 @@ void expect_same_for_every_chunking(const std::string& bytes) {
 class corpus_chunking : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(corpus_chunking, one_byte_seven_byte_and_random_chunks_give_the_same_log) {
-  const std::string bytes = read_file(test::shared_dir() + "/corpus/megatron_logs/" + GetParam());
+  const std::string bytes = read_file(test::data_dir() + "/megatron_logs/" + GetParam());
   ASSERT_FALSE(bytes.empty());
   expect_same_for_every_chunking(bytes);
 }

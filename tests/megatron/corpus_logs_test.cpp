@@ -1,4 +1,4 @@
-// The four real Megatron-LM logs in shared/corpus/megatron_logs/: concrete
+// The four real Megatron-LM logs in data/megatron_logs/: concrete
 // values read from each, so the parser is checked against real output, not
 // against lines written to suit it.
 
@@ -16,7 +16,7 @@ namespace paratune {
 namespace {
 
 megatron_log corpus(const std::string& name) {
-  return parse_megatron_log_file(test::shared_dir() + "/corpus/megatron_logs/" + name);
+  return parse_megatron_log_file(test::data_dir() + "/megatron_logs/" + name);
 }
 
 const timer_value* find_timer(const timer_report& r, const std::string& name) {
@@ -305,7 +305,7 @@ TEST(corpus_file, an_unreadable_file_is_an_input_error_naming_it) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/megatron.log"), std::string::npos);
   }
-  EXPECT_THROW(parse_megatron_log_file(test::shared_dir()), input_error); // a directory
+  EXPECT_THROW(parse_megatron_log_file(test::data_dir()), input_error); // a directory
 }
 
 } // namespace

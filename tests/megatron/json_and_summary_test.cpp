@@ -14,7 +14,7 @@ namespace paratune {
 namespace {
 
 std::string corpus(const std::string& name) {
-  return test::shared_dir() + "/corpus/megatron_logs/" + name;
+  return test::data_dir() + "/megatron_logs/" + name;
 }
 
 TEST(log_json, mdk_log_has_every_documented_field) {

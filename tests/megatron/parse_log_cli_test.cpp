@@ -25,7 +25,7 @@ protected:
       GTEST_SKIP() << "paratune executable not built in " << test::bin_dir();
   }
   static std::string corpus(const std::string& name) {
-    return "'" + test::shared_dir() + "/corpus/megatron_logs/" + name + "'";
+    return "'" + test::data_dir() + "/megatron_logs/" + name + "'";
   }
 };
 

@@ -1,6 +1,6 @@
 // The cluster catalog files the performance model is used with: peaks as in
-// corpus/perf/hardware_peaks.csv, and predictions that differ the way the
-// hardware does.
+// the vendors' tables (hardware_peaks.csv, see data/perf/README.md), and
+// predictions that differ the way the hardware does.
 
 #include <gtest/gtest.h>
 

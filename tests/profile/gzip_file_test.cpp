@@ -12,18 +12,18 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string corpus_bytes(const std::string& rel) {
-  return read_whole_file(fs::path(test::shared_dir()) / "corpus" / rel);
+  return read_whole_file(fs::path(test::data_dir()) / rel);
 }
 
 TEST(GzipFile, InflatesCorpusFile) {
-  auto f = read_maybe_gzip(fs::path(test::shared_dir()) / "corpus/kineto/hta_sampled_rank-0_128ranks.json.gz");
+  auto f = read_maybe_gzip(fs::path(test::data_dir()) / "kineto/hta_sampled_rank-0_128ranks.json.gz");
   EXPECT_FALSE(f.truncated);
   EXPECT_EQ(f.data.size(), 1759570u);
   EXPECT_EQ(f.data.front(), '{');
 }
 
 TEST(GzipFile, PlainFilePassesThrough) {
-  auto f = read_maybe_gzip(fs::path(test::shared_dir()) / "corpus/kineto/hta_alexnet_A100_single_gpu.pt.trace.json");
+  auto f = read_maybe_gzip(fs::path(test::data_dir()) / "kineto/hta_alexnet_A100_single_gpu.pt.trace.json");
   EXPECT_EQ(f.data.size(), 319512u);
   EXPECT_FALSE(f.truncated);
 }

@@ -1,4 +1,4 @@
-// Values read from every real Kineto trace in shared/corpus/kineto. Expected
+// Values read from every real Kineto trace in data/kineto. Expected
 // numbers were computed independently (Python json + the same definitions).
 #include "adapters/profile/kineto_trace.hpp"
 #include "tests/fixtures/test_paths.hpp"
@@ -13,7 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 kineto_trace read(const std::string& name) {
-  return read_kineto_trace(fs::path(test::shared_dir()) / "corpus" / "kineto" / name);
+  return read_kineto_trace(fs::path(test::data_dir()) / "kineto" / name);
 }
 
 TEST(KinetoCorpus, AlexnetSingleGpuWithoutSteps) {

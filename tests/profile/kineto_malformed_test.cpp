@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path corpus(const std::string& name) {
-  return fs::path(test::shared_dir()) / "corpus" / "kineto" / name;
+  return fs::path(test::data_dir()) / "kineto" / name;
 }
 
 std::string nccl_text() {

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string corpus(const std::string& rel) {
-  return read_maybe_gzip(fs::path(test::shared_dir()) / "corpus" / rel).data;
+  return read_maybe_gzip(fs::path(test::data_dir()) / rel).data;
 }
 
 std::string damage(const std::string& in, std::mt19937& rng) {
@@ -88,7 +88,7 @@ TEST(RandomDamage, XspaceWalker) {
 }
 
 TEST(RandomDamage, Gunzip) {
-  std::string gz = read_whole_file(fs::path(test::shared_dir()) / "corpus/kineto/hta_sampled_rank-0_128ranks.json.gz");
+  std::string gz = read_whole_file(fs::path(test::data_dir()) / "kineto/hta_sampled_rank-0_128ranks.json.gz");
   run_damaged(gz, 60, [](const std::string& s) { gunzip(s, "damaged.gz"); });
 }
 

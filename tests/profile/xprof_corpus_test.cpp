@@ -1,4 +1,4 @@
-// Values read from every real Xprof file in shared/corpus/xprof.
+// Values read from every real Xprof file in data/xprof.
 #include "adapters/profile/xprof_reader.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus() { return fs::path(test::shared_dir()) / "corpus" / "xprof"; }
+fs::path corpus() { return fs::path(test::data_dir()) / "xprof"; }
 
 xprof_profile read_one(const std::string& file, const std::string& tool) {
   return read_xprof_files({{"", tool, corpus() / file}});

@@ -22,13 +22,13 @@ class XprofHttp : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     root_ = test::make_temp_dir("xprof-http");
-    fs::create_directory_symlink(fs::path(test::shared_dir()) / "corpus" / "xprof",
+    fs::create_directory_symlink(fs::path(test::data_dir()) / "xprof",
                                  fs::path(root_) / "golden_run");
     fs::create_directory(fs::path(root_) / "empty_run");
     // One good tool and one broken one: the fetch is partial, not failed.
     auto mixed = fs::path(root_) / "mixed_run";
     fs::create_directory(mixed);
-    fs::copy_file(fs::path(test::shared_dir()) / "corpus/xprof/golden_tpu-training.overview_page.json",
+    fs::copy_file(fs::path(test::data_dir()) / "xprof/golden_tpu-training.overview_page.json",
                   mixed / "h.overview_page.json");
     std::ofstream(mixed / "h.op_profile.json") << "{\"byProgram\": {\"children\": [";
   }

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus() { return fs::path(test::shared_dir()) / "corpus" / "xprof"; }
+fs::path corpus() { return fs::path(test::data_dir()) / "xprof"; }
 
 class XprofMalformed : public ::testing::Test {
  protected:

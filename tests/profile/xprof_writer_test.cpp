@@ -30,7 +30,7 @@ class XprofWriter : public ::testing::Test {
 constexpr double printed = 0.05 + 1e-9;
 
 TEST_F(XprofWriter, GoldenProfileSurvivesTheRoundTrip) {
-  auto p1 = read_xprof_dir(fs::path(test::shared_dir()) / "corpus" / "xprof");
+  auto p1 = read_xprof_dir(fs::path(test::data_dir()) / "xprof");
   auto p2 = round_trip(p1);
   EXPECT_FALSE(p2.partial);
   EXPECT_EQ(p2.tools, (std::vector<std::string>{"overview_page", "roofline_model", "op_profile"}));

@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path xplane() {
-  return fs::path(test::shared_dir()) / "corpus" / "xprof" / "tpu_inference_2.xplane.pb";
+  return fs::path(test::data_dir()) / "xprof" / "tpu_inference_2.xplane.pb";
 }
 
 TEST(XspaceReader, ReadsPlanesLinesAndTopEvents) {

@@ -1,5 +1,5 @@
-// `paratune validate-model [--shared DIR] [--json]`: the performance model
-// against every published table in shared/corpus/perf/, row by row, with the
+// `paratune validate-model [--data DIR] [--json]`: the performance model
+// against every published table in data/perf/, row by row, with the
 // gates of docs/performance_model.md. Exit status 1 when a gate fails, so a
 // calibration change that breaks the model fails a script too.
 
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/config/executable_paths.hpp"
 #include "validation/perf_tables.hpp"
 #include "validation/model_validation.hpp"
 #include "tools/paratune/command.hpp"
@@ -21,7 +22,7 @@ namespace paratune::cli {
 namespace {
 
 struct validate_options {
-  std::string shared;
+  std::string data;
   bool json = false;
 };
 
@@ -94,19 +95,19 @@ nlohmann::json table_json(const table_validation& t) {
 }
 
 int run_validate(const validate_options& o) {
-  const auto shared = find_shared_dir(o.shared);
-  const auto tables = validate_all(read_published_tables(shared));
+  const auto data = find_data_dir(o.data);
+  const auto tables = validate_all(read_published_tables(data));
   int passed = 0;
   for (const auto& t : tables)
     passed += t.pass();
   const bool all = passed == static_cast<int>(tables.size());
   if (o.json) {
-    nlohmann::json j = {{"shared_dir", shared}, {"pass", all}, {"tables", nlohmann::json::array()}};
+    nlohmann::json j = {{"data_dir", data}, {"pass", all}, {"tables", nlohmann::json::array()}};
     for (const auto& t : tables)
       j["tables"].push_back(table_json(t));
     std::cout << j.dump(2) << '\n';
   } else {
-    std::cout << "performance model vs the published tables in " << shared << "/corpus/perf\n\n";
+    std::cout << "performance model vs the published tables in " << data << "/perf\n\n";
     for (const auto& t : tables)
       write_table(std::cout, t);
     std::cout << passed << "/" << tables.size() << " tables pass their gates\n";
@@ -116,9 +117,9 @@ int run_validate(const validate_options& o) {
 
 command_action setup(CLI::App& sub) {
   auto o = std::make_shared<validate_options>();
-  sub.add_option("--shared", o->shared,
-                 "the shared/ directory holding corpus/perf/ (default: $PARATUNE_SHARED_DIR, "
-                 "or shared/ beside the checkout the executable was built in)");
+  sub.add_option("--data", o->data,
+                 "the data directory holding perf/ (default: $PARATUNE_DATA, or the data/ "
+                 "of the checkout the executable was built in)");
   sub.add_flag("--json", o->json, "print JSON (fields: docs/cli_json.md)");
   return [o] { return run_validate(*o); };
 }
