@@ -11,7 +11,8 @@
 namespace paratune::sim {
 
 /// What differs between the Megatron-LM (and PyTorch) versions paratune-sim
-/// imitates, per shared/notes/input_formats.md sections 1 and 2.
+/// imitates, as their logs in data/megatron_logs show (iteration, memory and
+/// error lines).
 struct megatron_version {
   std::string name;              ///< "0.5", "0.8", "0.15" or "0.16"
   bool timestamp = true;         ///< " [%Y-%m-%d %H:%M:%S]" on iteration lines (0.6+)
