@@ -104,9 +104,11 @@ TEST_F(runtime_session, runs_over_the_bus_survives_garbage_and_stores_every_step
     best = std::max(best, o.tflops_per_gpu);
   EXPECT_GT(best, outcomes[0].tflops_per_gpu * 1.2); // tuning helped
   // Every proposal carries its reasoning.
-  for (const auto& e : *history)
-    if (e.type == "proposal")
+  for (const auto& e : *history) {
+    if (e.type == "proposal") {
       EXPECT_NE(wire::body_of<wire::proposal>(e).reasoning.find("Health:"), std::string::npos);
+    }
+  }
   (*rt)->stop();
 }
 

@@ -132,7 +132,9 @@ TEST_F(tune_cli, the_tuning_benchmark_replays_paratune_tune_trial_by_trial) {
       }
     }
     EXPECT_GE(succeeded, trials / 2);
-    if (trials == 12) EXPECT_EQ(failed, 1);  // the injected timeout, replayed too
+    if (trials == 12) {
+      EXPECT_EQ(failed, 1);  // the injected timeout, replayed too
+    }
   }
 }
 
