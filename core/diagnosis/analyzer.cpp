@@ -119,8 +119,10 @@ bool weigh_plausibility(const diagnosis_evidence& e, diagnosis_report& r) {
   const auto finding = check_throughput(e.kpis, e.device);
   if (finding.plausible)
     return false;
-  r.warnings.push_back(finding.warning);
-  r.confidence = std::max(0.05, r.confidence * (finding.impossible ? 0.4 : 0.6));
+  const double keep = finding.impossible ? 0.4 : 0.6;
+  r.warnings.push_back(finding.warning
+                       + fmt::format("; the diagnosis keeps {:.0f}% of its confidence", 100 * keep));
+  r.confidence = std::max(0.05, r.confidence * keep);
   return true;
 }
 

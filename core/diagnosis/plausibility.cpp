@@ -48,13 +48,14 @@ void check_step(const kpi_evidence& k, double ceiling, plausibility_finding& f,
 }
 
 std::string causes(const kpi_evidence& k, double factor) {
-  std::string count = "the experiment names the wrong cluster or device count";
+  std::string count = "the wrong cluster or device count (the experiment's, or the world size "
+                      "the job divides its FLOPs by";
   if (k.devices && *k.devices > 0)
-    count += fmt::format(" (the rate fits about {:.0f} devices, not {})", *k.devices * factor,
+    count += fmt::format("; the rate fits about {:.0f} devices, not {}", *k.devices * factor,
                          *k.devices);
   return "likely causes: " + count
-         + ", or the log's fork counts FLOPs differently (recomputed forward passes, or "
-           "attention its own way); the diagnosis's confidence is lowered";
+         + "), or the log's fork counts FLOPs differently (recomputed forward passes, or "
+           "attention its own way)";
 }
 
 } // namespace
