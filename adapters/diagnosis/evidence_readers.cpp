@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/diagnosis/op_classes.hpp"
+#include "core/diagnosis/plausibility.hpp"
 
 namespace paratune {
 
@@ -152,7 +153,7 @@ diagnosis_evidence evidence_from_megatron(const megatron_log& log, const std::st
       tflops.push_back(*r->tflops_per_gpu);
   }
   if (!elapsed.empty())
-    e.kpis.step_time_ms = median(elapsed);
+    e.kpis.step_time_ms = e.kpis.iteration_time_ms = median(elapsed);
   if (!tflops.empty())
     e.kpis.tflops_per_device = median(tflops);
   // Peak allocated is what the tensors needed; reserved adds the caching
@@ -185,6 +186,7 @@ void merge_evidence(diagnosis_evidence& into, const diagnosis_evidence& from) {
   auto& a = into.kpis;
   const auto& b = from.kpis;
   fill(a.step_time_ms, b.step_time_ms);
+  fill(a.iteration_time_ms, b.iteration_time_ms);
   fill(a.step_time_stddev_ms, b.step_time_stddev_ms);
   fill(a.duty_cycle_percent, b.duty_cycle_percent);
   fill(a.infeed_percent, b.infeed_percent);
@@ -219,6 +221,14 @@ void enrich_evidence(diagnosis_evidence& e, const experiment_spec& exp) {
   const double peak = exp.cluster.device.peak_tflops(exp.prec);
   if (!k.flops_utilization_percent && k.tflops_per_device && peak > 0)
     k.flops_utilization_percent = 100 * *k.tflops_per_device / peak;
+  // What the hardware allows, for the Analyzer's plausibility check.
+  if (peak > 0)
+    k.peak_tflops_per_device = peak;
+  if (const double floor = step_floor_ms(exp); floor > 0)
+    k.step_floor_ms = floor;
+  k.devices = exp.devices();
+  if (e.device.empty())
+    e.device = exp.cluster.device.name;
 }
 
 } // namespace paratune

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/diagnosis/plausibility.hpp"
+
 namespace paratune {
 
 namespace {
@@ -108,6 +110,22 @@ void pick_class(diagnosis_report& r, const score_map& scores, const analyzer_opt
     r.confidence *= 0.85;
 }
 
+// A throughput the hardware cannot deliver means the numbers the classes
+// were scored from are miscounted (wrong device count, a fork's own FLOP
+// formula): the class may still be right, but it rests on a wrong number.
+// Implausible keeps 60% of the confidence, impossible 40%.
+// Returns whether it did.
+bool weigh_plausibility(const diagnosis_evidence& e, diagnosis_report& r) {
+  const auto finding = check_throughput(e.kpis, e.device);
+  if (finding.plausible)
+    return false;
+  const double keep = finding.impossible ? 0.4 : 0.6;
+  r.warnings.push_back(finding.warning
+                       + fmt::format("; the diagnosis keeps {:.0f}% of its confidence", 100 * keep));
+  r.confidence = std::max(0.05, r.confidence * keep);
+  return true;
+}
+
 void kpi_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out) {
   for (const auto& c : r.kpis)
     if (c.status != "info" || c.name == "step_time")
@@ -130,7 +148,7 @@ void op_evidence_lines(const diagnosis_report& r, std::vector<std::string>& out)
   }
 }
 
-std::string summary_of(const diagnosis_report& r) {
+std::string summary_of(const diagnosis_report& r, bool implausible) {
   std::string s = std::string("The step is ") + to_string(r.bottleneck) + "-bound";
   if (r.bottleneck == bottleneck_class::unknown)
     s = "The evidence does not single out one bottleneck";
@@ -148,6 +166,8 @@ std::string summary_of(const diagnosis_report& r) {
     s += fmt::format("{} of the top {} operations are ", same, r.top_ops.size())
          + to_string(r.bottleneck) + "-bound.";
   }
+  if (implausible)
+    s += "The measured throughput is beyond what the hardware delivers; see the warnings.";
   if (r.partial)
     s += " Some input was missing or damaged; the result is partial.";
   return s;
@@ -198,9 +218,10 @@ diagnosis_report analyze_evidence(const diagnosis_evidence& e, const analyzer_op
   score_ops(e, o, r, scores);
   score_kpis(e.kpis, o, !r.top_ops.empty(), scores);
   pick_class(r, scores, o);
+  const bool implausible = weigh_plausibility(e, r);
   kpi_evidence_lines(r, r.evidence);
   op_evidence_lines(r, r.evidence);
-  r.summary = summary_of(r);
+  r.summary = summary_of(r, implausible);
   return r;
 }
 

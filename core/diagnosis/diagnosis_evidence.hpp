@@ -33,6 +33,10 @@ struct op_evidence {
 /// reports a different subset. Percentages are 0-100.
 struct kpi_evidence {
   std::optional<double> step_time_ms;
+  /// A whole global-batch iteration (Megatron's "elapsed time per
+  /// iteration"), the only step the step floor applies to: a Kineto
+  /// ProfilerStep or an Xprof step may be one micro-batch.
+  std::optional<double> iteration_time_ms;
   std::optional<double> step_time_stddev_ms;
   std::optional<double> duty_cycle_percent;        ///< device busy share
   std::optional<double> infeed_percent;            ///< waiting for input
@@ -45,6 +49,13 @@ struct kpi_evidence {
   std::optional<double> bubble_percent;            ///< pipeline wait share (Megatron timers)
   std::optional<double> input_percent;             ///< data loading share (Megatron timers)
   std::optional<double> tflops_per_device;
+  /// What the hardware allows, from the experiment (for the plausibility
+  /// check, plausibility.hpp): the device's peak at the run's precision,
+  /// the step floor (the model's FLOPs at every device's peak) and the
+  /// device count.
+  std::optional<double> peak_tflops_per_device;
+  std::optional<double> step_floor_ms;
+  std::optional<int> devices;
   bool oom = false;                                ///< the run ran out of device memory
   std::string oom_message;
 };

@@ -28,7 +28,7 @@ struct kpi_check {
   std::string name;     ///< "step_time", "duty_cycle", "communication", "memory", ...
   double value = 0;
   std::string unit;     ///< "ms", "%"
-  std::string status;   ///< ok, warn, bad, info
+  std::string status;   ///< ok, warn, bad, info, implausible (plausibility.hpp)
   std::string note;     ///< the range and what the value means
 };
 

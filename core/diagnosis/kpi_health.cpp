@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/diagnosis/plausibility.hpp"
+
 namespace paratune {
 
 namespace {
@@ -35,6 +37,22 @@ void check_step(std::vector<kpi_check>& out, const kpi_evidence& k, const kpi_th
   add(out, "step_time", *k.step_time_ms, "ms", status, note);
 }
 
+// A rate no published run reaches is not good news but a miscount: its
+// status says so instead of "ok" (the warning itself is the Analyzer's).
+void check_flops(std::vector<kpi_check>& out, const kpi_evidence& k, const kpi_thresholds& t) {
+  const auto finding = check_throughput(k, "");
+  if (!finding.plausible) {
+    add(out, "flops_utilization", *k.flops_utilization_percent, "%", "implausible",
+        fmt::format("FLOP rate / peak; x{:.2f} beyond what any published run reaches (see "
+                    "warnings)", finding.factor));
+    return;
+  }
+  add(out, "flops_utilization", *k.flops_utilization_percent, "%",
+      rate_high(*k.flops_utilization_percent, t.flops_ok, t.flops_bad),
+      fmt::format("FLOP rate / peak; >= {:.0f}% is good for LLM training, < {:.0f}% is poor",
+                  t.flops_ok, t.flops_bad));
+}
+
 void check_utilization(std::vector<kpi_check>& out, const kpi_evidence& k,
                        const kpi_thresholds& t) {
   if (k.duty_cycle_percent)
@@ -43,10 +61,7 @@ void check_utilization(std::vector<kpi_check>& out, const kpi_evidence& k,
         fmt::format("device busy share; healthy >= {:.0f}%, below {:.0f}% the device waits for "
                     "input or the host", t.duty_ok, t.duty_bad));
   if (k.flops_utilization_percent)
-    add(out, "flops_utilization", *k.flops_utilization_percent, "%",
-        rate_high(*k.flops_utilization_percent, t.flops_ok, t.flops_bad),
-        fmt::format("FLOP rate / peak; >= {:.0f}% is good for LLM training, < {:.0f}% is poor",
-                    t.flops_ok, t.flops_bad));
+    check_flops(out, k, t);
   if (k.hbm_bw_utilization_percent)
     add(out, "hbm_bw_utilization", *k.hbm_bw_utilization_percent, "%", "info",
         "HBM bandwidth / peak, whole program");

@@ -49,6 +49,50 @@ TEST_F(parse_log_cli, readable_summary) {
   EXPECT_NE(r.out.find("812.5"), std::string::npos);
 }
 
+// 807.3 TFLOP/s (the median) of an H100's 989 is 81.6%, x1.09 the 74.8%
+// no published dense run exceeds (core/diagnosis/plausibility.hpp).
+TEST_F(parse_log_cli, told_the_cluster_it_warns_of_an_implausible_rate) {
+  const auto r = run_paratune("parse-log --cluster dgx-h100 "
+                              + corpus("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"warning: implausible throughput: 807.3 TFLOP/s per device is 81.6% "
+                           "of the H100-SXM5-80GB's 989 TFLOP/s peak", "x1.09",
+                           "wrong cluster or device count", "fits about 9 devices, not 8",
+                           "counts FLOPs differently"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << " in " << r.out;
+}
+
+TEST_F(parse_log_cli, json_warnings_only_when_told_the_cluster) {
+  const auto log = corpus("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt");
+  const auto told = run_paratune("parse-log --json --cluster dgx-h100 --gpus 16 " + log);
+  ASSERT_EQ(told.status, 0) << told.err;
+  const auto j = nlohmann::json::parse(told.out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("fits about 17 devices, not 16"),
+            std::string::npos) << j["warnings"][0];
+  const auto untold = run_paratune("parse-log --json " + log);
+  ASSERT_EQ(untold.status, 0) << untold.err;
+  EXPECT_FALSE(nlohmann::json::parse(untold.out).contains("warnings"));
+  EXPECT_EQ(untold.out.find("implausible"), std::string::npos);
+}
+
+// BigScience's V100 log prints no TFLOP/s: nothing to doubt.
+TEST_F(parse_log_cli, a_plausible_log_gets_an_empty_warnings_array) {
+  const auto r = run_paratune("parse-log --json --cluster dgx-a100-80g "
+                              + corpus("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("warnings"));
+  EXPECT_TRUE(j["warnings"].empty());
+}
+
+TEST_F(parse_log_cli, an_unknown_cluster_exits_2_naming_it) {
+  const auto r = run_paratune("parse-log --cluster nope "
+                              + corpus("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+}
+
 TEST_F(parse_log_cli, unreadable_file_exits_2_naming_it) {
   const auto r = run_paratune("parse-log /nonexistent/run.log");
   EXPECT_EQ(r.status, 2);

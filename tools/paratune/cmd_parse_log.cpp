@@ -1,14 +1,21 @@
-// `paratune parse-log FILE [--json]`: reads a Megatron-LM training log and
-// prints what the tuner sees in it (iterations, memory, errors, arguments).
+// `paratune parse-log FILE [--json] [--cluster NAME [--gpus N]]`: reads a
+// Megatron-LM training log and prints what the tuner sees in it (iterations,
+// memory, errors, arguments); told the cluster, it also checks the reported
+// TFLOP/s per GPU against the device (core/diagnosis/plausibility.hpp).
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "adapters/config/catalog.hpp"
+#include "adapters/diagnosis/evidence_readers.hpp"
 #include "adapters/megatron/megatron_log_json.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/megatron/megatron_log_summary.hpp"
+#include "core/diagnosis/plausibility.hpp"
 #include "tools/paratune/command.hpp"
 
 namespace paratune::cli {
@@ -26,19 +33,59 @@ megatron_log parse_stdin() {
   return parser.log();
 }
 
+// The precision the log ran in, for the peak: fp8 when its argument dump
+// names an fp8 format, else the 16-bit peak (fp16 and bf16 share it).
+precision log_precision(const megatron_log& log) {
+  const auto fp8 = log.args.find("fp8");
+  return fp8 != log.args.end() && fp8->second != "None" ? precision::fp8 : precision::bf16;
+}
+
+// The Analyzer's plausibility check on the log's median TFLOP/s per GPU,
+// on `gpus` devices (else the log's world size, else one node) of `cluster`.
+std::vector<std::string> plausibility_warnings(const megatron_log& log, const std::string& file,
+                                               const cluster_spec& cluster, int gpus) {
+  auto e = evidence_from_megatron(log, file);
+  e.kpis.peak_tflops_per_device = cluster.device.peak_tflops(log_precision(log));
+  e.kpis.devices = gpus > 0                                   ? gpus
+                   : log.layout && log.layout->world_size ? *log.layout->world_size
+                                                              : cluster.devices_per_node;
+  const auto finding = check_throughput(e.kpis, cluster.device.name);
+  if (finding.plausible)
+    return {};
+  return {finding.warning};
+}
+
 command_action setup(CLI::App& sub) {
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto cluster = std::make_shared<std::string>();
+  auto gpus = std::make_shared<int>(0);
   sub.add_option("FILE", *file, "Megatron-LM log file (stdout/stderr of a run); - for stdin")
     ->required();
   sub.add_flag("--json", *json, "print the parsed log as JSON");
-  return [file, json] {
-    // An unreadable file throws input_error naming it: main prints it and exits 2.
+  sub.add_option("--cluster", *cluster,
+                 "the cluster the log ran on (catalog name or YAML): check its TFLOP/s per GPU "
+                 "against the device");
+  sub.add_option("--gpus", *gpus, "GPUs the log ran on (default: its world size, else one node)")
+    ->check(CLI::PositiveNumber)
+    ->needs(sub.get_option("--cluster"));
+  return [file, json, cluster, gpus] {
+    // An unreadable file or an unknown cluster throws input_error naming
+    // it: main prints it and exits 2.
+    const auto device = cluster->empty() ? std::optional<cluster_spec>{} : load_cluster(*cluster);
     const megatron_log log = *file == "-" ? parse_stdin() : parse_megatron_log_file(*file);
-    if (*json)
-      std::cout << to_json(log).dump(2) << '\n';
-    else
+    const auto warnings =
+        device ? plausibility_warnings(log, *file, *device, *gpus) : std::vector<std::string>{};
+    if (*json) {
+      auto j = to_json(log);
+      if (device)
+        j["warnings"] = warnings;
+      std::cout << j.dump(2) << '\n';
+    } else {
       write_summary(std::cout, log);
+      for (const auto& w : warnings)
+        std::cout << "warning: " << w << '\n';
+    }
     return 0;
   };
 }
