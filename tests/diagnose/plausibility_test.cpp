@@ -157,8 +157,9 @@ TEST(plausibility_logs, no_asap_scenario_trips_the_check) {
         run_diagnosis(test::load_fixture_experiment(dir), gather_evidence(r), {}, {});
     EXPECT_FALSE(has_plausibility_warning(out.report)) << scenario;
     const auto* flops = find_kpi(out.report, "flops_utilization");
-    if (flops)
+    if (flops) {
       EXPECT_NE(flops->status, "implausible") << scenario;
+    }
   }
 }
 
