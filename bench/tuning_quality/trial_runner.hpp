@@ -4,7 +4,7 @@
 // print, reduced to what the validator and the failure analyst take from
 // it (core/perf/simulated_cluster.hpp's simulated_run draws the same 1%
 // noise and the same injected failures; core/trial_scoring.hpp scores the
-// iterations; core/reasoning/failure_analysis.hpp classifies failures).
+// iterations; core/tuning/failure_analysis.hpp classifies failures).
 
 #include <cmath>
 #include <cstdint>
