@@ -7,7 +7,7 @@
 
 namespace paratune::wire {
 
-// Between the diagnosis types of core/reasoning and their wire bodies.
+// Between the diagnosis types of core/diagnosis and their wire bodies.
 
 optimization_record to_wire(const past_optimization& r);
 past_optimization from_wire(const optimization_record& w);

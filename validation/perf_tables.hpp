@@ -1,7 +1,7 @@
 #pragma once
 
 // Readers for the published performance tables in data/perf/ (see its
-// README.md): each returns the rows as core/reasoning's plain data, with
+// README.md): each returns the rows as validation's plain data, with
 // the model and configuration every table states or implies. Callers find
 // data/ with find_data_dir() (adapters/config/executable_paths.hpp).
 
