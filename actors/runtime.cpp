@@ -61,30 +61,35 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   std::shared_ptr<message_pool> shared{std::move(*db)};
   rt->deps_.pool = sys.spawn<caf::detached>(pool, shared);
   rt->deps_.egress = rt->bridge_->egress();
-  auto& b = *rt->bridge_;
-  auto deps = rt->deps_;
-  auto analyst = sys.spawn<caf::detached>(bottleneck_analyst, deps);
-  auto generator = sys.spawn(strategy_generator, deps);
-  auto valid = sys.spawn(validator, deps);
-  auto failures = sys.spawn(failure_analyst, deps);
-  b.subscribe("analysis.", analyst);
-  b.subscribe("report.", generator);
-  b.subscribe("proposal.", valid);
-  b.subscribe("trial.", failures);
-  rt->adopt_agent(analyst, "bottleneck_analyst");
-  rt->adopt_agent(generator, "strategy_generator");
-  rt->adopt_agent(valid, "validator");
-  rt->adopt_agent(failures, "failure_analyst");
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.pool),
                  std::string("pool"));
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.egress),
                  std::string("egress"));
-  // A session's first request must not be lost to the slow joiner.
-  if (!b.await_subscribed(sys, {"analysis.", "report.", "proposal.", "trial."},
-                          std::chrono::seconds(10)))
-    return caf::make_error(ec::bus_failure, "the agents' topics never reached the bus at "
-                                              + rt->bus_.publish);
+  if (opts.tuning_agents)
+    if (auto started = rt->start_tuning_agents(); !started)
+      return started.error();
   return rt;
+}
+
+caf::expected<void> runtime::start_tuning_agents() {
+  auto& b = *bridge_;
+  auto analyst = sys_.spawn<caf::detached>(bottleneck_analyst, deps_);
+  auto generator = sys_.spawn(strategy_generator, deps_);
+  auto valid = sys_.spawn(validator, deps_);
+  auto failures = sys_.spawn(failure_analyst, deps_);
+  b.subscribe("analysis.", analyst);
+  b.subscribe("report.", generator);
+  b.subscribe("proposal.", valid);
+  b.subscribe("trial.", failures);
+  adopt_agent(analyst, "bottleneck_analyst");
+  adopt_agent(generator, "strategy_generator");
+  adopt_agent(valid, "validator");
+  adopt_agent(failures, "failure_analyst");
+  if (!b.await_subscribed(sys_, {"analysis.", "report.", "proposal.", "trial."},
+                          std::chrono::seconds(10)))
+    return caf::make_error(ec::bus_failure,
+                           "the agents' topics never reached the bus at " + bus_.publish);
+  return {};
 }
 
 runtime::runtime(caf::actor_system& sys) : sys_(sys) {

@@ -26,6 +26,9 @@ struct runtime_options {
   std::chrono::milliseconds grace{5000};
   /// How often a session replays the pool without a bus gap to prompt it.
   std::chrono::milliseconds session_tick{500};
+  /// Start OptiCo's four agents (GPU tuning). `diagnose` and the TPU loop
+  /// use the diagnosis agents alone (actors/diagnosis_agents.hpp).
+  bool tuning_agents = true;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
@@ -71,6 +74,9 @@ private:
   explicit runtime(caf::actor_system& sys);
 
   void stop_group(std::vector<caf::actor>& actors);
+  /// Spawns and subscribes OptiCo's agents, then waits until their topics
+  /// reach the bus, so that a session's first request is not lost.
+  caf::expected<void> start_tuning_agents();
 
   caf::actor_system& sys_;
   std::chrono::milliseconds grace_;

@@ -60,7 +60,7 @@ int print_answer(const diagnose_options& o, const std::string& name, diagnosis_a
 
 int run_diagnose(const diagnose_options& o) {
   const auto exp = load_experiment(o.experiment);  // bad input: exit 2
-  command_runtime rt{o.db};
+  command_runtime rt{o.db, false}; // the diagnosis agents alone
   if (!rt.started())
     return 1;
   auto& sys = rt.system();

@@ -14,9 +14,12 @@ caf::actor_system_config& command_runtime::configured(caf::actor_system_config& 
   return cfg;
 }
 
-command_runtime::command_runtime(const std::string& db) : sys_(configured(cfg_)) {
+command_runtime::command_runtime(const std::string& db, bool tuning_agents)
+  : sys_(configured(cfg_)) {
   spdlog::set_level(spdlog::level::warn);
-  auto rt = runtime::start(sys_, {db, {}, true, false});
+  runtime_options opts{db, {}, true, false};
+  opts.tuning_agents = tuning_agents;
+  auto rt = runtime::start(sys_, opts);
   if (!rt) {
     std::cerr << "error: " << describe(rt.error()) << '\n';
     return;

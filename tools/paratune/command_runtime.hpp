@@ -13,9 +13,10 @@ namespace paratune::cli {
 /// The actor system and the runtime a command runs its agents on, in this
 /// process, on a private bus and the pool at `db`. The log shows warnings
 /// and errors only: the command's own output is the report.
+/// `tuning_agents`: start OptiCo's agents too (runtime_options).
 class command_runtime {
 public:
-  explicit command_runtime(const std::string& db);
+  explicit command_runtime(const std::string& db, bool tuning_agents = true);
   ~command_runtime();
 
   /// False when the runtime did not start; the reason was printed to stderr

@@ -7,7 +7,6 @@
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
@@ -20,7 +19,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "messages/ec.hpp"
-#include "messages/type_ids.hpp"
+#include "tools/paratune/command_runtime.hpp"
 
 namespace paratune::cli {
 
@@ -110,18 +109,13 @@ int run_tpu_tune(const tpu_tune_options& o) {
   const auto session = new_session_id();
   auto opts = session_options(o, session);
   const auto& exp = opts.experiment;
-  spdlog::set_level(spdlog::level::warn);
-  caf::actor_system_config cfg;
-  cfg.add_message_types<caf::id_block::paratune>();
-  caf::actor_system sys{cfg};
-  auto rt = runtime::start(sys, {o.db, {}, true, false});
-  if (!rt) {
-    std::cerr << "error: " << describe(rt.error()) << '\n';
+  command_runtime rt{o.db, false}; // the diagnosis agents alone
+  if (!rt.started())
     return 1;
-  }
+  auto& sys = rt.system();
   diagnosis_agent_options ao{o.db + ".knowledge", configs_dir() + "/knowledge",
                              configs_dir() + "/optimizations"};
-  if (auto started = start_diagnosis_agents(sys, **rt, ao); !started) {
+  if (auto started = start_diagnosis_agents(sys, rt.get(), ao); !started) {
     std::cerr << "error: " << describe(started.error()) << '\n';
     return 1;
   }
@@ -129,8 +123,8 @@ int run_tpu_tune(const tpu_tune_options& o) {
     std::printf("session %s: %s on %s %s, %d trials, pool %s\n", session.c_str(),
                 exp.model.name.c_str(), exp.cluster.name.c_str(), to_string(exp.slice).c_str(),
                 opts.budget, o.db.c_str());
-  const auto end = run_session(sys, **rt, std::move(opts));
-  (*rt)->stop();
+  const auto end = run_session(sys, rt.get(), std::move(opts));
+  rt->stop();
   if (!end || end->state == session_state::failed) {
     std::cerr << "error: " << (end ? end->text : describe(end.error())) << '\n';
     return 1;
