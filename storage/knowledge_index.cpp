@@ -80,9 +80,6 @@ caf::expected<std::unique_ptr<knowledge_index>> knowledge_index::open(const std:
     return store.error();
   std::unique_ptr<knowledge_index> idx{new knowledge_index};
   idx->store_ = std::move(*store);
-  idx->db_ = idx->store_->get();
-  for (std::size_t i = 0; i < std::size(column_names); ++i)
-    idx->handles_.push_back(idx->store_->column(i));
   return idx;
 }
 
@@ -104,25 +101,26 @@ std::string knowledge_index::fingerprint(const std::vector<knowledge_doc>& docs)
 caf::expected<void> knowledge_index::rebuild(const std::vector<knowledge_doc>& docs) {
   rocksdb::WriteBatch batch;
   for (std::size_t cf = cf_meta; cf <= cf_postings; ++cf)
-    batch.DeleteRange(handles_[cf], std::string(), std::string(64, '\xff'));
+    batch.DeleteRange(store_->column(cf), std::string(), std::string(64, '\xff'));
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < docs.size(); ++i) {
     const auto tokens = bm25::tokenize(indexed_text(docs[i]));
     std::map<std::string, std::uint32_t> tf;
     for (const auto& t : tokens)
       ++tf[t];
-    batch.Put(handles_[cf_docs], doc_key(i), encode_doc(docs[i]));
-    batch.Put(handles_[cf_lengths], doc_key(i), doc_key(static_cast<std::uint32_t>(tokens.size())));
+    batch.Put(store_->column(cf_docs), doc_key(i), encode_doc(docs[i]));
+    batch.Put(store_->column(cf_lengths), doc_key(i),
+              doc_key(static_cast<std::uint32_t>(tokens.size())));
     for (const auto& [term, n] : tf)
-      batch.Put(handles_[cf_postings], term + '\0' + doc_key(i), doc_key(n));
+      batch.Put(store_->column(cf_postings), term + '\0' + doc_key(i), doc_key(n));
     total += tokens.size();
   }
-  batch.Put(handles_[cf_meta], "doc_count", big_endian::encode64(docs.size()));
-  batch.Put(handles_[cf_meta], "total_length", big_endian::encode64(total));
-  batch.Put(handles_[cf_meta], "fingerprint", fingerprint(docs));
+  batch.Put(store_->column(cf_meta), "doc_count", big_endian::encode64(docs.size()));
+  batch.Put(store_->column(cf_meta), "total_length", big_endian::encode64(total));
+  batch.Put(store_->column(cf_meta), "fingerprint", fingerprint(docs));
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  auto s = db_->Write(wo, &batch);
+  auto s = store_->db()->Write(wo, &batch);
   if (!s.ok())
     return storage_error("cannot rebuild the knowledge index", s);
   return {};
@@ -130,7 +128,7 @@ caf::expected<void> knowledge_index::rebuild(const std::vector<knowledge_doc>& d
 
 caf::expected<bool> knowledge_index::ensure(const std::vector<knowledge_doc>& docs) {
   std::string stored;
-  auto s = db_->Get({}, handles_[cf_meta], "fingerprint", &stored);
+  auto s = store_->db()->Get({}, store_->column(cf_meta), "fingerprint", &stored);
   if (s.ok() && stored == fingerprint(docs))
     return false;
   if (!s.ok() && !s.IsNotFound())
@@ -143,7 +141,7 @@ caf::expected<bool> knowledge_index::ensure(const std::vector<knowledge_doc>& do
 
 caf::expected<std::uint64_t> knowledge_index::meta_u64(const char* key) const {
   std::string v;
-  auto s = db_->Get({}, handles_[cf_meta], key, &v);
+  auto s = store_->db()->Get({}, store_->column(cf_meta), key, &v);
   if (s.IsNotFound())
     return std::uint64_t{0};
   if (!s.ok())
@@ -158,7 +156,7 @@ std::uint64_t knowledge_index::size() const {
 
 caf::expected<knowledge_doc> knowledge_index::document(std::uint32_t doc) const {
   std::string v;
-  auto s = db_->Get({}, handles_[cf_docs], doc_key(doc), &v);
+  auto s = store_->db()->Get({}, store_->column(cf_docs), doc_key(doc), &v);
   if (!s.ok())
     return storage_error("cannot read knowledge document " + std::to_string(doc), s);
   return decode_doc(v);
@@ -186,7 +184,8 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
     rocksdb::Slice upper{end};
     rocksdb::ReadOptions ro;
     ro.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator(ro, handles_[cf_postings])};
+    std::unique_ptr<rocksdb::Iterator> it{
+      store_->db()->NewIterator(ro, store_->column(cf_postings))};
     std::vector<std::pair<std::uint32_t, std::uint32_t>> postings;
     for (it->Seek(prefix); it->Valid(); it->Next())
       postings.emplace_back(big_endian::get32(it->key().ToStringView().substr(prefix.size())),
@@ -196,7 +195,7 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
     const double w = bm25::idf(*docs, postings.size());
     for (const auto& [doc, tf] : postings) {
       std::string len;
-      auto s = db_->Get({}, handles_[cf_lengths], doc_key(doc), &len);
+      auto s = store_->db()->Get({}, store_->column(cf_lengths), doc_key(doc), &len);
       if (!s.ok())
         return storage_error("cannot read a document length", s);
       scores[doc] += bm25::term_score(w, tf, big_endian::get32(len), avg);

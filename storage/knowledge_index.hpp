@@ -61,8 +61,6 @@ private:
   caf::expected<std::uint64_t> meta_u64(const char* key) const;
 
   std::unique_ptr<rocks_db> store_;
-  rocksdb::DB* db_ = nullptr;                         ///< owned by store_
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_; ///< owned by store_
 };
 
 } // namespace paratune

@@ -42,11 +42,8 @@ message_pool::open(const std::string& dir, options opts) {
   std::unique_ptr<message_pool> pool{new message_pool};
   pool->opts_ = opts;
   pool->store_ = std::move(*store);
-  pool->db_ = pool->store_->get();
-  for (size_t i = 0; i < std::size(column_names); ++i)
-    pool->handles_.push_back(pool->store_->column(i));
   std::string value;
-  auto s = pool->db_->Get({}, pool->handles_[cf_meta], "next_seq", &value);
+  auto s = pool->store_->db()->Get({}, pool->store_->column(cf_meta), "next_seq", &value);
   if (s.ok())
     pool->next_seq_ = big_endian::get64(value);
   else if (!s.IsNotFound())
@@ -61,10 +58,10 @@ message_pool::~message_pool() = default;
 caf::expected<void> message_pool::check_schema(const std::string& dir) {
   const auto ours = std::to_string(wire::schema_version);
   std::string stored;
-  auto s = db_->Get({}, handles_[cf_meta], "schema_version", &stored);
+  auto s = store_->db()->Get({}, store_->column(cf_meta), "schema_version", &stored);
   if (s.IsNotFound()) {
     // A new pool: its schema is written once, here.
-    s = db_->Put({}, handles_[cf_meta], "schema_version", ours);
+    s = store_->db()->Put({}, store_->column(cf_meta), "schema_version", ours);
     if (!s.ok())
       return storage_error("cannot write the schema version", s);
     return {};
@@ -83,14 +80,14 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   e.seq = seq;
   const auto key = big_endian::encode64(seq);
   rocksdb::WriteBatch batch;
-  batch.Put(handles_[cf_records], key, wire::pack(e));
-  batch.Put(handles_[cf_by_session], session_prefix(e.session) + key, "");
+  batch.Put(store_->column(cf_records), key, wire::pack(e));
+  batch.Put(store_->column(cf_by_session), session_prefix(e.session) + key, "");
   if (e.trial > 0 && (e.type == "trial_started" || e.type == "trial_result"))
-    batch.Put(handles_[cf_trials], trial_key(e.session, e.trial), key);
-  batch.Put(handles_[cf_meta], "next_seq", big_endian::encode64(seq + 1));
+    batch.Put(store_->column(cf_trials), trial_key(e.session, e.trial), key);
+  batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(seq + 1));
   rocksdb::WriteOptions wo;
   wo.sync = opts_.sync;
-  auto s = db_->Write(wo, &batch);
+  auto s = store_->db()->Write(wo, &batch);
   if (!s.ok())
     return storage_error("cannot append record " + std::to_string(seq), s);
   next_seq_ = seq + 1;
@@ -99,7 +96,7 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
 
 caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
   std::string value;
-  auto s = db_->Get({}, handles_[cf_records], big_endian::encode64(seq), &value);
+  auto s = store_->db()->Get({}, store_->column(cf_records), big_endian::encode64(seq), &value);
   if (!s.ok())
     return storage_error("cannot read record " + std::to_string(seq), s);
   try {
@@ -117,7 +114,8 @@ message_pool::session_history(const std::string& session) const {
   rocksdb::Slice upper{end};
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator(ro, handles_[cf_by_session])};
+  std::unique_ptr<rocksdb::Iterator> it{
+    store_->db()->NewIterator(ro, store_->column(cf_by_session))};
   std::vector<wire::envelope> out;
   for (it->Seek(prefix); it->Valid(); it->Next()) {
     auto key = it->key().ToStringView();
@@ -132,7 +130,8 @@ message_pool::session_history(const std::string& session) const {
 }
 
 caf::expected<std::vector<std::string>> message_pool::sessions() const {
-  std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator({}, handles_[cf_by_session])};
+  std::unique_ptr<rocksdb::Iterator> it{
+    store_->db()->NewIterator({}, store_->column(cf_by_session))};
   std::vector<std::string> out;
   it->SeekToFirst();
   while (it->Valid()) {
@@ -149,7 +148,7 @@ caf::expected<std::vector<std::string>> message_pool::sessions() const {
 caf::expected<wire::envelope>
 message_pool::latest_trial_record(const std::string& session, int trial) const {
   std::string value;
-  auto s = db_->Get({}, handles_[cf_trials], trial_key(session, trial), &value);
+  auto s = store_->db()->Get({}, store_->column(cf_trials), trial_key(session, trial), &value);
   if (!s.ok())
     return storage_error("no record of trial " + std::to_string(trial)
                            + " in session " + session, s);

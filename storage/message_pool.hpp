@@ -73,8 +73,6 @@ private:
   caf::expected<void> check_schema(const std::string& dir);
 
   std::unique_ptr<rocks_db> store_;
-  rocksdb::DB* db_ = nullptr;                         ///< owned by store_
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_; ///< owned by store_
   options opts_;
   mutable std::mutex write_mutex_; ///< one writer allocates sequence numbers
   uint64_t next_seq_ = 1;

@@ -31,7 +31,7 @@ public:
   rocks_db(const rocks_db&) = delete;
   rocks_db& operator=(const rocks_db&) = delete;
 
-  rocksdb::DB* get() const { return db_; }
+  rocksdb::DB* db() const { return db_; }
   /// The handle of the column family at `index` in the open() list.
   rocksdb::ColumnFamilyHandle* column(size_t index) const { return handles_[index]; }
 

@@ -107,9 +107,9 @@ TEST_F(message_pool_test, the_schema_version_is_written_at_creation_and_checked_
                                 "pool");
     ASSERT_TRUE(store);
     std::string version;
-    ASSERT_TRUE((*store)->get()->Get({}, (*store)->column(1), "schema_version", &version).ok());
+    ASSERT_TRUE((*store)->db()->Get({}, (*store)->column(1), "schema_version", &version).ok());
     EXPECT_EQ(version, "1");
-    ASSERT_TRUE((*store)->get()->Put({}, (*store)->column(1), "schema_version", "99").ok());
+    ASSERT_TRUE((*store)->db()->Put({}, (*store)->column(1), "schema_version", "99").ok());
   }
   auto reopened = message_pool::open(dir_);
   ASSERT_FALSE(reopened);
