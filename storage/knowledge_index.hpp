@@ -9,11 +9,6 @@
 
 #include "core/retrieval/knowledge_doc.hpp"
 
-namespace rocksdb {
-class DB;
-class ColumnFamilyHandle;
-} // namespace rocksdb
-
 namespace paratune {
 
 class rocks_db;

@@ -9,11 +9,6 @@
 
 #include "messages/wire_types.hpp"
 
-namespace rocksdb {
-class DB;
-class ColumnFamilyHandle;
-} // namespace rocksdb
-
 namespace paratune {
 
 class rocks_db;
