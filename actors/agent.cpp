@@ -41,6 +41,8 @@ void agent_state::dispatch(const std::string& topic, const std::string& payload)
 }
 
 void agent_state::dispatch(const wire::envelope& e) {
+  if (!wants(e))
+    return;
   auto it = handlers_.find(e.type);
   if (it == handlers_.end())
     return;

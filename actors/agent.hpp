@@ -68,6 +68,10 @@ public:
   /// An envelope already decoded (read back from the pool).
   void dispatch(const wire::envelope& e);
 
+  /// Whether dispatch() hands `e` to its handler. Every envelope, unless a
+  /// state narrows it (a session takes only its own records).
+  virtual bool wants(const wire::envelope& e) const { return true; }
+
   /// Writes `e` to the pool; `then` runs once stored. A refused write goes
   /// to `failed`, or is logged when there is none.
   void store(wire::envelope e, std::function<void(uint64_t)> then = {},

@@ -91,10 +91,8 @@ void tuning_session_state::open(std::string sid, wire::session_opened j, caf::ac
   });
 }
 
-void tuning_session_state::handle(const wire::envelope& e) {
-  if (phase == session_phase::ending || e.session != id)
-    return;
-  dispatch(e);
+bool tuning_session_state::wants(const wire::envelope& e) const {
+  return phase != session_phase::ending && e.session == id;
 }
 
 void tuning_session_state::request_analysis(int after) {
@@ -119,7 +117,7 @@ void tuning_session_state::replay() {
     id,
     [this](std::vector<wire::envelope> history) {
       for (const auto& e : history)
-        handle(e); // each record is handled once; a bad one is logged and skipped
+        dispatch(e); // each record counts once; a bad one is logged and skipped
       const bool waiting = phase == session_phase::analysing
                            || phase == session_phase::running_trial;
       if (waiting && now_ms() - last_progress_ms > quiet_limit_ms
@@ -183,14 +181,7 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
   st.open(std::move(id), std::move(job), std::move(listener), opts);
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
-      wire::envelope e;
-      try {
-        e = wire::decode_envelope(payload);
-      } catch (const wire::decode_error& err) {
-        spdlog::warn("tuning_session: dropped a message on '{}': {}", topic, err.what());
-        return;
-      }
-      self->state.handle(e);
+      self->state.dispatch(topic, payload);
     },
     [=](replay_atom) { self->state.replay(); },
     [=](tick_atom) {

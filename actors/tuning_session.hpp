@@ -48,8 +48,9 @@ struct tuning_session_state : agent_state {
 
   void open(std::string id, wire::session_opened job, caf::actor listener,
             tuning_session_options opts);
-  /// Handles one record, from the bus or replayed from the pool, once.
-  void handle(const wire::envelope& e);
+  /// Only this session's records, and none once it is ending. Each record,
+  /// from the bus or replayed from the pool, changes the state once.
+  bool wants(const wire::envelope& e) const override;
   /// Replays the pool and re-asks a quiet step.
   void replay();
   void request_analysis(int after);
