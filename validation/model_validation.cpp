@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "adapters/config/catalog.hpp"
 #include "core/perf/perf_model.hpp"
+#include "validation/maxtext_table.hpp"
 
 namespace paratune {
 
@@ -263,13 +265,21 @@ table_validation validate_vtrain(const std::vector<vtrain_row>& rows) {
   return t;
 }
 
+static std::vector<cluster_spec> maxtext_clusters(const std::vector<maxtext_row>& rows) {
+  std::vector<cluster_spec> out;
+  for (const auto& r : rows)
+    out.push_back(load_cluster(r.cluster_ref));
+  return out;
+}
+
 std::vector<table_validation> validate_all(const published_tables& tables) {
   return {validate_sc21(tables.sc21),
           validate_korthikanti_times(tables.korthikanti),
           validate_korthikanti_memory(tables.korthikanti),
           validate_megatron_core(tables.megatron_core),
           validate_optico(tables.optico),
-          validate_vtrain(tables.vtrain)};
+          validate_vtrain(tables.vtrain),
+          validate_maxtext(tables.maxtext, maxtext_clusters(tables.maxtext))};
 }
 
 } // namespace paratune

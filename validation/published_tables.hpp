@@ -10,6 +10,9 @@
 
 #include "core/model_spec.hpp"
 #include "core/training_config.hpp"
+#include "core/tpu/mesh_workload.hpp"
+#include "core/tpu/tpu_mesh.hpp"
+#include "core/tpu/tpu_topology.hpp"
 
 namespace paratune {
 
@@ -57,6 +60,17 @@ struct vtrain_row {
   double iteration_time_s = 0;
 };
 
+/// One MaxText run on TPU, read as a mesh-model job (maxtext_table.hpp).
+struct maxtext_row {
+  std::string label;        ///< "v5e 16B on v5e-256 x4"
+  std::string cluster_ref;  ///< "tpu-v5e"
+  model_spec model;
+  tpu_slice slice;
+  tpu_mesh ici, dcn;
+  mesh_workload workload;
+  double mfu = 0;           ///< measured, 0-1, attention counted whole
+};
+
 /// Every table validate-model checks.
 struct published_tables {
   std::vector<sc21_row> sc21;
@@ -64,6 +78,7 @@ struct published_tables {
   std::vector<megatron_core_row> megatron_core;
   std::vector<optico_row> optico;
   std::vector<vtrain_row> vtrain;
+  std::vector<maxtext_row> maxtext;
 };
 
 } // namespace paratune

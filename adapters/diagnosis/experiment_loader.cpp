@@ -1,6 +1,7 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/tpu/tpu_accelerator.hpp"
 
 namespace paratune {
 
@@ -60,9 +62,25 @@ model_spec read_model(const YAML::Node& node, const std::string& where) {
   return load_model(beside(text, where));
 }
 
+// The global batch: `batch` sequences, or MaxText's `per_device_batch`
+// sequences on every chip.
+int read_global_batch(const YAML::Node& root, const std::string& where, int chips) {
+  if (root["batch"] && root["per_device_batch"])
+    throw input_error(where + ": give batch or per_device_batch, not both");
+  if (!root["per_device_batch"])
+    return required<int>(root, "batch", where);
+  const auto per_device = required<double>(root, "per_device_batch", where);
+  const double global = per_device * chips;
+  if (!(per_device > 0) || global > 1e9 || global != static_cast<double>(static_cast<long long>(global)))
+    throw input_error(where + ": per_device_batch " + root["per_device_batch"].as<std::string>()
+                      + " times " + std::to_string(chips)
+                      + " chips must be a whole number of sequences");
+  return static_cast<int>(global);
+}
+
 void read_workload(const YAML::Node& root, const std::string& where, experiment_spec& e) {
   auto& w = e.workload;
-  w.global_batch = required<int>(root, "batch", where);
+  w.global_batch = read_global_batch(root, where, e.slice.chips());
   w.seq_len = required<int>(root, "seq", where);
   if (w.global_batch < 1 || w.seq_len < 1)
     throw input_error(where + ": batch and seq must be positive");
@@ -73,7 +91,8 @@ void read_workload(const YAML::Node& root, const std::string& where, experiment_
   w.accumulation_steps = optional<int>(wl, "accumulation_steps", at, 1);
   const auto remat = optional<std::string>(wl, "remat", at, "full");
   if (!parse_remat_policy(remat, w.remat))
-    throw input_error(at + ": remat '" + remat + "' is not none, minimal or full");
+    throw input_error(at + ": remat '" + remat + "' is not one of MaxText's policies ("
+                      + remat_policy_names() + ")");
   w.seq_shards_weights = optional<bool>(wl, "seq_shards_weights", at, true);
   w.optimizer_over_data = optional<bool>(wl, "optimizer_over_data", at, false);
   w.cp_load_balanced = optional<bool>(wl, "cp_load_balanced", at, false);
@@ -81,15 +100,25 @@ void read_workload(const YAML::Node& root, const std::string& where, experiment_
     throw input_error(at + ": accumulation_steps must be >= 1");
 }
 
-void read_tpu(const YAML::Node& root, const YAML::Node& hw, const std::string& where,
+tpu_mesh read_mesh(const YAML::Node& node, int chips, const std::string& what) {
+  auto m = parse_mesh(flow_text(node));
+  try {
+    fill_auto_axis(m, chips);
+  } catch (const input_error& e) {
+    throw input_error(what + ": " + e.what());
+  }
+  return m;
+}
+
+void read_tpu(const YAML::Node& root, const tpu_slice& slice, const std::string& where,
               experiment_spec& e) {
   e.platform = device_platform::tpu;
-  const int slices = optional<int>(hw, "num_slices", where + ": hardware", 1);
-  e.slice = parse_slice(required<std::string>(hw, "slice", where + ": hardware"), slices);
+  e.slice = slice;
   if (!root["mesh"])
     throw input_error(where + ": missing field 'mesh' (the ICI mesh, e.g. {data: 8, model: 4})");
-  e.mesh = parse_mesh(flow_text(root["mesh"]));
-  e.dcn_mesh = root["dcn_mesh"] ? parse_mesh(flow_text(root["dcn_mesh"])) : tpu_mesh{};
+  e.mesh = read_mesh(root["mesh"], e.slice.chips_per_slice(), "mesh");
+  e.dcn_mesh = root["dcn_mesh"] ? read_mesh(root["dcn_mesh"], e.slice.num_slices, "dcn_mesh")
+                                : tpu_mesh{};
   if (e.mesh.chips() != e.slice.chips_per_slice())
     throw input_error(where + ": mesh " + to_string(e.mesh) + " spans "
                       + std::to_string(e.mesh.chips()) + " chips, slice " + to_string(e.slice)
@@ -98,6 +127,48 @@ void read_tpu(const YAML::Node& root, const YAML::Node& hw, const std::string& w
     throw input_error(where + ": dcn_mesh spans " + std::to_string(e.dcn_mesh.chips())
                       + " slices, hardware has num_slices " + std::to_string(e.slice.num_slices));
   read_workload(root, where, e);
+}
+
+// The hardware of a TPU job: `slice` is a topology ("4x4x8") or a Cloud
+// TPU accelerator type ("v5p-256"); an accelerator type names the cluster
+// file itself when `cluster` is left out, and must agree with it otherwise.
+struct tpu_hardware {
+  std::string cluster_ref;
+  std::optional<tpu_slice> slice;
+};
+
+tpu_hardware read_tpu_hardware(const YAML::Node& hw, const std::string& where) {
+  const auto at = where + ": hardware";
+  tpu_hardware out;
+  out.cluster_ref = optional<std::string>(hw, "cluster", at, "");
+  if (!hw["slice"])
+    return out;
+  const int slices = optional<int>(hw, "num_slices", at, 1);
+  if (slices < 1 || slices > 4096)
+    throw input_error(at + ": num_slices " + std::to_string(slices) + " is not in 1..4096");
+  const auto text = required<std::string>(hw, "slice", at);
+  if (text.empty() || (text[0] != 'v' && text[0] != 'V')) {
+    out.slice = parse_slice(text, slices);
+    return out;
+  }
+  const auto acc = parse_accelerator(text, slices);
+  const std::string implied = std::string("tpu-") + to_string(acc.generation);
+  if (out.cluster_ref.empty())
+    out.cluster_ref = implied;
+  out.slice = acc.slice;
+  return out;
+}
+
+void check_generation(const experiment_spec& e, const YAML::Node& hw, const std::string& where) {
+  const auto text = optional<std::string>(hw, "slice", where, "");
+  if (!looks_like_accelerator(text))
+    return;
+  const auto acc = parse_accelerator(text);
+  const auto gen = generation_of_device(e.cluster.device.name);
+  if (gen != acc.generation)
+    throw input_error(where + ": hardware: slice " + text + " is a TPU "
+                      + to_string(acc.generation) + " slice, cluster " + e.cluster_ref + " is "
+                      + e.cluster.device.name);
 }
 
 void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& where,
@@ -138,14 +209,22 @@ experiment_spec parse_experiment(const std::string& yaml_text, const std::string
     const auto hw = root["hardware"];
     if (!hw || !hw.IsMap())
       throw input_error(where + ": missing field 'hardware' ({cluster: ..., slice: ...})");
-    e.cluster_ref = required<std::string>(hw, "cluster", where + ": hardware");
+    const auto tpu_hw = read_tpu_hardware(hw, where);
+    e.cluster_ref = tpu_hw.cluster_ref.empty()
+                        ? required<std::string>(hw, "cluster", where + ": hardware")
+                        : tpu_hw.cluster_ref;
     e.cluster = load_cluster(beside(e.cluster_ref, where));
+    check_generation(e, hw, where);
     const auto prec = optional<std::string>(root, "precision", where, "bf16");
     if (!parse_precision(prec, e.prec))
       throw input_error(where + ": precision '" + prec + "' is not bf16, fp16 or fp8");
     e.workload.prec = e.prec;
-    if (e.cluster.device.tpu)
-      read_tpu(root, hw, where, e);
+    if (e.cluster.device.tpu) {
+      if (!tpu_hw.slice)
+        throw input_error(where + ": hardware: missing field 'slice' (a topology such as 8x8x8 "
+                          "or an accelerator type such as v5p-1024)");
+      read_tpu(root, *tpu_hw.slice, where, e);
+    }
     else
       read_gpu(root, hw, where, e);
     return e;

@@ -51,12 +51,21 @@ device_profile tpu() {
   return p;
 }
 
+// TPU v4: the same XLA stack on an older MXU generation. One constant
+// differs, set from MaxText's v4 runs (data/perf/maxtext_tpu_mfu_published.csv:
+// 22B and 52B at 56-57% MFU where v5e/v5p reach 60-70% on like shapes).
+device_profile tpu_v4() {
+  device_profile p = tpu();
+  p.gemm_efficiency = 0.72;
+  return p;
+}
+
 } // namespace
 
 const device_profile& profile_for(const device_spec& d) {
-  static const device_profile a = a100(), h = h100(), t = tpu();
+  static const device_profile a = a100(), h = h100(), t = tpu(), t4 = tpu_v4();
   if (d.tpu || contains(d.name, "TPU") || contains(d.name, "tpu"))
-    return t;
+    return contains(d.name, "v4") ? t4 : t;
   if (contains(d.name, "H100") || contains(d.name, "H200") || contains(d.name, "H800"))
     return h;
   return a;

@@ -53,8 +53,12 @@ mesh_op collective(const mesh_inputs& in, std::string name, const char* category
   return op;
 }
 
-double recompute_extra(const mesh_inputs& in) {
-  return in.w->remat == remat_policy::full ? 1 : 0;
+// Collectives the backward pass repeats to recompute the forward: each
+// recomputed half of the layer (attention block, MLP block) gathers its
+// input again.
+double recomputed_blocks(const mesh_inputs& in) {
+  const auto r = plan_of(in.w->remat);
+  return (r.recompute_qkv || r.recompute_out ? 1 : 0) + (r.recompute_mlp_in ? 1 : 0);
 }
 
 // Tensor parallelism: an all-gather and a reduce-scatter of the layer's
@@ -65,7 +69,7 @@ void tensor_ops(const mesh_inputs& in, std::vector<mesh_op>& ops) {
   if (s.model <= 1)
     return;
   const double bytes = s.tokens_local * s.h * 2;
-  const double count = s.layers * in.micro_steps * (4 + 2 * recompute_extra(in));
+  const double count = s.layers * in.micro_steps * (4 + recomputed_blocks(in));
   const double t = count * group_time(in, {mesh_axis::model}, bytes, axis_all_reduce_s);
   ops.push_back(collective(in, "all-reduce (model axis: layer activations)", "all-reduce",
                            mesh_axis::model, {mesh_axis::model}, t, bytes * count, count));
@@ -78,7 +82,8 @@ void context_ops(const mesh_inputs& in, std::vector<mesh_op>& ops) {
   if (s.seq <= 1)
     return;
   const double bytes = s.batch_local * in.w->seq_len * 2 * s.kv / s.model * 2;
-  const double count = s.layers * in.micro_steps * (2 + recompute_extra(in));
+  const double count =
+      s.layers * in.micro_steps * (2 + (plan_of(in.w->remat).recompute_attention ? 1 : 0));
   const double t = count * group_time(in, {mesh_axis::seq}, bytes, axis_all_gather_s);
   ops.push_back(collective(in, "collective-permute (seq axis: keys and values)",
                            "collective-permute", mesh_axis::seq, {mesh_axis::seq}, t,
@@ -108,7 +113,7 @@ void fsdp_ops(const mesh_inputs& in, std::vector<mesh_op>& ops) {
   for (auto a : axes)
     if (in.placement->of(a).size() > in.placement->of(main).size())
       main = a;
-  const double gathers = (2 + recompute_extra(in)) * in.micro_steps;
+  const double gathers = (2 + (plan_of(in.w->remat).recomputes_any() ? 1 : 0)) * in.micro_steps;
   const double ag = gathers * group_time(in, axes, weights * 2, axis_all_gather_s);
   ops.push_back(collective(in, std::string("all-gather (") + to_string(main)
                                  + " axis: layer weights)", "all-gather", main,
@@ -156,7 +161,8 @@ void expert_ops(const mesh_inputs& in, std::vector<mesh_op>& ops) {
   if (s.expert <= 1 || !s.moe)
     return;
   const double bytes = s.tokens_local * s.topk * s.h * 2;
-  const double count = s.layers * in.micro_steps * (4 + 2 * recompute_extra(in));
+  const double count =
+      s.layers * in.micro_steps * (4 + (plan_of(in.w->remat).recompute_mlp_in ? 2 : 0));
   const double t = count * group_time(in, {mesh_axis::expert}, bytes, axis_all_to_all_s);
   ops.push_back(collective(in, "all-to-all (expert axis: routed tokens)", "all-to-all",
                            mesh_axis::expert, {mesh_axis::expert}, t, bytes * count, count));

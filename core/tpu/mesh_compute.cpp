@@ -51,20 +51,22 @@ gemm_totals layer_gemms(const mesh_inputs& in) {
   const auto& s = *in.s;
   const double m = s.tokens_local;
   const double reps = s.layers * in.micro_steps;
-  const bool rc = in.w->remat == remat_policy::full;
+  const auto r = plan_of(in.w->remat);
   gemm_totals g;
-  add_trained_gemm(g, in.target, m, (s.q + 2 * s.kv) / s.model, s.h, reps, rc);
-  add_trained_gemm(g, in.target, m, s.h, s.q / s.model, reps, rc);
+  add_trained_gemm(g, in.target, m, (s.q + 2 * s.kv) / s.model, s.h, reps, r.recompute_qkv);
+  add_trained_gemm(g, in.target, m, s.h, s.q / s.model, reps, r.recompute_out);
   if (s.moe) {
     // Each chip holds experts/expert experts; its rows are its tokens' top-k copies.
     const double local_experts = s.experts / s.expert;
     const double rows = s.tokens_local * s.topk / local_experts;
     const double width = s.moe_ffn / s.model;
-    add_trained_gemm(g, in.target, rows, width * (s.swiglu ? 2 : 1), s.h, reps * local_experts, rc);
-    add_trained_gemm(g, in.target, rows, s.h, width, reps * local_experts, rc);
+    add_trained_gemm(g, in.target, rows, width * (s.swiglu ? 2 : 1), s.h, reps * local_experts,
+                     r.recompute_mlp_in);
+    add_trained_gemm(g, in.target, rows, s.h, width, reps * local_experts, false);
   } else {
-    add_trained_gemm(g, in.target, m, s.ffn / s.model * (s.swiglu ? 2 : 1), s.h, reps, rc);
-    add_trained_gemm(g, in.target, m, s.h, s.ffn / s.model, reps, rc);
+    add_trained_gemm(g, in.target, m, s.ffn / s.model * (s.swiglu ? 2 : 1), s.h, reps,
+                     r.recompute_mlp_in);
+    add_trained_gemm(g, in.target, m, s.h, s.ffn / s.model, reps, false);
   }
   add_trained_gemm(g, in.target, m, s.vocab / s.model, s.h, in.micro_steps, false);
   return g;
@@ -93,7 +95,7 @@ mesh_op attention_op(const mesh_inputs& in) {
   const double imbalance = in.w->cp_load_balanced ? 1.0 : 2.0 - 1.0 / cp;
   const double keys = in.w->seq_len / 2.0 * imbalance;
   const double fwd = 4 * s.batch_local * s.seq_local * keys * s.q / s.model;
-  const double passes = 1 + 2.5 + (in.w->remat == remat_policy::full ? 1 : 0);
+  const double passes = 1 + 2.5 + (plan_of(in.w->remat).recompute_attention ? 1 : 0);
   const double flops = fwd * passes * s.layers * in.micro_steps;
   // Short query blocks per chip fill the matrix units less well.
   const double eff = in.target.attention_efficiency * s.seq_local / (s.seq_local + 256);
@@ -111,7 +113,7 @@ mesh_op elementwise_op(const mesh_inputs& in) {
   const double hidden = s.tokens_local * s.h / s.model;
   const double mlp = s.tokens_local * (s.moe ? s.moe_ffn * s.topk : s.ffn) / s.model;
   const double per_layer = 2.0 * (12 * hidden + 4 * mlp)
-                           * (in.w->remat == remat_policy::full ? 1.33 : 1.0);
+                           * (in.w->remat == remat_policy::none ? 1.0 : 1.33);
   const double logits = 3 * 4 * s.tokens_local * s.vocab / s.model;
   const double bytes = (per_layer * s.layers + logits) * in.micro_steps;
   const double seconds = bytes / (in.target.hbm_bytes_per_s * in.target.hbm_efficiency);

@@ -22,11 +22,14 @@ const char* limiting_of(const mesh_prediction& p) {
   return p.hbm_s > p.compute_s ? "hbm_bandwidth" : "compute";
 }
 
-double useful_flops_per_chip(const mesh_shapes& s, const mesh_workload& w, int chips) {
+// Per chip; `causal` halves attention. The input embedding is a lookup,
+// so only the logits' vocab x h matmul counts.
+double useful_flops_per_chip(const mesh_shapes& s, const mesh_workload& w, int chips,
+                             bool causal) {
   const double tokens = double(w.global_batch) * w.seq_len;
-  const double active = s.dense_params + s.embedding_params
+  const double active = s.dense_params + s.vocab * s.h
                         + (s.moe ? s.expert_params * s.topk / std::max(1.0, s.experts) : 0);
-  const double attention = 6.0 * s.layers * s.q * w.seq_len;  // causal: half of 12 L q S
+  const double attention = (causal ? 6.0 : 12.0) * s.layers * s.q * w.seq_len;
   return tokens * (6 * active + attention) / chips;
 }
 
@@ -45,28 +48,6 @@ void sum_times(mesh_prediction& p) {
 }
 
 } // namespace
-
-const char* to_string(remat_policy p) {
-  switch (p) {
-    case remat_policy::none: return "none";
-    case remat_policy::minimal: return "minimal";
-    case remat_policy::full: return "full";
-  }
-  return "?";
-}
-
-bool parse_remat_policy(const std::string& text, remat_policy& out) {
-  if (text == "none")
-    out = remat_policy::none;
-  else if (text == "minimal" || text == "save_dot_except_mlp" || text == "save_qkv_proj"
-           || text == "save_dot_with_context_except_mlp")
-    out = remat_policy::minimal;
-  else if (text == "full")
-    out = remat_policy::full;
-  else
-    return false;
-  return true;
-}
 
 mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
                              const tpu_slice& slice, const tpu_mesh& ici, const tpu_mesh& dcn,
@@ -109,9 +90,14 @@ mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
   sum_times(p);
   p.axes = mesh_detail::axis_reports(in, p.ops);
   const int chips = slice.chips();
-  p.model_flops_per_chip = useful_flops_per_chip(shapes, w, chips);
+  p.model_flops_per_chip = useful_flops_per_chip(shapes, w, chips, false);
+  p.model_flops_causal_per_chip = useful_flops_per_chip(shapes, w, chips, true);
   const double peak = cluster.device.peak_tflops(w.prec) * 1e12;
-  p.mfu = p.step_s > 0 && peak > 0 ? p.model_flops_per_chip / p.step_s / peak : 0;
+  if (p.step_s > 0 && peak > 0) {
+    p.tflops_per_chip = p.model_flops_per_chip / p.step_s / 1e12;
+    p.mfu = p.model_flops_per_chip / p.step_s / peak;
+    p.mfu_causal = p.model_flops_causal_per_chip / p.step_s / peak;
+  }
   p.tokens_per_s = p.step_s > 0 ? double(w.global_batch) * w.seq_len / p.step_s : 0;
   p.limiting = limiting_of(p);
   return p;

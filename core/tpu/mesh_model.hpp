@@ -61,8 +61,14 @@ struct mesh_prediction {
   double hbm_s = 0;             ///< HBM-bound op time
   double comm_s = 0;            ///< all collective time (overlapped or not)
   double exposed_comm_s = 0;    ///< collective time on the critical path
-  double model_flops_per_chip = 0;  ///< 6 N T plus causal attention, no recompute
-  double mfu = 0;
+  /// Model FLOPs per step and chip as MaxText counts them: 6 x matmul
+  /// parameters (the logits once, not the embedding lookup) x tokens, plus
+  /// attention counted whole (12 L q S per token); no recomputation.
+  double model_flops_per_chip = 0;
+  double model_flops_causal_per_chip = 0;  ///< attention halved (causal mask)
+  double mfu = 0;          ///< model_flops_per_chip / step / peak: MaxText's published MFU
+  double mfu_causal = 0;   ///< the same with causal attention
+  double tflops_per_chip = 0;  ///< model_flops_per_chip / step, in TFLOP/s
   double tokens_per_s = 0;      ///< whole job
   bool exact_placement = true;
 

@@ -3,17 +3,9 @@
 #include <string>
 
 #include "core/cluster_spec.hpp"
+#include "core/tpu/remat_policy.hpp"
 
 namespace paratune {
-
-/// Which activations the backward pass recomputes (MaxText remat_policy):
-/// `full` keeps only each layer's input, `minimal` keeps the matmul outputs,
-/// `none` keeps everything.
-enum class remat_policy { none, minimal, full };
-
-const char* to_string(remat_policy p);
-/// Accepts none, minimal (or save_dot_except_mlp, save_qkv_proj), full.
-bool parse_remat_policy(const std::string& text, remat_policy& out);
 
 /// The training step a mesh runs, as a MaxText config states it. The global
 /// batch and sequence length are fixed by the experiment; a mesh only

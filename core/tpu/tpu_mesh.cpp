@@ -44,7 +44,10 @@ std::vector<std::pair<std::string, std::string>> split_pairs(std::string_view te
   return out;
 }
 
+// 0 stands for an auto axis (-1 or "auto").
 int parse_size(const std::string& axis, const std::string& value) {
+  if (value == "-1" || lower(value) == "auto")
+    return 0;
   std::size_t used = 0;
   int v = 0;
   try {
@@ -53,8 +56,20 @@ int parse_size(const std::string& axis, const std::string& value) {
     used = 0;
   }
   if (used != value.size() || v < 1)
-    throw input_error("mesh axis '" + axis + "': size '" + value + "' is not a positive integer");
+    throw input_error("mesh axis '" + axis + "': size '" + value
+                      + "' is not a positive integer (or -1 / auto)");
   return v;
+}
+
+// MaxText names mesh options ici_fsdp_parallelism, dcn_data_parallelism.
+std::string without_maxtext_affixes(std::string t) {
+  const std::string suffix = "_parallelism";
+  if (t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0)
+    t.resize(t.size() - suffix.size());
+  for (const char* prefix : {"ici_", "dcn_"})
+    if (t.rfind(prefix, 0) == 0 && t != "dcn_data")
+      t = t.substr(4);
+  return t;
 }
 
 } // namespace
@@ -72,7 +87,7 @@ const char* to_string(mesh_axis a) {
 }
 
 bool parse_mesh_axis(std::string_view text, mesh_axis& out) {
-  const auto t = lower(text);
+  const auto t = without_maxtext_affixes(lower(text));
   if (t == "replica" || t == "dcn_data")
     out = mesh_axis::replica;
   else if (t == "data")
@@ -88,6 +103,26 @@ bool parse_mesh_axis(std::string_view text, mesh_axis& out) {
   else
     return false;
   return true;
+}
+
+std::optional<mesh_axis> tpu_mesh::auto_axis() const {
+  for (auto a : all_mesh_axes)
+    if (at(a) == 0)
+      return a;
+  return std::nullopt;
+}
+
+void fill_auto_axis(tpu_mesh& m, int chips) {
+  const auto axis = m.auto_axis();
+  if (!axis)
+    return;
+  m.set(*axis, 1);
+  const int others = m.chips();
+  if (others < 1 || chips % others != 0)
+    throw input_error("mesh " + to_string(m) + ": the auto axis '" + to_string(*axis)
+                      + "' cannot take the rest of " + std::to_string(chips)
+                      + " chips: the other axes span " + std::to_string(others));
+  m.set(*axis, chips / others);
 }
 
 void tpu_mesh::set(mesh_axis a, int size) {
@@ -124,6 +159,11 @@ tpu_mesh parse_mesh(std::string_view text) {
   }
   if (seen.empty())
     throw input_error("mesh '" + std::string(text) + "' names no axis");
+  int autos = 0;
+  for (int size : m.sizes)
+    autos += size == 0;
+  if (autos > 1)
+    throw input_error("mesh '" + std::string(text) + "': only one axis may be -1 (auto)");
   for (auto a : all_mesh_axes)
     if (std::find(seen.begin(), seen.end(), a) != seen.end())
       m.shown.push_back(a);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,9 @@ inline constexpr std::array<mesh_axis, 6> all_mesh_axes = {
 const char* to_string(mesh_axis a);
 
 /// Accepts the canonical names and the aliases in use: tensor/mdl (model),
-/// context/sequence (seq), stage is rejected (no pipeline on TPU meshes here).
+/// context/sequence (seq), and MaxText's option names (ici_fsdp_parallelism,
+/// dcn_data_parallelism: the prefix and suffix are dropped); stage is
+/// rejected (no pipeline on TPU meshes here).
 bool parse_mesh_axis(std::string_view text, mesh_axis& out);
 
 /// Sizes of every axis (1 when absent) plus which axes the user wrote, so
@@ -30,6 +33,9 @@ struct tpu_mesh {
   std::vector<mesh_axis> shown;  ///< axes to print even at size 1, canonical order
 
   int at(mesh_axis a) const { return sizes[static_cast<int>(a)]; }
+  /// The axis written as -1 or "auto" (MaxText: it takes every chip the
+  /// others leave), if any; its size reads 0 until fill_auto_axis().
+  std::optional<mesh_axis> auto_axis() const;
   void set(mesh_axis a, int size);
   /// Product of all axes: the chips the mesh spans.
   int chips() const;
@@ -40,9 +46,13 @@ struct tpu_mesh {
 };
 
 /// Parses "data=8,model=2,seq=16", "data:8 model:2" or ASAP's Python-dict form
-/// "{'model': 8, 'data': 16, 'seq': 4}". Throws input_error naming the part
+/// "{'model': 8, 'data': 16, 'seq': 4}"; one axis may be -1 or auto. Throws input_error naming the part
 /// that is wrong (unknown axis, size < 1, an axis given twice).
 tpu_mesh parse_mesh(std::string_view text);
+
+/// Sets the auto axis to the chips the other axes leave of `chips`. Throws
+/// input_error when they do not divide `chips`.
+void fill_auto_axis(tpu_mesh& m, int chips);
 
 /// "data=8,model=2,seq=16" in canonical order (size-1 axes only when shown).
 std::string to_string(const tpu_mesh& m);

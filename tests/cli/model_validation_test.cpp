@@ -59,7 +59,7 @@ TEST_F(published, readers_return_every_row_with_the_stated_configuration) {
 // The values of docs/performance_model.md's "measured errors" table.
 TEST_F(published, every_table_passes_with_the_documented_errors) {
   const auto all = validate_all(tables());
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 7u);
   for (const auto& t : all)
     EXPECT_TRUE(t.pass()) << t.id;
   EXPECT_NEAR(stat(all[0], "MAPE").value, 5.5, 0.1);
@@ -74,6 +74,33 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[5], "Spearman 175B").value, 0.92, 0.01);
   EXPECT_NEAR(stat(all[5], "Spearman 39.1B").value, 0.64, 0.01);
   EXPECT_NEAR(stat(all[5], "mean Spearman").value, 0.82, 0.01);
+  EXPECT_NEAR(stat(all[6], "MFU MAPE").value, 5.1, 0.1);
+  EXPECT_EQ(stat(all[6], "runs predicted to fit").value, 23);
+}
+
+// The MaxText table as read: the accelerator names give the chips and the
+// slice shape, auto(-1) FSDP takes the chips tensor leaves, v4's model
+// comes from its launch script.
+TEST_F(published, maxtext_rows_read_as_mesh_jobs) {
+  const auto& rows = tables().maxtext;
+  ASSERT_EQ(rows.size(), 23u);
+  const auto& v5e = rows[1];  // 16B on 4 x v5e-256
+  EXPECT_EQ(v5e.cluster_ref, "tpu-v5e");
+  EXPECT_EQ(to_string(v5e.slice), "4 x 16x16");
+  EXPECT_EQ(v5e.ici.at(mesh_axis::fsdp), 256);
+  EXPECT_EQ(v5e.dcn.at(mesh_axis::data), 4);
+  EXPECT_EQ(v5e.workload.global_batch, 6 * 256 * 4);
+  EXPECT_NEAR(v5e.mfu, 0.5914, 1e-9);
+  const auto& v5p = rows[18];  // 1024B on v5p-2048: 1024 chips
+  EXPECT_EQ(to_string(v5p.slice), "8x8x16");
+  EXPECT_EQ(v5p.ici.at(mesh_axis::fsdp), 64);
+  EXPECT_EQ(v5p.ici.at(mesh_axis::model), 16);
+  const auto& v4 = rows[22];  // 52B on v4-384: 192 chips, 4x4x12
+  EXPECT_EQ(to_string(v4.slice), "4x4x12");
+  EXPECT_EQ(v4.model.hidden, 12288);
+  EXPECT_EQ(v4.model.head_dim, 256);
+  EXPECT_FALSE(v4.model.swiglu);
+  EXPECT_EQ(v4.workload.global_batch, 7 * 192);
 }
 
 TEST_F(published, the_wrong_optico_verdict_is_tp1_pp8) {

@@ -1,6 +1,7 @@
-// `paratune plan --model M --cluster C --gpus N [--seq S --gbs B]`: the
-// configurations of the search space that start and fit, best predicted
-// throughput first, and why the others were rejected.
+// `paratune plan --model M --cluster C --gpus N [--seq S --gbs B]` or
+// `paratune plan --experiment EXP.yaml`: the configurations of the search
+// space (on TPU, every ICI and DCN mesh of the slices) that start and fit,
+// best predicted throughput first, and why the others were rejected.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,13 +11,16 @@
 #include <memory>
 #include <string>
 
+#include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/input_error.hpp"
+#include "core/tpu/mesh_planner.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/training_config.hpp"
 #include "core/tuning/space_planner.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
+#include "tools/paratune/mesh_view.hpp"
 #include "tools/paratune/prediction_view.hpp"
 
 namespace paratune::cli {
@@ -161,9 +165,94 @@ nlohmann::json plan_json(const plan_request& r, const plan_result& res, const jo
           {"rejected_by_rule", rules},   {"top", top}};
 }
 
+// TPU: every ICI and DCN mesh of the experiment's slices, fastest first.
+void write_mesh_plan(const experiment_spec& e, const mesh_plan_result& res, double seconds) {
+  std::cout << "plan: " << describe_mesh_job(e) << '\n'
+            << fmt::format("space: {} meshes (ICI over data, fsdp, seq, model{}; DCN over data, "
+                           "fsdp), screened in {:.3f} s\n",
+                           res.candidates, e.model.is_moe() ? ", expert" : "", seconds)
+            << fmt::format("fit: {}\n\n", res.fitting);
+  if (res.top.empty())
+    std::cout << "no mesh runs this job and fits\n";
+  else
+    std::cout << fmt::format("{:>4}  {:<36} {:<16} {:>9} {:>8} {:>6} {:>9}  {}\n", "rank", "mesh",
+                             "dcn mesh", "step s", "TFLOP/s", "MFU", "peak GiB", "limiting");
+  int rank = 0;
+  for (const auto& t : res.top) {
+    const auto& p = t.prediction;
+    std::cout << fmt::format("{:>4}  {:<36} {:<16} {:>9.3f} {:>8.1f} {:>5.1f}% {:>9.2f}  {}\n",
+                             ++rank, to_string(p.ici), to_string(p.dcn), p.step_s,
+                             p.tflops_per_chip, 100 * p.mfu, p.memory.total_gib, p.limiting);
+  }
+  std::cout << fmt::format("\nrejected by memory: {}\nrejected by sizes that do not divide: {} "
+                           "(a mesh breaking several rules counts under each)\n",
+                           res.memory_rejected, res.invalid);
+  std::vector<std::pair<std::string, std::size_t>> rules(res.rejected_by_rule.begin(),
+                                                         res.rejected_by_rule.end());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [rule, n] : rules)
+    std::cout << fmt::format("  {:<48} {:>6}  e.g. {}\n", rule, n, res.rule_example.at(rule));
+}
+
+nlohmann::json mesh_plan_json(const experiment_spec& e, const mesh_plan_result& res) {
+  using nlohmann::json;
+  json top = json::array();
+  int rank = 0;
+  for (const auto& t : res.top) {
+    json j = mesh_prediction_json(t.prediction);
+    for (const char* detail : {"axes", "ops", "memory"})
+      j.erase(detail);  // `predict --experiment` gives them for one mesh
+    j["rank"] = ++rank;
+    top.push_back(std::move(j));
+  }
+  json rules = json::object();
+  for (const auto& [rule, n] : res.rejected_by_rule)
+    rules[rule] = {{"count", n}, {"example", res.rule_example.at(rule)}};
+  json j = mesh_job_json(e);
+  j.update({{"candidates", res.candidates},
+            {"fitting", res.fitting},
+            {"rejected_by_memory", res.memory_rejected},
+            {"rejected_by_rules", res.invalid},
+            {"rejected_by_rule", rules},
+            {"top", top}});
+  return j;
+}
+
+int plan_mesh_experiment(const plan_options& o, const experiment_spec& e) {
+  if (!o.space.empty() || o.gbs != 0 || o.seq != 2048)
+    throw input_error("--space, --gbs and --seq are Megatron-LM plan options; a TPU "
+                      "experiment's batch and sequence are in its file");
+  if (o.top < 1)
+    throw input_error("--top " + std::to_string(o.top) + ": must be positive");
+  mesh_plan_request r{e.model, e.cluster, e.slice, e.workload, static_cast<std::size_t>(o.top)};
+  const auto start = std::chrono::steady_clock::now();
+  const auto res = plan_meshes(r);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (o.job.json)
+    std::cout << mesh_plan_json(e, res).dump(2) << '\n';
+  else
+    write_mesh_plan(e, res, took.count());
+  return 0;
+}
+
 int run_plan(const plan_options& o) {
-  const job_setup job = resolve(o.job);
-  const plan_request r = make_request(o, job);
+  check_job_or_experiment(o.job);
+  job_setup job;
+  plan_options opts = o;
+  if (!o.job.experiment.empty()) {
+    const auto e = load_experiment(o.job.experiment);
+    if (e.platform == device_platform::tpu)
+      return plan_mesh_experiment(o, e);
+    job = resolve_gpu_experiment(e, o.job);
+    if (o.seq == 2048 && o.gbs == 0) {  // the experiment's own, unless given
+      opts.seq = e.megatron.seq;
+      opts.gbs = e.megatron.gbs;
+    }
+  } else {
+    job = resolve(o.job);
+  }
+  const plan_request r = make_request(opts, job);
   const auto start = std::chrono::steady_clock::now();
   const plan_result res = plan_space(r);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;

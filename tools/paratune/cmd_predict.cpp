@@ -1,18 +1,23 @@
-// `paratune predict --model M --cluster C --gpus N --config KEY=VALUE,...`:
-// what the performance model predicts for one configuration (throughput,
-// memory of the most loaded GPU and whether it fits, where the time goes).
+// `paratune predict --model M --cluster C --gpus N --config KEY=VALUE,...`
+// or `paratune predict --experiment EXP.yaml`: what the performance model
+// predicts for one configuration (throughput, memory of the most loaded
+// device and whether it fits, where the time goes); on TPU, the mesh model
+// for the experiment's mesh.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/input_error.hpp"
+#include "core/tpu/mesh_model.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/text.hpp"
 #include "core/training_config.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/job_options.hpp"
+#include "tools/paratune/mesh_view.hpp"
 #include "tools/paratune/prediction_view.hpp"
 
 namespace paratune::cli {
@@ -37,13 +42,56 @@ void check_rules(const job_setup& job, const training_config& c) {
   throw input_error(text);
 }
 
-int run_predict(const predict_options& o) {
-  const job_setup job = resolve(o.job);
-  training_config c;
+training_config config_from(const std::string& text, const training_config& base = {}) {
   try {
-    c = parse_config(o.config);
+    return parse_config(text, base);
   } catch (const input_error& e) {
     throw input_error("--config: " + std::string(e.what()));
+  }
+}
+
+// A TPU experiment: the mesh model on its mesh. A mesh that cannot run
+// this job is refused as bad input, as Megatron's rules are on GPU.
+int predict_mesh_experiment(const experiment_spec& e, bool json) {
+  const auto p = predict_mesh(e.model, e.cluster, e.slice, e.mesh, e.dcn_mesh, e.workload);
+  if (!p.valid()) {
+    std::string text = "mesh " + to_string(e.mesh) + " cannot run this job:";
+    for (const auto& problem : p.problems)
+      text += "\n  " + problem;
+    throw input_error(text);
+  }
+  if (json) {
+    auto j = mesh_job_json(e);
+    j.update(mesh_prediction_json(p));
+    std::cout << j.dump(2) << '\n';
+    return 0;
+  }
+  std::cout << describe_mesh_job(e) << '\n'
+            << "mesh: " << to_string(e.mesh)
+            << (e.slice.num_slices > 1 ? ", across slices: " + to_string(e.dcn_mesh) : "")
+            << "\n\n";
+  write_mesh_prediction(std::cout, p);
+  return 0;
+}
+
+int run_predict(const predict_options& o) {
+  check_job_or_experiment(o.job);
+  job_setup job;
+  training_config c;
+  if (!o.job.experiment.empty()) {
+    const auto e = load_experiment(o.job.experiment);
+    if (e.platform == device_platform::tpu) {
+      if (!o.config.empty())
+        throw input_error("--config sets Megatron-LM keys; a TPU experiment's layout is its mesh");
+      return predict_mesh_experiment(e, o.job.json);
+    }
+    job = resolve_gpu_experiment(e, o.job);
+    c = config_from(o.config, e.megatron);
+  } else {
+    job = resolve(o.job);
+    if (o.config.empty())
+      throw input_error("--config is required with --model (or give --experiment)");
+    c = config_from(o.config);
   }
   check_rules(job, c);
   const auto p = predict(job.model, job.cluster, job.gpus, c, job.prec, job.cal);
@@ -73,8 +121,7 @@ command_action setup(CLI::App& sub) {
   add_job_options(sub, o->job);
   sub.add_option("--config", o->config,
                  "configuration as KEY=VALUE,... (" + join(config_keys(), ", ")
-                     + "); unset keys take Megatron's defaults")
-    ->required();
+                     + "); unset keys take Megatron's defaults, or a GPU experiment's");
   return [o] { return run_predict(*o); };
 }
 

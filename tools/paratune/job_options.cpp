@@ -49,14 +49,14 @@ void check_gpus(int gpus, const cluster_spec& c) {
 } // namespace
 
 void add_job_options(CLI::App& sub, job_options& o) {
+  sub.add_option("--experiment,-e", o.experiment,
+                 "an experiment file (the format diagnose reads): a TPU slice and mesh, or a "
+                 "GPU cluster and Megatron-LM configuration; replaces --model, --cluster, --gpus");
   sub.add_option("--model", o.model,
                  "model: catalog name (llama3-8b), YAML file, or inline "
-                 "layers=96,hidden=12288,heads=96,vocab=51200[,ffn=..,kv_heads=..,swiglu=1]")
-    ->required();
-  sub.add_option("--cluster", o.cluster, "cluster: catalog name (dgx-a100-80g) or YAML file")
-    ->required();
-  sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)")
-    ->required();
+                 "layers=96,hidden=12288,heads=96,vocab=51200[,ffn=..,kv_heads=..,swiglu=1]");
+  sub.add_option("--cluster", o.cluster, "cluster: catalog name (dgx-a100-80g) or YAML file");
+  sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)");
   sub.add_option("--precision", o.precision, "bf16, fp16 or fp8 (default bf16)");
   sub.add_option("--stack", o.stack,
                  "software stack facts: flash_attention=true|false, tp_comm_overlap=..., "
@@ -94,7 +94,22 @@ perf_calibration parse_stack(const std::string& text) {
   return cal;
 }
 
+void check_job_or_experiment(const job_options& o) {
+  if (!o.experiment.empty()) {
+    if (!o.model.empty() || !o.cluster.empty() || o.gpus != gpus_unset)
+      throw input_error("--experiment names the model, hardware and layout: give it without "
+                        "--model, --cluster and --gpus");
+    return;
+  }
+  for (const auto& [name, missing] : {std::pair{"--model", o.model.empty()},
+                                      std::pair{"--cluster", o.cluster.empty()},
+                                      std::pair{"--gpus", o.gpus == gpus_unset}})
+    if (missing)
+      throw input_error(std::string(name) + " is required (or --experiment EXP.yaml)");
+}
+
 job_setup resolve(const job_options& o) {
+  check_job_or_experiment(o);
   job_setup job;
   job.model = load_model_arg(o.model);
   job.cluster = naming("--cluster", o.cluster, [&] { return load_cluster(o.cluster); });
@@ -104,6 +119,20 @@ job_setup resolve(const job_options& o) {
     throw input_error("--precision '" + o.precision + "': expected bf16, fp16 or fp8");
   if (job.prec == precision::fp8 && job.cluster.device.peak_tflops_fp8 <= 0)
     throw input_error("--precision fp8: " + job.cluster.device.name + " has no FP8 peak");
+  job.cal = parse_stack(o.stack);
+  return job;
+}
+
+job_setup resolve_gpu_experiment(const experiment_spec& e, const job_options& o) {
+  job_setup job;
+  job.model = e.model;
+  job.cluster = e.cluster;
+  job.gpus = e.devices();
+  check_gpus(job.gpus, job.cluster);
+  job.prec = e.prec;
+  if (job.prec == precision::fp8 && job.cluster.device.peak_tflops_fp8 <= 0)
+    throw input_error(o.experiment + ": precision fp8: " + job.cluster.device.name
+                      + " has no FP8 peak");
   job.cal = parse_stack(o.stack);
   return job;
 }

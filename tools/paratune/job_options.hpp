@@ -3,8 +3,10 @@
 // The options `predict` and `plan` share: what to train (--model), where
 // (--cluster, --gpus), in which precision, on which software stack.
 
+#include <limits>
 #include <string>
 
+#include "core/diagnosis/experiment_spec.hpp"
 #include "core/perf/perf_model.hpp"
 
 namespace CLI {
@@ -13,11 +15,15 @@ class App;
 
 namespace paratune::cli {
 
+/// --gpus not given (0 and negatives are errors to report as such).
+inline constexpr int gpus_unset = std::numeric_limits<int>::min();
+
 /// The options as typed.
 struct job_options {
+  std::string experiment;   ///< an experiment file, instead of the three below
   std::string model;        ///< catalog name, YAML file, or inline "layers=..,hidden=.."
   std::string cluster;      ///< catalog name or YAML file
-  int gpus = 0;
+  int gpus = gpus_unset;
   std::string precision = "bf16";
   std::string stack;        ///< "flash_attention=false,tp_comm_overlap=true,..."
   bool json = false;
@@ -32,12 +38,23 @@ struct job_setup {
   perf_calibration cal;
 };
 
-/// Declares --model, --cluster, --gpus, --precision, --stack and --json.
+/// Declares --experiment, --model, --cluster, --gpus, --precision, --stack
+/// and --json.
 void add_job_options(CLI::App& sub, job_options& o);
 
 /// Loads and checks everything; throws input_error naming the option that is
-/// wrong ("--model 'gpt5': unknown model ...", "--gpus 12: ...").
+/// wrong ("--model 'gpt5': unknown model ...", "--gpus 12: ..."). --model,
+/// --cluster and --gpus are required unless --experiment is given, and
+/// refused with it.
 job_setup resolve(const job_options& o);
+
+/// Throws input_error unless exactly one of --experiment and the trio
+/// --model/--cluster/--gpus is given.
+void check_job_or_experiment(const job_options& o);
+
+/// The job of a GPU experiment file (model, cluster, nodes x devices per
+/// node, precision), with --stack from the options.
+job_setup resolve_gpu_experiment(const experiment_spec& e, const job_options& o);
 
 /// Reads --model: an inline model when it contains '=', else a catalog name
 /// or a YAML file.
