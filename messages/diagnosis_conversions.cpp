@@ -66,6 +66,7 @@ proposal_wire to_wire(const paratune::proposal& p) {
   w.metric_after = p.predicted.metric_after;
   w.confidence = p.confidence;
   w.targeted = p.targeted;
+  w.exploratory = p.exploratory;
   for (const auto& c : p.citations)
     w.citations.push_back({c.kind, c.id, c.title, c.excerpt, c.score});
   return w;

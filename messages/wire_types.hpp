@@ -256,11 +256,12 @@ struct proposal_wire {
          memory_gib_after = 0, memory_limit_gib = 0, metric_before = 0, metric_after = 0;
   double confidence = 0;
   bool targeted = true;
+  bool exploratory = false;
   std::vector<citation_wire> citations;
   MSGPACK_DEFINE_MAP(rank, title, mesh, change, rationale, metric, config, tradeoffs,
                      step_ms_before, step_ms_after, speedup, mfu_after, memory_gib_after,
                      memory_limit_gib, metric_before, metric_after, confidence, targeted,
-                     citations)
+                     exploratory, citations)
 };
 
 /// The Proposal agent's three ranked proposals for one diagnosis.

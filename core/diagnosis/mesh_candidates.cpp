@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "core/tpu/mesh_model.hpp"
 #include "core/diagnosis/mesh_rationale.hpp"
 #include "core/diagnosis/proposal_candidates.hpp"
@@ -135,30 +137,61 @@ candidate make_candidate(const experiment_spec& exp, const mesh_prediction& p,
   return c;
 }
 
+// Measurements beat the model: a mesh that ran fits. A measured peak sets
+// the scale of the model's memory; without one, a baseline the model puts
+// over HBM is scaled down just enough to fit, the least correction the
+// evidence demands. Every candidate is screened with the same factor.
+double memory_correction(const mesh_prediction& base, const baseline_evidence& evidence,
+                         std::vector<std::string>& notes) {
+  const auto& m = base.memory;
+  if (!base.valid() || m.total_gib <= 0)
+    return 1;
+  if (evidence.memory_used_gib > 0) {
+    const double f = evidence.memory_used_gib / m.total_gib;
+    notes.push_back(fmt::format("memory: the profile measured {:.1f} GiB per chip where the "
+                                "model predicts {:.1f} GiB; every layout's memory is scaled by "
+                                "x{:.2f} before the HBM screen",
+                                evidence.memory_used_gib, m.total_gib, f));
+    return f;
+  }
+  if (evidence.ran && !m.fits) {
+    const double f = m.limit_gib / m.total_gib;
+    notes.push_back(fmt::format("memory: the current mesh ran, although the model puts it at "
+                                "{:.1f} GiB of {:.1f} GiB usable; the model's memory is scaled "
+                                "by x{:.2f} so that it fits, for every layout screened",
+                                m.total_gib, m.limit_gib, f));
+    return f;
+  }
+  return 1;
+}
+
 } // namespace
 
-candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report) {
+candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
+                               const baseline_evidence& evidence) {
   candidate_pool pool;
   const auto metric = metric_for(report.bottleneck);
-  const auto base = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
-                                 exp.workload);
+  auto base = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
+                           exp.workload);
+  pool.memory_correction = memory_correction(base, evidence, pool.notes);
+  base.memory.total_gib *= pool.memory_correction;
   pool.baseline = make_candidate(exp, base, metric);
   pool.baseline.metric_before = pool.baseline.metric_after;
   if (!base.valid())
     pool.notes.push_back("the current mesh cannot run as given: " + base.problems.front());
-  pool.baseline_fits = base.valid() && base.memory.fits
-                       && report.bottleneck != bottleneck_class::memory_capacity;
+  pool.baseline_fits = base.valid() && report.bottleneck != bottleneck_class::memory_capacity
+                       && (evidence.ran || base.memory.total_gib <= base.memory.limit_gib);
   int invalid = 0, too_big = 0;
   for (const auto& mesh : single_moves(exp)) {
     tpu_mesh shown = mesh;
     shown.shown = exp.mesh.shown;  // print in the job's vocabulary
-    const auto p = predict_mesh(exp.model, exp.cluster, exp.slice, shown, exp.dcn_mesh,
-                                exp.workload);
+    auto p = predict_mesh(exp.model, exp.cluster, exp.slice, shown, exp.dcn_mesh, exp.workload);
     if (!p.valid()) {
       ++invalid;
       continue;
     }
-    if (!p.memory.fits) {
+    p.memory.total_gib *= pool.memory_correction;
+    if (p.memory.total_gib > p.memory.limit_gib) {
       ++too_big;
       continue;
     }

@@ -45,6 +45,9 @@ struct proposal {
   predicted_impact predicted;
   double confidence = 0;                    ///< 0-1
   bool targeted = true;                     ///< addresses the diagnosed bottleneck directly
+  /// Predicted slower than the current layout, kept only to explore what
+  /// the model may have wrong; its title says so, with the predicted loss.
+  bool exploratory = false;
   std::vector<citation> citations;
 };
 

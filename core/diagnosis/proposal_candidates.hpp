@@ -31,19 +31,30 @@ struct candidate {
   std::vector<std::string> tradeoffs;
 };
 
+/// What the profile or log says of the current layout.
+struct baseline_evidence {
+  bool ran = false;             ///< a measured step and no out-of-memory
+  double memory_used_gib = 0;   ///< measured peak per device, 0 when unknown
+};
+
 /// The baseline and every valid candidate that fits in memory, unsorted.
 struct candidate_pool {
   candidate baseline;
   /// False when the current layout does not fit in memory: then nothing
   /// is "slower" than it, and its predicted step time is only a reference.
   bool baseline_fits = true;
+  /// Multiplies the model's memory of every layout so that the baseline
+  /// matches what was measured (1 when nothing corrects it); the figures
+  /// in `candidates` are already corrected.
+  double memory_correction = 1;
   std::vector<candidate> candidates;
   std::vector<std::string> notes;
 };
 
 /// TPU: single moves of the mesh (a factor of one axis moved to another),
 /// predicted with the mesh model; `targeted` per the diagnosed bottleneck.
-candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report);
+candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
+                               const baseline_evidence& evidence = {});
 
 /// GPU: single changes of the Megatron-LM configuration that address the
 /// bottleneck, predicted with core/perf predict(); Megatron's start-up rules

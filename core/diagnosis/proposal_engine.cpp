@@ -53,19 +53,35 @@ int tier(const candidate& c, double base_step) {
   return faster ? 3 : 4;
 }
 
-std::vector<const candidate*> choose(const candidate_pool& pool, std::size_t count) {
+// The proposals: candidates predicted faster than a baseline that runs,
+// by tier then step time. When fewer than `count` are, the best targeted
+// slower move (targeted first, by tier) is kept as one exploratory alternative, so that the model's
+// own errors can be found out by a trial. A baseline that does not fit is
+// no yardstick: every fitting layout beats it.
+struct choice {
+  std::vector<const candidate*> faster;
+  const candidate* exploratory = nullptr;
+};
+
+choice choose(const candidate_pool& pool, std::size_t count) {
   std::vector<const candidate*> all;
   for (const auto& c : pool.candidates)
     all.push_back(&c);
-  // A baseline that does not fit is no yardstick: every fitting layout beats it.
   const double base = pool.baseline.step_s > 0 && pool.baseline_fits ? pool.baseline.step_s : 1e300;
   std::stable_sort(all.begin(), all.end(), [&](const candidate* a, const candidate* b) {
     const int ta = tier(*a, base), tb = tier(*b, base);
     return ta != tb ? ta < tb : a->step_s < b->step_s;
   });
-  if (all.size() > count)
-    all.resize(count);
-  return all;
+  choice out;
+  for (const auto* c : all) {
+    if (c->step_s < base && out.faster.size() < count)
+      out.faster.push_back(c);
+    else if (c->step_s >= base && !out.exploratory)
+      out.exploratory = c;
+  }
+  if (out.faster.size() >= count)
+    out.exploratory = nullptr;
+  return out;
 }
 
 // The largest factor a mesh move shifts; Megatron changes count as 2.
@@ -148,6 +164,34 @@ proposal make_proposal(const proposal_context& ctx, const candidate_pool& pool,
   return p;
 }
 
+// A measured step and no out-of-memory: the current layout ran. The
+// memory KPI is the measured peak as a share of the device.
+baseline_evidence evidence_of(const proposal_context& ctx) {
+  baseline_evidence e;
+  const auto& r = *ctx.report;
+  bool oom = r.bottleneck == bottleneck_class::memory_capacity;
+  for (const auto& k : r.kpis)
+    if (k.name == "memory") {
+      oom = oom || k.status == "bad";
+      if (k.unit == "%" && k.value > 0 && k.value <= 100)
+        e.memory_used_gib = k.value / 100 * ctx.experiment->cluster.device.hbm_gib;
+    }
+  e.ran = ctx.measured_step_ms > 0 && !oom;
+  if (!e.ran)
+    e.memory_used_gib = 0;
+  return e;
+}
+
+// Why fewer than `count` proposals are predicted to improve.
+std::string explain_shortfall(const candidate_pool& pool, std::size_t faster, std::size_t count) {
+  if (!pool.baseline_fits)
+    return fmt::format("only {} valid layouts fit in memory (of the {} wanted)", faster, count);
+  return fmt::format("only {} of the {} valid, fitting changes considered {} predicted faster "
+                     "than the current layout, so {} proposal{} of the {} wanted",
+                     faster, pool.candidates.size(), faster == 1 ? "is" : "are", faster,
+                     faster == 1 ? "" : "s", count);
+}
+
 } // namespace
 
 std::string knowledge_query(bottleneck_class b, const std::vector<std::string>& grown,
@@ -163,8 +207,9 @@ std::string knowledge_query(bottleneck_class b, const std::vector<std::string>& 
 proposal_set propose(const proposal_context& ctx) {
   const auto& exp = *ctx.experiment;
   const auto& report = *ctx.report;
-  const auto pool = exp.platform == device_platform::tpu ? mesh_candidates(exp, report)
-                                                         : megatron_candidates(exp, report);
+  const auto pool = exp.platform == device_platform::tpu
+                        ? mesh_candidates(exp, report, evidence_of(ctx))
+                        : megatron_candidates(exp, report);
   proposal_set out;
   out.bottleneck = report.bottleneck;
   out.baseline = exp.platform == device_platform::tpu ? to_string(exp.mesh)
@@ -180,15 +225,23 @@ proposal_set propose(const proposal_context& ctx) {
                                     "predictions are scaled to the measurement",
                                     out.model_step_ms, ctx.measured_step_ms,
                                     ctx.measured_step_ms / out.model_step_ms));
+  const auto chosen = choose(pool, ctx.count);
   int rank = 0;
-  for (const auto* c : choose(pool, ctx.count)) {
+  for (const auto* c : chosen.faster) {
     auto p = make_proposal(ctx, pool, *c);
     p.rank = ++rank;
     out.proposals.push_back(std::move(p));
   }
-  if (out.proposals.size() < ctx.count)
-    out.notes.push_back(fmt::format("only {} distinct valid changes exist for this job",
-                                    out.proposals.size()));
+  if (chosen.faster.size() < ctx.count)
+    out.notes.push_back(explain_shortfall(pool, chosen.faster.size(), ctx.count));
+  if (chosen.exploratory) {
+    auto p = make_proposal(ctx, pool, *chosen.exploratory);
+    p.rank = ++rank;
+    p.exploratory = true;
+    p.title = fmt::format("Exploration, predicted {:.0f}% slower: {}",
+                          100 * (1 - p.predicted.speedup), p.title);
+    out.proposals.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -18,11 +18,12 @@ struct corpus_case {
   const char* kind;  ///< xprof, kineto or log
   const char* path;  ///< under data/
   bottleneck_class expected;
+  std::size_t proposals = 3;  ///< predicted to improve
 };
 
 class corpus : public ::testing::TestWithParam<corpus_case> {};
 
-TEST_P(corpus, diagnosed_with_three_proposals) {
+TEST_P(corpus, diagnosed_with_proposals_that_improve) {
   const auto& c = GetParam();
   test::use_source_configs();
   const auto exp = load_experiment(test::source_dir() + "/tests/fixtures/corpus_experiments/"
@@ -33,8 +34,23 @@ TEST_P(corpus, diagnosed_with_three_proposals) {
   (kind == "xprof" ? r.xprof : kind == "kineto" ? r.kineto : r.megatron_log) = path;
   const auto out = run_diagnosis(exp, gather_evidence(r), {}, {});
   EXPECT_EQ(out.report.bottleneck, c.expected) << out.report.summary;
-  ASSERT_EQ(out.proposals.proposals.size(), 3u);
-  for (const auto& p : out.proposals.proposals) {
+  // Three proposals predicted to improve, or fewer with the reason and at
+  // most one exploratory alternative labelled as such.
+  const auto& ps = out.proposals.proposals;
+  ASSERT_FALSE(ps.empty());
+  std::size_t improving = 0;
+  for (const auto& p : ps)
+    improving += !p.exploratory;
+  if (improving < 3) {
+    bool explained = false;
+    for (const auto& n : out.proposals.notes)
+      explained = explained || n.find("predicted faster") != std::string::npos
+                  || n.find("fit in memory") != std::string::npos;
+    EXPECT_TRUE(explained);
+    EXPECT_EQ(ps.size(), improving + 1);
+  }
+  EXPECT_EQ(c.proposals, improving);
+  for (const auto& p : ps) {
     EXPECT_TRUE(exp.platform == device_platform::tpu ? bool(p.mesh) : bool(p.config));
     EXPECT_FALSE(p.rationale.empty());
     EXPECT_GT(p.confidence, 0.0);
@@ -44,7 +60,8 @@ TEST_P(corpus, diagnosed_with_three_proposals) {
 INSTANTIATE_TEST_SUITE_P(
     data, corpus,
     ::testing::Values(
-        corpus_case{"xprof-golden.yaml", "xprof", "xprof", bottleneck_class::hbm_bandwidth},
+        // Every move of the 4-chip FSDP mesh is predicted slower.
+        corpus_case{"xprof-golden.yaml", "xprof", "xprof", bottleneck_class::hbm_bandwidth, 0},
         corpus_case{"kineto-alexnet.yaml", "kineto", "kineto/hta_alexnet_A100_single_gpu.pt.trace.json",
                     bottleneck_class::input_host},
         // Idle 55% of the window, NCCL exposed 27%: waiting on the host first.

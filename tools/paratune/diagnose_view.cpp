@@ -59,6 +59,7 @@ json proposal_json(const wire::proposal_wire& p) {
               {"metric_after", p.metric_after}}},
             {"confidence", p.confidence},
             {"targets_bottleneck", p.targeted},
+            {"exploratory", p.exploratory},
             {"citations", citations}};
   if (!p.mesh.empty())
     j["mesh"] = p.mesh;
