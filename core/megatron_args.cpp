@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/input_error.hpp"
+#include "core/megatron_rules.hpp"
 
 namespace paratune {
 
@@ -48,11 +49,15 @@ void render_parallelism(const megatron_launch& l, std::vector<std::string>& out)
     flag(out, "--expert-model-parallel-size", c.ep);
   if (c.vpp > 1 && c.pp > 0)
     flag(out, "--num-layers-per-virtual-pipeline-stage",
-         l.model.layers / c.pp / c.vpp);
+         pipeline_split_layers(l.model, c) / c.pp / c.vpp);
   if (c.first_pp_layers > 0)
     flag(out, "--decoder-first-pipeline-num-layers", c.first_pp_layers);
   if (c.last_pp_layers > 0)
     flag(out, "--decoder-last-pipeline-num-layers", c.last_pp_layers);
+  if (c.pp_account_embedding)
+    out.emplace_back("--account-for-embedding-in-pipeline-split");
+  if (c.pp_account_loss)
+    out.emplace_back("--account-for-loss-in-pipeline-split");
   if (c.sp)
     out.emplace_back("--sequence-parallel");
 }
@@ -81,6 +86,8 @@ void render_training(const megatron_launch& l, std::vector<std::string>& out) {
     out.emplace_back("--overlap-param-gather");
   if (c.fused_ce)
     out.emplace_back("--cross-entropy-loss-fusion");
+  if (c.grad_reduce_bf16)
+    out.emplace_back("--grad-reduce-in-bf16");
   switch (l.prec) {
     case precision::bf16: out.emplace_back("--bf16"); break;
     case precision::fp16: out.emplace_back("--fp16"); break;
@@ -125,6 +132,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
   m.rmsnorm = false;        // Megatron's default normalization is LayerNorm
   m.tied_embeddings = true; // and embeddings are tied unless untied
   int layers_per_virtual = 0;
+  int virtual_stages = 0;
   using int_setter = std::function<void(int)>;
   const std::map<std::string, int_setter> ints = {
     {"--num-layers", [&](int v) { m.layers = v; }},
@@ -142,6 +150,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     {"--context-parallel-size", [&](int v) { c.cp = v; }},
     {"--expert-model-parallel-size", [&](int v) { c.ep = v; }},
     {"--num-layers-per-virtual-pipeline-stage", [&](int v) { layers_per_virtual = v; }},
+    {"--num-virtual-stages-per-pipeline-rank", [&](int v) { virtual_stages = v; }},
     {"--decoder-first-pipeline-num-layers", [&](int v) { c.first_pp_layers = v; }},
     {"--decoder-last-pipeline-num-layers", [&](int v) { c.last_pp_layers = v; }},
     {"--micro-batch-size", [&](int v) { c.mbs = v; }},
@@ -161,6 +170,9 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     {"--overlap-grad-reduce", [&] { c.overlap_grad = true; }},
     {"--overlap-param-gather", [&] { c.overlap_param = true; }},
     {"--cross-entropy-loss-fusion", [&] { c.fused_ce = true; }},
+    {"--account-for-embedding-in-pipeline-split", [&] { c.pp_account_embedding = true; }},
+    {"--account-for-loss-in-pipeline-split", [&] { c.pp_account_loss = true; }},
+    {"--grad-reduce-in-bf16", [&] { c.grad_reduce_bf16 = true; }},
     {"--bf16", [&] { if (l.prec != precision::fp8) l.prec = precision::bf16; }},
     {"--fp16", [&] { l.prec = precision::fp16; }},
     {"--log-throughput", [] {}},
@@ -204,8 +216,11 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     m.ffn = 4 * m.hidden;
   if (c.recompute == recompute_mode::full && !block && c.recompute_layers == 1)
     c.recompute_layers = 0; // uniform with 1 layer per chunk is the default
+  // Megatron counts accounted embedding/loss layers in the virtual split too.
   if (layers_per_virtual > 0 && c.pp > 0)
-    c.vpp = m.layers / c.pp / layers_per_virtual;
+    c.vpp = pipeline_split_layers(m, c) / c.pp / layers_per_virtual;
+  if (virtual_stages > 0)
+    c.vpp = virtual_stages;
   return l;
 }
 

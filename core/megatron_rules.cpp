@@ -59,10 +59,21 @@ void check_batch(const training_config& c, int world, violations& out) {
                      + to_string(dp) + ")"});
 }
 
-void check_pipeline(const model_spec& m, const training_config& c,
-                    int world, violations& out) {
+// Megatron-LM's pipeline split rules (arguments.py and TransformerConfig's
+// __post_init__; get_num_layers_to_build in transformer_block.py): accounted
+// embedding and loss count as layers, and cannot be mixed with an uneven
+// first/last stage.
+void check_split(const model_spec& m, const training_config& c, violations& out) {
   const bool uneven = c.first_pp_layers > 0 || c.last_pp_layers > 0;
-  if (uneven && c.pp == 1)
+  const bool accounted = c.pp_account_embedding || c.pp_account_loss;
+  const int split = pipeline_split_layers(m, c);
+  if (uneven && accounted)
+    out.push_back({"uneven_accounted",
+                   "Does not support standalone embedding stage and standalone loss stage "
+                   "with uneven pp (--account-for-embedding-in-pipeline-split or "
+                   "--account-for-loss-in-pipeline-split with --decoder-first/last-pipeline-"
+                   "num-layers)"});
+  else if (uneven && c.pp == 1)
     out.push_back({"uneven_needs_pp",
                    "--decoder-first-pipeline-num-layers and "
                    "--decoder-last-pipeline-num-layers need "
@@ -74,27 +85,37 @@ void check_pipeline(const model_spec& m, const training_config& c,
                      + ") and last (" + to_string(c.last_pp_layers)
                      + ") pipeline stage layers is not divisible by the "
                        "remaining pipeline stages"});
-  else if (!uneven && m.layers % c.pp != 0)
+  else if (!uneven && split % c.pp != 0)
     out.push_back({"layers_pp", "Number of layers should be divisible by the "
-                                "pipeline-model-parallel size"});
-  if (c.vpp > 1) {
-    if (c.pp <= 2)
-      out.push_back({"vpp_needs_pp", "pipeline-model-parallel size should be "
-                                     "greater than 2 with interleaved schedule"});
-    else if (m.layers % (c.pp * c.vpp) != 0)
-      out.push_back({"vpp_layers", "number of layers per pipeline stage must be "
-                                   "divisible by number of layers per virtual "
-                                   "pipeline stage"});
-    const int micro = c.micro_batches(world);
-    if (micro > 0 && micro % c.pp != 0)
-      out.push_back({"vpp_microbatches",
-                     "number of microbatches (" + to_string(micro)
-                       + ") is not divisible by pipeline-model-parallel-size ("
-                       + to_string(c.pp) + ") when using interleaved schedule"});
-    if (uneven)
-      out.push_back({"vpp_uneven", "uneven pipeline stages are not supported "
-                                   "with the interleaved schedule"});
-  }
+                                "pipeline-model-parallel size"
+                                + (accounted ? " (num_layers " + to_string(m.layers) + " + "
+                                                 + to_string(split - m.layers)
+                                                 + " for the accounted embedding/loss = "
+                                                 + to_string(split) + ")"
+                                             : std::string())});
+}
+
+void check_pipeline(const model_spec& m, const training_config& c,
+                    int world, violations& out) {
+  check_split(m, c, out);
+  if (c.vpp <= 1)
+    return;
+  if (c.pp <= 2)
+    out.push_back({"vpp_needs_pp", "pipeline-model-parallel size should be "
+                                   "greater than 2 with interleaved schedule"});
+  else if (pipeline_split_layers(m, c) % (c.pp * c.vpp) != 0)
+    out.push_back({"vpp_layers", "number of layers per pipeline stage must be "
+                                 "divisible by number of layers per virtual "
+                                 "pipeline stage"});
+  const int micro = c.micro_batches(world);
+  if (micro > 0 && micro % c.pp != 0)
+    out.push_back({"vpp_microbatches",
+                   "number of microbatches (" + to_string(micro)
+                     + ") is not divisible by pipeline-model-parallel-size ("
+                     + to_string(c.pp) + ") when using interleaved schedule"});
+  if (c.first_pp_layers > 0 || c.last_pp_layers > 0)
+    out.push_back({"vpp_uneven", "uneven pipeline stages are not supported "
+                                 "with the interleaved schedule"});
 }
 
 void check_features(const training_config& c, violations& out) {
@@ -154,9 +175,34 @@ void check_experts(const model_spec& m, const training_config& c, int world,
 
 } // namespace
 
+int pipeline_split_layers(const model_spec& m, const training_config& c) {
+  return m.layers + int(c.pp_account_embedding) + int(c.pp_account_loss);
+}
+
+namespace {
+
+// Even split with the embedding and/or loss counted as a layer: every rank
+// gets (L + accounted) / pp, and the first (last) stage builds one less.
+std::vector<int> accounted_stage_layers(const model_spec& m, const training_config& c) {
+  const int split = pipeline_split_layers(m, c);
+  if (split % c.pp != 0)
+    return {};
+  std::vector<int> out(c.pp, split / c.pp);
+  out.front() -= int(c.pp_account_embedding);
+  out.back() -= int(c.pp_account_loss);
+  if (out.front() < 0 || out.back() < 0)
+    return {};
+  return out;
+}
+
+} // namespace
+
 std::vector<int> stage_layers(const model_spec& m, const training_config& c) {
   if (c.pp < 1)
     return {};
+  const bool uneven = c.first_pp_layers > 0 || c.last_pp_layers > 0;
+  if (!uneven && (c.pp_account_embedding || c.pp_account_loss))
+    return accounted_stage_layers(m, c);
   std::vector<int> out(c.pp, 0);
   int rest = m.layers;
   int free_stages = c.pp;

@@ -20,8 +20,13 @@ std::vector<rule_violation> check_megatron_rules(const model_spec& m,
                                                  const training_config& c,
                                                  int world_size);
 
-/// Layers on each pipeline stage (uneven first/last split honoured). Empty
-/// when the split is invalid.
+/// Layers on each pipeline stage (uneven first/last split honoured; with
+/// pp_account_embedding/pp_account_loss the first/last stage builds one layer
+/// less, as Megatron's get_num_layers_to_build). Empty when the split is invalid.
 std::vector<int> stage_layers(const model_spec& m, const training_config& c);
+
+/// The layer count Megatron splits over the pipeline: the transformer layers
+/// plus one for the embedding and one for the loss when they are accounted.
+int pipeline_split_layers(const model_spec& m, const training_config& c);
 
 } // namespace paratune

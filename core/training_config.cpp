@@ -129,6 +129,11 @@ const std::vector<key_binding>& bindings() {
     bool_key("fused_ce", &training_config::fused_ce, "FUSED_CROSS_ENTROPY"),
     int_key("first_pp_layers", &training_config::first_pp_layers, "FIRST_PP_NUM_LAYERS"),
     int_key("last_pp_layers", &training_config::last_pp_layers, "LAST_PP_NUM_LAYERS"),
+    bool_key("pp_account_embedding", &training_config::pp_account_embedding,
+             "ACCOUNT_FOR_EMBEDDING_IN_PIPELINE_SPLIT"),
+    bool_key("pp_account_loss", &training_config::pp_account_loss,
+             "ACCOUNT_FOR_LOSS_IN_PIPELINE_SPLIT"),
+    bool_key("grad_reduce_bf16", &training_config::grad_reduce_bf16, "GRAD_REDUCE_IN_BF16"),
   };
   return all;
 }

@@ -35,6 +35,15 @@ struct training_config {
   bool fused_ce = false;      ///< --cross-entropy-loss-fusion
   int first_pp_layers = 0;    ///< layers on the first stage, 0 = even split
   int last_pp_layers = 0;     ///< layers on the last stage, 0 = even split
+  /// --account-for-embedding-in-pipeline-split: the embedding counts as one
+  /// layer of the split, so the first stage builds one transformer layer less.
+  bool pp_account_embedding = false;
+  /// --account-for-loss-in-pipeline-split: the output layer and loss count
+  /// as one layer, so the last stage builds one transformer layer less.
+  bool pp_account_loss = false;
+  /// --grad-reduce-in-bf16: gradients accumulate and reduce in bf16 (2 B)
+  /// instead of fp32 main grads.
+  bool grad_reduce_bf16 = false;
 
   /// World size divided by tp * pp * cp; 0 when it does not divide.
   int data_parallel(int world_size) const;

@@ -26,6 +26,24 @@ double moe_mlp_activation(const perf_context& x) {
   return 1.1 * x.topk * per_copy + 4 * x.topk * x.h / (x.sp ? x.tp : 1);
 }
 
+// What FP8 changes in the saved GEMM inputs, bytes per token (0 unless FP8).
+// Transformer Engine's Linear/LayerNormLinear/LayerNormMLP save the input of
+// each GEMM for the weight gradient as the FP8 tensor they cast it to
+// (transformer_engine/pytorch/module/linear.py: saved_inputmat is the FP8
+// inputmat or its FP8 transpose inputmat_t; TE 2.x keeps its column-wise
+// FP8 data): 1 B instead of 2 for the QKV and fc1 inputs (the norm outputs)
+// and the fc2 input (the activation output), whose bf16 originals are not
+// kept. The out-projection input is the attention output that the fused
+// attention kernel keeps in bf16 for its own backward, so FP8 adds its 1 B
+// copy there. Norm inputs, Q/K/V and the fc1 output stay bf16.
+double fp8_gemm_inputs(const perf_context& x) {
+  if (x.prec != precision::fp8)
+    return 0;
+  const double norm_outputs = -2 * x.h / (x.sp ? x.tp : 1);
+  const double fc2_input = x.moe ? -1.1 * x.topk * x.moe_ffn / x.tp : -x.ffn / x.tp;
+  return norm_outputs + fc2_input + x.q / x.tp;
+}
+
 double dense_mlp_activation(const perf_context& x) {
   const double up = (x.swiglu ? 2 : 1) * x.ffn;
   return (2 * up + 2 * x.ffn) / x.tp;
@@ -43,7 +61,7 @@ double score_activation(const perf_context& x) {
 
 } // namespace
 
-param_bytes bytes_per_param(precision p, bool dist_opt, int shards) {
+param_bytes bytes_per_param(precision p, bool dist_opt, int shards, bool grad_bf16) {
   param_bytes b;
   const double sharded = dist_opt ? 1.0 / std::max(1, shards) : 1.0;
   if (p == precision::fp16) {
@@ -52,7 +70,9 @@ param_bytes bytes_per_param(precision p, bool dist_opt, int shards) {
     b.optimizer = 16 * sharded; // fp32 master, fp32 grad copy, Adam m and v
   } else {
     b.weights = 2;
-    b.gradients = 4;            // fp32 main grads
+    // fp32 main grads; --grad-reduce-in-bf16 turns off Megatron's
+    // accumulate_allreduce_grads_in_fp32, so the DDP grad buffer is bf16.
+    b.gradients = grad_bf16 ? 2 : 4;
     b.optimizer = 12 * sharded; // fp32 master, Adam m and v
   }
   return b;
@@ -66,6 +86,7 @@ stage_params params_on_stage(const perf_context& x, int stage) {
   // Norms and router are replicated across TP; the rest is split.
   s.dense = layers * ((x.layer_params - norms - router) / x.tp + norms + router);
   s.experts = layers * x.layer_expert_params / (x.ep * x.tp);
+  s.gemm_weights = layers * (x.layer_params - norms - router) / x.tp + s.experts;
   const bool last = stage == x.pp - 1;
   if (stage == 0)
     s.dense += x.embedding_params / x.tp;
@@ -89,7 +110,18 @@ double layer_activation_bytes(const perf_context& x) {
   const double rotary = x.rotary ? 2 * (x.q / x.tp + x.kv_local) : 0;
   const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local) + rotary;
   const double mlp = x.moe ? moe_mlp_activation(x) : dense_mlp_activation(x);
-  return x.tokens * (replicated + attention + mlp + score_activation(x));
+  return x.tokens * (replicated + attention + mlp + score_activation(x) + fp8_gemm_inputs(x));
+}
+
+double fp8_weight_cache_bytes(const perf_context& x) {
+  // Transformer Engine casts each GEMM weight to FP8 on the first
+  // micro-batch and keeps the FP8 copy and its transpose (Hopper's FP8 GEMMs
+  // take only the TN layout, so dgrad needs W^T in FP8) in the module's
+  // workspace cache (is_first_microbatch, which Megatron's TE wrappers pass
+  // unless --disable-parameter-transpose-cache): 1 + 1 B per parameter, next
+  // to the bf16 weight. The amax histories (a few fp32 values per GEMM) are
+  // negligible.
+  return x.prec == precision::fp8 ? 2.0 : 0.0;
 }
 
 double layer_checkpoint_bytes(const perf_context& x) {
@@ -171,12 +203,12 @@ memory_breakdown stage_memory(const perf_context& x, int stage) {
   memory_breakdown b;
   b.stage = stage;
   const stage_params params = params_on_stage(x, stage);
-  const param_bytes dense = bytes_per_param(x.prec, x.config->dist_opt, dense_shards(x));
-  const param_bytes expert = bytes_per_param(x.prec, x.config->dist_opt, expert_shards(x));
-  // FP8 keeps an fp8 copy (and transpose) of each weight next to bf16.
-  const double fp8_cache = x.prec == precision::fp8 ? 1.0 : 0.0;
-  b.weights_mib = (params.dense * (dense.weights + fp8_cache)
-                   + params.experts * (expert.weights + fp8_cache)) / mib;
+  const bool grad_bf16 = x.config->grad_reduce_bf16;
+  const param_bytes dense = bytes_per_param(x.prec, x.config->dist_opt, dense_shards(x), grad_bf16);
+  const param_bytes expert =
+    bytes_per_param(x.prec, x.config->dist_opt, expert_shards(x), grad_bf16);
+  b.weights_mib = (params.dense * dense.weights + params.experts * expert.weights
+                   + params.gemm_weights * fp8_weight_cache_bytes(x)) / mib;
   b.gradients_mib = (params.dense * dense.gradients + params.experts * expert.gradients) / mib;
   b.optimizer_mib = (params.dense * dense.optimizer + params.experts * expert.optimizer) / mib;
   b.activations_mib = stage_activation_bytes(x, stage) / mib;

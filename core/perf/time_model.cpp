@@ -245,7 +245,9 @@ double data_parallel_time(const perf_context& x, int stage, const stage_times& s
     return 0;
   const stage_params params = params_on_stage(x, stage);
   const dp_groups g = groups_for(x);
-  const double grad_bytes = x.prec == precision::fp16 ? 2 : 4;
+  // fp32 main grads reduce 4 B per parameter; fp16 runs and
+  // --grad-reduce-in-bf16 reduce the 16-bit gradient buffer.
+  const double grad_bytes = x.prec == precision::fp16 || x.config->grad_reduce_bf16 ? 2 : 4;
   double reduce = 0, gather = 0;
   if (x.config->dist_opt) {
     reduce = reduce_scatter_time(g.dense, grad_bytes * params.dense)

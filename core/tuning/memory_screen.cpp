@@ -27,7 +27,10 @@ int config_distance(const training_config& a, const training_config& b) {
          + w(a.recompute_layers != b.recompute_layers, 1) + w(a.dist_opt != b.dist_opt, 1)
          + w(a.overlap_grad != b.overlap_grad, 1) + w(a.overlap_param != b.overlap_param, 1)
          + w(a.fused_ce != b.fused_ce, 1) + w(a.first_pp_layers != b.first_pp_layers, 1)
-         + w(a.last_pp_layers != b.last_pp_layers, 1);
+         + w(a.last_pp_layers != b.last_pp_layers, 1)
+         + w(a.pp_account_embedding != b.pp_account_embedding, 1)
+         + w(a.pp_account_loss != b.pp_account_loss, 1)
+         + w(a.grad_reduce_bf16 != b.grad_reduce_bf16, 1);
 }
 
 memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)

@@ -29,6 +29,8 @@ void repair(training_config& c) {
   if (c.pp == 1) {
     c.first_pp_layers = 0;
     c.last_pp_layers = 0;
+    c.pp_account_embedding = false;
+    c.pp_account_loss = false;
     c.vpp = 1;
   }
   if (c.recompute != recompute_mode::full)
@@ -146,7 +148,8 @@ void exploratory_candidates(const tuning_context& ctx, const training_config& b,
   static const char* keys[] = {"fused_ce", "recompute_layers", "first_pp_layers",
                                "last_pp_layers", "overlap_grad", "overlap_param",
                                "sp", "dist_opt", "recompute", "mbs", "tp", "pp",
-                               "vpp", "cp", "ep"};
+                               "vpp", "cp", "ep", "pp_account_embedding",
+                               "pp_account_loss", "grad_reduce_bf16"};
   for (const char* key : keys) {
     auto it = ctx.search.find(key);
     if (it == ctx.search.end())
@@ -165,10 +168,11 @@ void exploratory_candidates(const tuning_context& ctx, const training_config& b,
 /// The parallel split of a configuration (what changes the work per GPU);
 /// flags such as the overlaps or the fused loss do not change it.
 std::string split_of(const training_config& c) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%d/%d/%d/%d/%d/%d/%d/%d/%d/%d/%d", c.tp, c.pp, c.cp, c.ep,
-                c.vpp, c.mbs, int(c.recompute), c.recompute_layers, int(c.sp),
-                c.first_pp_layers, c.last_pp_layers);
+  char buf[112];
+  std::snprintf(buf, sizeof buf, "%d/%d/%d/%d/%d/%d/%d/%d/%d/%d/%d/%d/%d", c.tp, c.pp, c.cp,
+                c.ep, c.vpp, c.mbs, int(c.recompute), c.recompute_layers, int(c.sp),
+                c.first_pp_layers, c.last_pp_layers, int(c.pp_account_embedding),
+                int(c.pp_account_loss));
   return buf;
 }
 

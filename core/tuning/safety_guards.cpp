@@ -36,7 +36,9 @@ bool needs_at_least_as_much_memory(const training_config& c,
                           && c.cp == failed.cp && c.ep == failed.ep
                           && c.vpp == failed.vpp
                           && c.first_pp_layers == failed.first_pp_layers
-                          && c.last_pp_layers == failed.last_pp_layers;
+                          && c.last_pp_layers == failed.last_pp_layers
+                          && c.pp_account_embedding == failed.pp_account_embedding
+                          && c.pp_account_loss == failed.pp_account_loss;
   if (!same_split || c.seq != failed.seq)
     return false;
   if (c.mbs < failed.mbs)
@@ -47,7 +49,7 @@ bool needs_at_least_as_much_memory(const training_config& c,
       && c.recompute_layers != failed.recompute_layers)
     return false; // block recompute of more or fewer layers: not comparable
   if ((c.sp && !failed.sp) || (c.dist_opt && !failed.dist_opt)
-      || (c.fused_ce && !failed.fused_ce))
+      || (c.fused_ce && !failed.fused_ce) || (c.grad_reduce_bf16 && !failed.grad_reduce_bf16))
     return false;
   return true;
 }

@@ -26,6 +26,7 @@ int split_distance(const training_config& a, const training_config& b) {
   x.overlap_grad = b.overlap_grad;
   x.overlap_param = b.overlap_param;
   x.fused_ce = b.fused_ce;
+  x.grad_reduce_bf16 = b.grad_reduce_bf16;
   return config_distance(x, b);
 }
 

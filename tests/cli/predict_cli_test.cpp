@@ -18,6 +18,32 @@ const std::string gpt3_sc21 =
   "--gpus 1024 --config tp=8,pp=16,mbs=1,gbs=1536,seq=2048,recompute=full --precision fp16 "
   "--stack flash_attention=false,p2p_scatter_gather=true";
 
+// NVIDIA's Llama 3.1 405B recipe on 1024 H100 (Megatron-Bridge performance
+// summary, 25.11): TP 8, PP 8, CP 2, VPP 8, embedding and loss counted in the
+// pipeline split, FP8, distributed optimizer, bf16 gradient reduction, TP
+// comm overlap. It ran, so it must be predicted to fit.
+const std::string llama405b_recipe =
+  "predict --model llama3.1-405b --cluster dgx-h100 --gpus 1024 --precision fp8 "
+  "--stack tp_comm_overlap=true --config tp=8,pp=8,cp=2,vpp=8,mbs=1,gbs=512,seq=8192,"
+  "sp=true,dist_opt=true,overlap_grad=true,overlap_param=true,pp_account_embedding=true,"
+  "pp_account_loss=true,grad_reduce_bf16=true";
+
+TEST_F(predict_cli, nvidia_llama31_405b_recipe_on_1024_h100_fits) {
+  const auto text = test::run_paratune(llama405b_recipe);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("fits: yes"), std::string::npos) << text.out;
+  const auto r = test::run_paratune(llama405b_recipe + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["fits"].get<bool>());
+  // 128 = 126 + 2 layers, 16 per rank: stages 0 and 7 build 15.
+  EXPECT_EQ(j["memory"]["stages"].size(), 8u);
+  EXPECT_EQ(j["memory"]["peak"]["stage"], 1);
+  EXPECT_NEAR(j["peak_memory_mib"].get<double>(), 75657, 50);
+  // Measured 292 tokens/s per GPU; the model is 13% optimistic here.
+  EXPECT_NEAR(j["tokens_per_s_per_gpu"].get<double>() / 292, 1.13, 0.03);
+}
+
 TEST_F(predict_cli, gpt3_175b_on_1024_a100_as_sc21_ran_it) {
   const auto r = test::run_paratune(gpt3_sc21 + " --json");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -166,5 +166,36 @@ TEST(megatron_rules, sizes_must_be_positive) {
   EXPECT_EQ(v[0].message, "micro_batch_size must be positive, got 0");
 }
 
+// Megatron's --account-for-embedding/loss-in-pipeline-split: the embedding
+// and the loss count as one layer each, and the first/last stage builds one
+// transformer layer less (get_num_layers_to_build).
+TEST(megatron_rules, accounted_embedding_and_loss_join_the_pipeline_split) {
+  model_spec m = llama3_8b(); m.layers = 126; // Llama 3.1 405B's depth
+  training_config c = base(); c.tp = 8; c.pp = 8; c.vpp = 8; c.cp = 2; c.gbs = 512;
+  EXPECT_EQ(rules_of(check_megatron_rules(m, c, 1024)),
+            (std::vector<std::string>{"layers_pp", "vpp_layers"}));
+  c.pp_account_embedding = c.pp_account_loss = true; // 128 = 8 x 8 x 2
+  EXPECT_TRUE(check_megatron_rules(m, c, 1024).empty());
+  EXPECT_EQ(pipeline_split_layers(m, c), 128);
+  EXPECT_EQ(stage_layers(m, c), (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
+  c.pp_account_loss = false; // 127 does not divide by 8
+  const auto v = check_megatron_rules(m, c, 1024);
+  ASSERT_EQ(rules_of(v), (std::vector<std::string>{"layers_pp", "vpp_layers"}));
+  EXPECT_NE(v[0].message.find("num_layers 126 + 1 for the accounted embedding/loss = 127"),
+            std::string::npos) << v[0].message;
+}
+
+TEST(megatron_rules, accounting_refuses_an_uneven_first_or_last_stage) {
+  model_spec m = llama3_8b(); m.layers = 30;
+  training_config c = base(); c.tp = 1; c.pp = 4; c.pp_account_embedding = true;
+  c.pp_account_loss = true; // 32 / 4 = 8: stages 7, 8, 8, 7
+  EXPECT_TRUE(check_megatron_rules(m, c, 8).empty());
+  EXPECT_EQ(stage_layers(m, c), (std::vector<int>{7, 8, 8, 7}));
+  c.first_pp_layers = 6; c.last_pp_layers = 6;
+  const auto v = check_megatron_rules(m, c, 8);
+  ASSERT_EQ(rules_of(v), std::vector<std::string>{"uneven_accounted"});
+  EXPECT_NE(v[0].message.find("Does not support standalone embedding stage"), std::string::npos);
+}
+
 } // namespace
 } // namespace paratune

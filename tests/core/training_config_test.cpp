@@ -86,7 +86,8 @@ TEST(training_config, unknown_key_lists_the_known_ones_in_order) {
     EXPECT_EQ(std::string(e.what()),
               "unknown config key 'tpp' (known: tp, pp, cp, ep, vpp, mbs, gbs, seq, sp, "
               "recompute, recompute_method, recompute_layers, dist_opt, overlap_grad, "
-              "overlap_param, fused_ce, first_pp_layers, last_pp_layers)");
+              "overlap_param, fused_ce, first_pp_layers, last_pp_layers, pp_account_embedding, "
+            "pp_account_loss, grad_reduce_bf16)");
   }
 }
 
@@ -118,6 +119,29 @@ TEST(megatron_args, round_trip_through_megatron_flags) {
   EXPECT_TRUE(back.model.swiglu);
   EXPECT_TRUE(back.model.rmsnorm);
   EXPECT_FALSE(back.model.tied_embeddings);
+}
+
+// NVIDIA's Llama 3.1 405B recipe: the split counts the embedding and the
+// loss (128 = 126 + 2 layers, 2 per virtual stage), gradients reduce in bf16.
+TEST(megatron_args, pipeline_accounting_and_bf16_grads_round_trip) {
+  megatron_launch l;
+  l.model.layers = 126; l.model.hidden = 16384; l.model.heads = 128; l.model.kv_heads = 8;
+  l.model.ffn = 53248; l.model.vocab = 128256; l.model.swiglu = true;
+  l.config = parse_config("tp=8,pp=8,cp=2,vpp=8,mbs=1,gbs=512,seq=8192,sp=true,dist_opt=true,"
+                          "pp_account_embedding=true,pp_account_loss=true,grad_reduce_bf16=true");
+  l.prec = precision::fp8;
+  const auto text = join_args(render_megatron_args(l));
+  EXPECT_NE(text.find("--num-layers-per-virtual-pipeline-stage 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("--account-for-embedding-in-pipeline-split "
+                      "--account-for-loss-in-pipeline-split"), std::string::npos) << text;
+  EXPECT_NE(text.find("--grad-reduce-in-bf16"), std::string::npos) << text;
+  const auto back = parse_megatron_args(render_megatron_args(l));
+  EXPECT_EQ(back.config, l.config);
+  // Megatron-Bridge names the virtual stages directly.
+  auto args = render_megatron_args(l);
+  args.push_back("--num-virtual-stages-per-pipeline-rank");
+  args.push_back("4");
+  EXPECT_EQ(parse_megatron_args(args).config.vpp, 4);
 }
 
 TEST(megatron_args, bad_flag_value_names_the_flag) {

@@ -115,6 +115,50 @@ TEST(perf_features, uneven_pipeline_moves_memory_off_the_first_stage) {
   EXPECT_GT(uneven.stages[3].weights_mib, even.stages[3].weights_mib);
 }
 
+TEST(perf_features, accounted_embedding_and_loss_move_a_layer_off_the_end_stages) {
+  model_spec m = llama3_8b(); m.layers = 30; // 32 = 30 + 2 over 4 stages: 7, 8, 8, 7
+  auto c = base(1, 4);
+  // 30 over 4 does not divide: unaccounted, the fallback spreads 8, 8, 7, 7.
+  const auto spread = predict(m, dgx_a100(), 8, c, precision::bf16);
+  c.pp_account_embedding = c.pp_account_loss = true;
+  const auto p = predict(m, dgx_a100(), 8, c, precision::bf16);
+  EXPECT_EQ(make_context(m, dgx_a100(), 8, c, precision::bf16, {}).stage_layers,
+            (std::vector<int>{7, 8, 8, 7}));
+  EXPECT_LT(p.stages.front().weights_mib, spread.stages.front().weights_mib);
+  EXPECT_LT(p.stages.front().activations_mib, spread.stages.front().activations_mib);
+  EXPECT_GT(p.stages[2].weights_mib, spread.stages[2].weights_mib);
+}
+
+TEST(perf_features, bf16_gradient_reduction_halves_gradients_and_their_reduce) {
+  auto c = base(2, 1);
+  c.overlap_grad = c.overlap_param = false;
+  const auto fp32 = run(c);
+  c.grad_reduce_bf16 = true;
+  const auto bf16 = run(c);
+  EXPECT_NEAR(bf16.peak.gradients_mib, fp32.peak.gradients_mib / 2, 1e-6);
+  EXPECT_DOUBLE_EQ(bf16.peak.optimizer_mib, fp32.peak.optimizer_mib);
+  // The reduce-scatter moves half the bytes; the 2 B param all-gather stays.
+  EXPECT_LT(bf16.time.dp_comm_s, 0.8 * fp32.time.dp_comm_s);
+  EXPECT_GT(bf16.time.dp_comm_s, 0.5 * fp32.time.dp_comm_s);
+}
+
+// FP8 (Transformer Engine): the FP8 weight and its transpose are cached for
+// the transformer layers' GEMMs only (2 B/param), and the saved QKV, fc1 and
+// fc2 inputs shrink to 1 B while the out-projection adds its FP8 copy.
+TEST(perf_features, fp8_caches_weights_and_saves_gemm_inputs_in_fp8) {
+  const auto c = base(1, 1);
+  const model_spec m = llama3_8b();
+  const auto x16 = make_context(m, reference::dgx_h100(), 8, c, precision::bf16, {});
+  const auto x8 = make_context(m, reference::dgx_h100(), 8, c, precision::fp8, {});
+  const auto p16 = stage_memory(x16, 0), p8 = stage_memory(x8, 0);
+  const double gemm = params_on_stage(x8, 0).gemm_weights;
+  EXPECT_NEAR(gemm, 32 * (x8.layer_params - 2 * x8.h), 1); // no embedding, no norms
+  EXPECT_NEAR((p8.weights_mib - p16.weights_mib) * 1024 * 1024, 2 * gemm, 1);
+  const double tokens = 4096; // mbs 1, seq 4096, h 4096, ffn 14336, q 4096
+  EXPECT_NEAR(layer_activation_bytes(x16) - layer_activation_bytes(x8),
+              tokens * (2 * 4096 + 14336 - 4096), 1);
+}
+
 TEST(perf_features, context_parallel_splits_the_sequence) {
   auto c = base(2, 1);
   c.seq = 8192;
