@@ -237,7 +237,9 @@ void screen(std::vector<suggestion>& items, const candidate_scorer& rank,
             const safety_guards& guards, analysis& a) {
   for (auto& s : items) {
     const auto& p = rank.estimator().raw(s.config);
-    s.predicted_peak_mib = p.peak_memory_mib;
+    // The figure the memory screen used, not the raw model's: a suggestion
+    // that passed the screen must never show a peak over the device.
+    s.predicted_peak_mib = guards.screened_peak_mib(s.config, p);
     s.rejected = guards.check(s.config, p);
     if (!s.rejected) {
       const auto score = rank.score(s.config);

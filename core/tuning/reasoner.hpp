@@ -34,7 +34,7 @@ struct suggestion {
   double uncertainty = 0;               ///< relative uncertainty of predicted_tflops
   double oom_risk = 0;                  ///< chance the true peak exceeds the device
   double score = 0;                     ///< what the candidate is ranked by
-  double predicted_peak_mib = 0;
+  double predicted_peak_mib = 0;        ///< the peak the memory screen judged it by
   std::optional<std::string> rejected;  ///< the guard that rejected it
 };
 

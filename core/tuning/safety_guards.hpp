@@ -31,6 +31,12 @@ public:
   std::optional<std::string> memory(const training_config& c,
                                     const perf_prediction& p) const;
 
+  /// The peak the memory screen judged `c` by (the model's, corrected by the
+  /// nearest measured run): the figure to show next to a suggestion.
+  double screened_peak_mib(const training_config& c, const perf_prediction& p) const {
+    return memory_.corrected_peak(c, p).first;
+  }
+
   /// All four in order; the first rejection.
   std::optional<std::string> check(const training_config& c,
                                    const perf_prediction& p) const;
