@@ -11,6 +11,7 @@
 #include "adapters/config/catalog.hpp"
 #include "core/perf/perf_model.hpp"
 #include "validation/maxtext_table.hpp"
+#include "validation/megatron_ci_table.hpp"
 
 namespace paratune {
 
@@ -279,7 +280,8 @@ std::vector<table_validation> validate_all(const published_tables& tables) {
           validate_megatron_core(tables.megatron_core),
           validate_optico(tables.optico),
           validate_vtrain(tables.vtrain),
-          validate_maxtext(tables.maxtext, maxtext_clusters(tables.maxtext))};
+          validate_maxtext(tables.maxtext, maxtext_clusters(tables.maxtext)),
+          validate_megatron_ci(tables.megatron_ci)};
 }
 
 } // namespace paratune

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model_spec.hpp"
+#include "core/cluster_spec.hpp"
 #include "core/training_config.hpp"
 #include "core/tpu/mesh_workload.hpp"
 #include "core/tpu/tpu_mesh.hpp"
@@ -71,6 +72,27 @@ struct maxtext_row {
   double mfu = 0;           ///< measured, 0-1, attention counted whole
 };
 
+/// One Megatron-LM functional test with its golden peak memory.
+struct megatron_ci_row {
+  published_run run;
+  std::string hw;              ///< "h100", "a100"
+  precision prec = precision::bf16;
+  bool flash_attention = true; ///< false for the unfused and local attention backends
+  double peak_allocated_gib = 0;  ///< torch max allocated bytes of the logging rank
+};
+
+/// A row left out, and why (its layout or device cannot be expressed).
+struct skipped_row {
+  std::string label;
+  std::string reason;
+};
+
+/// The golden-values summary: the rows compared and the rows skipped.
+struct megatron_ci_table {
+  std::vector<megatron_ci_row> rows;
+  std::vector<skipped_row> skipped;
+};
+
 /// Every table validate-model checks.
 struct published_tables {
   std::vector<sc21_row> sc21;
@@ -79,6 +101,7 @@ struct published_tables {
   std::vector<optico_row> optico;
   std::vector<vtrain_row> vtrain;
   std::vector<maxtext_row> maxtext;
+  megatron_ci_table megatron_ci;
 };
 
 } // namespace paratune

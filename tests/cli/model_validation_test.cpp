@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 
 #include "validation/perf_tables.hpp"
 #include "core/input_error.hpp"
+#include "validation/megatron_ci_table.hpp"
 #include "validation/model_validation.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -59,7 +62,7 @@ TEST_F(published, readers_return_every_row_with_the_stated_configuration) {
 // The values of docs/performance_model.md's "measured errors" table.
 TEST_F(published, every_table_passes_with_the_documented_errors) {
   const auto all = validate_all(tables());
-  ASSERT_EQ(all.size(), 7u);
+  ASSERT_EQ(all.size(), 8u);
   for (const auto& t : all)
     EXPECT_TRUE(t.pass()) << t.id;
   EXPECT_NEAR(stat(all[0], "MAPE").value, 5.5, 0.1);
@@ -76,6 +79,31 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[5], "mean Spearman").value, 0.82, 0.01);
   EXPECT_NEAR(stat(all[6], "MFU MAPE").value, 5.1, 0.1);
   EXPECT_EQ(stat(all[6], "runs predicted to fit").value, 23);
+  EXPECT_EQ(stat(all[7], "runs predicted to fit").value, 147);
+  EXPECT_NEAR(stat(all[7], "memory MAPE").value, 10.1, 0.1);
+  EXPECT_EQ(stat(all[7], "rows skipped").value, 209);
+  EXPECT_EQ(stat(all[7], "skipped: device gb200 not in the cluster catalog").value, 126);
+}
+
+// Megatron-LM's golden values: the layouts the summary states, torch's max
+// allocated bytes of the logging (last) pipeline stage against the model's
+// allocated memory (no context, no allocator slack).
+TEST_F(published, megatron_ci_golden_values_read_and_compared) {
+  const auto& t = tables().megatron_ci;
+  ASSERT_EQ(t.rows.size(), 147u);
+  ASSERT_EQ(t.skipped.size(), 209u);
+  const auto it = std::find_if(t.rows.begin(), t.rows.end(), [](const auto& r) {
+    return r.run.label == "gpt3_7b_tp1_pp4_memory_speed (h100)";
+  });
+  ASSERT_NE(it, t.rows.end());
+  EXPECT_EQ(it->run.config.pp, 4);
+  EXPECT_EQ(it->run.gpus, 8);
+  EXPECT_DOUBLE_EQ(it->peak_allocated_gib, 56.551);
+  const auto v = validate_megatron_ci({{*it}, {}});
+  ASSERT_EQ(v.rows.size(), 1u);
+  // 48.6 GiB predicted: 14% under the measured 56.6.
+  EXPECT_NEAR(v.rows[0].values[0].predicted, 48.6, 0.1);
+  EXPECT_TRUE(v.rows[0].right);
 }
 
 // The MaxText table as read: the accelerator names give the chips and the

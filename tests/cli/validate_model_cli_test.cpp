@@ -20,7 +20,8 @@ TEST_F(validate_model_cli, every_table_passes_and_is_printed) {
   for (const char* text : {"SC21 Table 1", "Korthikanti Table 5", "Korthikanti Figure 1",
                            "Megatron-Core r0.8", "OptiCo Figure 5", "vTrain multi-node",
                            "MAPE 5.5", "verdicts right 15/16", "mean Spearman 0.82",
-                           "<-- wrong verdict", "7/7 tables pass"})
+                           "<-- wrong verdict", "Megatron-LM golden values",
+                           "runs predicted to fit 147/147", "8/8 tables pass"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
 }
 
@@ -29,7 +30,9 @@ TEST_F(validate_model_cli, json_lists_tables_rows_and_gates) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["pass"].get<bool>());
-  ASSERT_EQ(j["tables"].size(), 7u);
+  ASSERT_EQ(j["tables"].size(), 8u);
+  EXPECT_EQ(j["tables"][7]["id"], "megatron_ci");
+  EXPECT_EQ(j["tables"][7]["rows"].size(), 147u);
   const auto& sc21 = j["tables"][0];
   EXPECT_EQ(sc21["id"], "sc21");
   EXPECT_EQ(sc21["rows"].size(), 10u);

@@ -1,0 +1,29 @@
+#pragma once
+
+// Megatron-LM's functional-test golden values
+// (data/perf/megatron_ci_golden_values_summary.csv): peak memory of small
+// GPT, MoE and Mixtral runs on H100 and A100 with TP, PP, VPP, CP, EP, SP,
+// the distributed optimizer and recompute. The model's allocated memory of
+// the logging rank against torch's max allocated bytes, and the fit verdict.
+
+#include <string>
+#include <vector>
+
+#include "validation/model_validation.hpp"
+#include "validation/published_tables.hpp"
+
+namespace paratune {
+
+/// Reads the rows whose layout the summary states; the others are counted
+/// in `skipped` with the reason. Throws input_error naming the file, line
+/// and column of a malformed cell.
+megatron_ci_table read_megatron_ci_table(const std::string& data_dir);
+
+/// Predicted allocated memory (weights, gradients, optimizer, activations,
+/// logits: no CUDA context, no allocator slack, as torch's max allocated) of
+/// the last pipeline stage, which logs, against the measured peak; the fit
+/// verdict of every run on its device. Gates: every run predicted to fit,
+/// memory MAPE <= 15%.
+table_validation validate_megatron_ci(const megatron_ci_table& table);
+
+} // namespace paratune
