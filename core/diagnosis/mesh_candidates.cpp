@@ -165,6 +165,13 @@ double memory_correction(const mesh_prediction& base, const baseline_evidence& e
   return 1;
 }
 
+// The corrected figure replaces the model's, verdict included, so that what
+// is shown is what was screened.
+void scale_memory(mesh_prediction& p, double factor) {
+  p.memory.total_gib *= factor;
+  p.memory.fits = p.memory.total_gib <= p.memory.limit_gib;
+}
+
 } // namespace
 
 candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
@@ -174,13 +181,13 @@ candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_repor
   auto base = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
                            exp.workload);
   pool.memory_correction = memory_correction(base, evidence, pool.notes);
-  base.memory.total_gib *= pool.memory_correction;
+  scale_memory(base, pool.memory_correction);
   pool.baseline = make_candidate(exp, base, metric);
   pool.baseline.metric_before = pool.baseline.metric_after;
   if (!base.valid())
     pool.notes.push_back("the current mesh cannot run as given: " + base.problems.front());
   pool.baseline_fits = base.valid() && report.bottleneck != bottleneck_class::memory_capacity
-                       && (evidence.ran || base.memory.total_gib <= base.memory.limit_gib);
+                       && (evidence.ran || base.memory.fits);
   int invalid = 0, too_big = 0;
   for (const auto& mesh : single_moves(exp)) {
     tpu_mesh shown = mesh;
@@ -190,8 +197,8 @@ candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_repor
       ++invalid;
       continue;
     }
-    p.memory.total_gib *= pool.memory_correction;
-    if (p.memory.total_gib > p.memory.limit_gib) {
+    scale_memory(p, pool.memory_correction);
+    if (!p.memory.fits) {
       ++too_big;
       continue;
     }
