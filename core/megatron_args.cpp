@@ -5,6 +5,8 @@
 
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/model_dimensions.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune {
 
@@ -102,16 +104,10 @@ void render_training(const megatron_launch& l, std::vector<std::string>& out) {
   out.emplace_back("--log-throughput");
 }
 
-int to_int(const std::string& name, const std::string& v) {
-  try {
-    size_t used = 0;
-    int x = std::stoi(v, &used);
-    if (used == v.size())
-      return x;
-  } catch (const std::exception&) {
-  }
-  throw input_error("argument " + name + ": expected an integer, got '" + v + "'");
-}
+// The range of a model flag is its dimension's, of a parallelism or batch
+// flag its configuration key's: one range per value, whichever way it comes.
+value_range dimension_range(const char* name) { return find_model_dimension(name)->range; }
+value_range key_range(const char* key) { return find_config_key(key)->range; }
 
 } // namespace
 
@@ -134,32 +130,45 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
   int layers_per_virtual = 0;
   int virtual_stages = 0;
   using int_setter = std::function<void(int)>;
-  const std::map<std::string, int_setter> ints = {
-    {"--num-layers", [&](int v) { m.layers = v; }},
-    {"--hidden-size", [&](int v) { m.hidden = v; }},
-    {"--ffn-hidden-size", [&](int v) { m.ffn = v; }},
-    {"--num-attention-heads", [&](int v) { m.heads = v; }},
-    {"--num-query-groups", [&](int v) { m.kv_heads = v; }},
-    {"--kv-channels", [&](int v) { m.head_dim = v; }},
-    {"--vocab-size", [&](int v) { m.vocab = v; }},
-    {"--num-experts", [&](int v) { m.experts = v; }},
-    {"--moe-router-topk", [&](int v) { m.topk = v; }},
-    {"--moe-ffn-hidden-size", [&](int v) { m.moe_ffn = v; }},
-    {"--tensor-model-parallel-size", [&](int v) { c.tp = v; }},
-    {"--pipeline-model-parallel-size", [&](int v) { c.pp = v; }},
-    {"--context-parallel-size", [&](int v) { c.cp = v; }},
-    {"--expert-model-parallel-size", [&](int v) { c.ep = v; }},
-    {"--num-layers-per-virtual-pipeline-stage", [&](int v) { layers_per_virtual = v; }},
-    {"--num-virtual-stages-per-pipeline-rank", [&](int v) { virtual_stages = v; }},
-    {"--decoder-first-pipeline-num-layers", [&](int v) { c.first_pp_layers = v; }},
-    {"--decoder-last-pipeline-num-layers", [&](int v) { c.last_pp_layers = v; }},
-    {"--micro-batch-size", [&](int v) { c.mbs = v; }},
-    {"--global-batch-size", [&](int v) { c.gbs = v; }},
-    {"--seq-length", [&](int v) { c.seq = v; }},
-    {"--max-position-embeddings", [&](int) {}},
-    {"--recompute-num-layers", [&](int v) { c.recompute_layers = v; }},
-    {"--train-iters", [&](int v) { l.train_iters = v; }},
-    {"--log-interval", [&](int v) { l.log_interval = v; }},
+  struct int_flag {
+    value_range range;
+    int_setter set;
+  };
+  auto dim = [&](const char* name) {
+    const auto* d = find_model_dimension(name);
+    return int_flag{d->range, [&m, field = d->field](int v) { m.*field = v; }};
+  };
+  auto key = [&](const char* name) {
+    const auto* k = find_config_key(name);
+    return int_flag{k->range, [&c, field = k->int_field](int v) { c.*field = v; }};
+  };
+  const std::map<std::string, int_flag> ints = {
+    {"--num-layers", dim("layers")},
+    {"--hidden-size", dim("hidden")},
+    {"--ffn-hidden-size", dim("ffn")},
+    {"--num-attention-heads", dim("heads")},
+    {"--num-query-groups", dim("kv_heads")},
+    {"--kv-channels", dim("head_dim")},
+    {"--vocab-size", dim("vocab")},
+    {"--num-experts", dim("experts")},
+    {"--moe-router-topk", dim("topk")},
+    {"--moe-ffn-hidden-size", dim("moe_ffn")},
+    {"--tensor-model-parallel-size", key("tp")},
+    {"--pipeline-model-parallel-size", key("pp")},
+    {"--context-parallel-size", key("cp")},
+    {"--expert-model-parallel-size", key("ep")},
+    {"--num-layers-per-virtual-pipeline-stage",
+     {dimension_range("layers"), [&](int v) { layers_per_virtual = v; }}},
+    {"--num-virtual-stages-per-pipeline-rank", {key_range("vpp"), [&](int v) { virtual_stages = v; }}},
+    {"--decoder-first-pipeline-num-layers", key("first_pp_layers")},
+    {"--decoder-last-pipeline-num-layers", key("last_pp_layers")},
+    {"--micro-batch-size", key("mbs")},
+    {"--global-batch-size", key("gbs")},
+    {"--seq-length", key("seq")},
+    {"--max-position-embeddings", {key_range("seq"), [&](int) {}}},
+    {"--recompute-num-layers", key("recompute_layers")},
+    {"--train-iters", {{1, 100000000}, [&](int v) { l.train_iters = v; }}},
+    {"--log-interval", {{1, 100000000}, [&](int v) { l.log_interval = v; }}},
   };
   const std::map<std::string, std::function<void()>> switches = {
     {"--group-query-attention", [] {}},
@@ -186,7 +195,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
       return args[++i];
     };
     if (auto it = ints.find(a); it != ints.end()) {
-      it->second(to_int(a, value()));
+      it->second.set(parse_int_field("argument " + a, value(), it->second.range));
     } else if (auto sw = switches.find(a); sw != switches.end()) {
       sw->second();
     } else if (a == "--recompute-granularity") {
@@ -214,6 +223,14 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     m.kv_heads = m.heads;
   if (m.ffn == 0)
     m.ffn = 4 * m.hidden;
+  // Megatron's defaults: an expert is as wide as the dense MLP and the
+  // router picks 2; a dense model ignores the router's flags.
+  if (m.experts > 0 && m.moe_ffn == 0)
+    m.moe_ffn = m.ffn;
+  if (m.experts > 0 && m.topk == 0)
+    m.topk = 2;
+  if (m.experts == 0)
+    m.topk = 0;
   if (c.recompute == recompute_mode::full && !block && c.recompute_layers == 1)
     c.recompute_layers = 0; // uniform with 1 layer per chunk is the default
   // Megatron counts accounted embedding/loss layers in the virtual split too.
@@ -222,6 +239,14 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
   if (virtual_stages > 0)
     c.vpp = virtual_stages;
   return l;
+}
+
+void check_megatron_model(const megatron_launch& launch) {
+  const auto& m = launch.model;
+  if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.vocab <= 0)
+    throw input_error("the model is incomplete: --num-layers, --hidden-size, "
+                      "--num-attention-heads and --vocab-size are required");
+  check_model(m, "argument", dimension_names::megatron);
 }
 
 std::string join_args(const std::vector<std::string>& args) {

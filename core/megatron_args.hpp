@@ -30,6 +30,11 @@ std::vector<std::string> render_megatron_args(const megatron_launch& launch);
 megatron_launch parse_megatron_args(const std::vector<std::string>& args,
                                     std::vector<std::string>* unknown = nullptr);
 
+/// Checks the model a command line describes: the four sizes Megatron needs
+/// are given, and every dimension is in range and agrees with the others
+/// (check_model, naming Megatron's flags). Throws input_error.
+void check_megatron_model(const megatron_launch& launch);
+
 /// Joins arguments into one shell-quoted line for display.
 std::string join_args(const std::vector<std::string>& args);
 

@@ -21,8 +21,8 @@ void check_positive(const training_config& c, violations& out) {
 }
 
 void check_world(const training_config& c, int world, violations& out) {
-  const int total = c.tp * c.pp * c.cp;
-  if (world % total != 0)
+  const int64_t total = c.model_parallel();
+  if (total < 1 || world % total != 0)
     out.push_back({"world_divisible",
                    "world size (" + to_string(world)
                      + ") is not divisible by total_model_size (total_model_size="
@@ -51,7 +51,7 @@ void check_batch(const training_config& c, int world, violations& out) {
   const int dp = c.data_parallel(world);
   if (dp == 0)
     return; // already reported by check_world
-  if (c.gbs % (c.mbs * dp) != 0)
+  if (c.gbs % (int64_t(c.mbs) * dp) != 0)
     out.push_back({"batch_divisible",
                    "global batch size (" + to_string(c.gbs)
                      + ") is not divisible by micro batch size ("
@@ -103,7 +103,7 @@ void check_pipeline(const model_spec& m, const training_config& c,
   if (c.pp <= 2)
     out.push_back({"vpp_needs_pp", "pipeline-model-parallel size should be "
                                    "greater than 2 with interleaved schedule"});
-  else if (pipeline_split_layers(m, c) % (c.pp * c.vpp) != 0)
+  else if (pipeline_split_layers(m, c) % (int64_t(c.pp) * c.vpp) != 0)
     out.push_back({"vpp_layers", "number of layers per pipeline stage must be "
                                  "divisible by number of layers per virtual "
                                  "pipeline stage"});
@@ -165,7 +165,7 @@ void check_experts(const model_spec& m, const training_config& c, int world,
   if (m.experts % c.ep != 0)
     out.push_back({"experts_ep", "Number of experts should be a multiple of "
                                  "expert model parallel_size."});
-  const int expert_grid = c.tp * c.ep * c.pp;
+  const int64_t expert_grid = int64_t(c.tp) * c.ep * c.pp;
   if (world % expert_grid != 0)
     out.push_back({"world_ep", "world_size (" + to_string(world)
                                  + ") is not divisible by "

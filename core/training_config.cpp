@@ -1,6 +1,5 @@
 #include "core/training_config.hpp"
 
-#include <charconv>
 #include <cstring>
 #include <functional>
 
@@ -27,32 +26,22 @@ bool parse_recompute(const std::string& text, recompute_mode& out) {
 }
 
 int training_config::data_parallel(int world_size) const {
-  const int model = tp * pp * cp;
-  if (model <= 0 || world_size % model != 0)
+  if (tp <= 0 || pp <= 0 || cp <= 0)
     return 0;
-  return world_size / model;
+  const int64_t model = model_parallel();
+  if (world_size <= 0 || world_size % model != 0)
+    return 0;
+  return static_cast<int>(world_size / model);
 }
 
 int training_config::micro_batches(int world_size) const {
-  const int dp = data_parallel(world_size);
+  const int64_t dp = data_parallel(world_size);
   if (dp == 0 || mbs <= 0 || gbs % (mbs * dp) != 0)
     return 0;
-  return gbs / (mbs * dp);
+  return static_cast<int>(gbs / (mbs * dp));
 }
 
 namespace {
-
-int parse_int(const std::string& key, const std::string& text) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || p != text.data() + text.size())
-    throw input_error("config key '" + key + "': expected an integer, got '"
-                      + text + "'");
-  if (v < 0)
-    throw input_error("config key '" + key + "': must not be negative, got "
-                      + text);
-  return v;
-}
 
 bool parse_bool(const std::string& key, const std::string& text) {
   if (text == "1" || text == "true" || text == "True" || text == "on")
@@ -75,16 +64,17 @@ std::string display_or_upper(const std::string& key, const std::string& display)
   return display.empty() ? upper(key) : display;
 }
 
-key_binding int_key(std::string key, int training_config::*field, std::string display = "") {
-  return {{key, field, nullptr, nullptr, display_or_upper(key, display)},
+key_binding int_key(std::string key, int training_config::*field, value_range range,
+                    std::string display = "") {
+  return {{key, field, nullptr, nullptr, display_or_upper(key, display), range},
           [field](const training_config& c) { return std::to_string(c.*field); },
-          [key, field](training_config& c, const std::string& v) {
-            c.*field = parse_int(key, v);
+          [key, field, range](training_config& c, const std::string& v) {
+            c.*field = parse_int_field("config key '" + key + "'", v, range);
           }};
 }
 
 key_binding bool_key(std::string key, bool training_config::*field, std::string display = "") {
-  return {{key, nullptr, field, nullptr, display_or_upper(key, display)},
+  return {{key, nullptr, field, nullptr, display_or_upper(key, display), {0, 1}},
           [field](const training_config& c) {
             return std::string(c.*field ? "true" : "false");
           },
@@ -93,26 +83,34 @@ key_binding bool_key(std::string key, bool training_config::*field, std::string 
           }};
 }
 
+// Ranges: a parallel size is at most the largest job; a layer count at most
+// the deepest model a model file may describe (model_dimensions()); batch and
+// sequence sizes far beyond any published run, small enough that their
+// products stay exact in 64 bits and in a double.
+constexpr value_range parallel_size{1, max_devices};
+constexpr value_range layer_count{0, 16384};
+
 // The table of keys, in canonical order (see config_key).
 const std::vector<key_binding>& bindings() {
   static const std::vector<key_binding> all = {
-    int_key("tp", &training_config::tp),
-    int_key("pp", &training_config::pp),
-    int_key("cp", &training_config::cp),
-    int_key("ep", &training_config::ep),
-    int_key("vpp", &training_config::vpp),
-    int_key("mbs", &training_config::mbs),
-    int_key("gbs", &training_config::gbs, "GLOBAL_BATCH_SIZE"),
-    int_key("seq", &training_config::seq, "SEQ_LENGTH"),
+    int_key("tp", &training_config::tp, parallel_size),
+    int_key("pp", &training_config::pp, parallel_size),
+    int_key("cp", &training_config::cp, parallel_size),
+    int_key("ep", &training_config::ep, parallel_size),
+    int_key("vpp", &training_config::vpp, {1, 16384}),
+    int_key("mbs", &training_config::mbs, {1, 65536}),
+    int_key("gbs", &training_config::gbs, {1, int64_t(1) << 24}, "GLOBAL_BATCH_SIZE"),
+    int_key("seq", &training_config::seq, {1, int64_t(1) << 24}, "SEQ_LENGTH"),
     bool_key("sp", &training_config::sp, "SEQUENCE_PARALLEL"),
-    {{"recompute", nullptr, nullptr, &training_config::recompute, "AC"},
+    {{"recompute", nullptr, nullptr, &training_config::recompute, "AC", {0, 2}},
      [](const training_config& c) { return std::string(to_string(c.recompute)); },
      [](training_config& c, const std::string& v) {
        if (!parse_recompute(v, c.recompute))
          throw input_error("config key 'recompute': expected none, selective "
                            "or full, got '" + v + "'");
      }},
-    {{"recompute_method", nullptr, &training_config::recompute_block, nullptr, "AC_METHOD"},
+    {{"recompute_method", nullptr, &training_config::recompute_block, nullptr, "AC_METHOD",
+      {0, 1}},
      [](const training_config& c) {
        return std::string(c.recompute_block ? "block" : "uniform");
      },
@@ -122,13 +120,15 @@ const std::vector<key_binding>& bindings() {
                            "or block, got '" + v + "'");
        c.recompute_block = v == "block";
      }},
-    int_key("recompute_layers", &training_config::recompute_layers, "AC_LAYERS"),
+    int_key("recompute_layers", &training_config::recompute_layers, layer_count, "AC_LAYERS"),
     bool_key("dist_opt", &training_config::dist_opt, "DISTRIBUTED_OPTIMIZER"),
     bool_key("overlap_grad", &training_config::overlap_grad, "OVERLAP_GRAD_REDUCE"),
     bool_key("overlap_param", &training_config::overlap_param, "OVERLAP_PARAM_GATHER"),
     bool_key("fused_ce", &training_config::fused_ce, "FUSED_CROSS_ENTROPY"),
-    int_key("first_pp_layers", &training_config::first_pp_layers, "FIRST_PP_NUM_LAYERS"),
-    int_key("last_pp_layers", &training_config::last_pp_layers, "LAST_PP_NUM_LAYERS"),
+    int_key("first_pp_layers", &training_config::first_pp_layers, layer_count,
+            "FIRST_PP_NUM_LAYERS"),
+    int_key("last_pp_layers", &training_config::last_pp_layers, layer_count,
+            "LAST_PP_NUM_LAYERS"),
     bool_key("pp_account_embedding", &training_config::pp_account_embedding,
              "ACCOUNT_FOR_EMBEDDING_IN_PIPELINE_SPLIT"),
     bool_key("pp_account_loss", &training_config::pp_account_loss,

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/value_range.hpp"
+
 namespace paratune {
 
 /// Activation recomputation granularity (Megatron --recompute-granularity).
@@ -45,10 +47,13 @@ struct training_config {
   /// instead of fp32 main grads.
   bool grad_reduce_bf16 = false;
 
-  /// World size divided by tp * pp * cp; 0 when it does not divide.
+  /// World size divided by tp * pp * cp; 0 when it does not divide (or a
+  /// size is not positive). Computed in 64 bits: no key overflows it.
   int data_parallel(int world_size) const;
   /// Micro-batches per iteration per pipeline; 0 when it does not divide.
   int micro_batches(int world_size) const;
+  /// tp * pp * cp, in 64 bits.
+  int64_t model_parallel() const { return int64_t(tp) * pp * cp; }
 
   friend bool operator==(const training_config&, const training_config&) = default;
 };
@@ -65,6 +70,8 @@ struct config_key {
   bool training_config::*bool_field = nullptr;            ///< true/false keys, recompute_method
   recompute_mode training_config::*mode_field = nullptr;  ///< recompute
   std::string display;  ///< OptiCo's name in texts: "GLOBAL_BATCH_SIZE", "TP"
+  /// The values the key may take (booleans 0..1, recompute its modes).
+  value_range range;
 
   /// The field as a number (false/true 0/1, a recompute mode its ordinal):
   /// for hot loops that must not go through text.
@@ -95,7 +102,7 @@ const std::vector<std::string>& config_keys();
 std::string get_value(const training_config& c, const std::string& key);
 
 /// Sets one key from text. Throws input_error naming the key for an unknown
-/// key or a value of the wrong kind.
+/// key, a value of the wrong kind or one outside the key's range.
 void set_value(training_config& c, const std::string& key,
                const std::string& value);
 

@@ -1,6 +1,7 @@
 #include "adapters/config/catalog.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -8,12 +9,17 @@
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/model_dimensions.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
 
 namespace fs = std::filesystem;
 using yaml_fields::optional;
+using yaml_fields::optional_int;
+using yaml_fields::optional_real;
+using yaml_fields::required_int;
+using yaml_fields::required_real;
 using yaml_fields::required;
 
 namespace {
@@ -23,68 +29,66 @@ bool looks_like_path(const std::string& s) {
          || s.ends_with(".yml");
 }
 
-void check_positive(const std::string& where, const char* key, int v) {
-  if (v <= 0)
-    throw input_error(where + ": field '" + key + "' must be positive, got "
-                      + std::to_string(v));
-}
-
 model_spec model_from_yaml(const YAML::Node& n, const std::string& where) {
+  auto dimension = [&](const char* key, int fallback) {
+    return optional_int(n, key, where, find_model_dimension(key)->range, fallback);
+  };
   model_spec m;
   m.name = required<std::string>(n, "name", where);
   m.family = optional<std::string>(n, "family", where, m.name);
   m.size = optional<std::string>(n, "size", where, "");
-  m.layers = required<int>(n, "layers", where);
-  m.hidden = required<int>(n, "hidden", where);
-  m.heads = required<int>(n, "heads", where);
-  m.kv_heads = optional<int>(n, "kv_heads", where, m.heads);
-  m.head_dim = optional<int>(n, "head_dim", where, 0);
-  m.ffn = optional<int>(n, "ffn", where, 4 * m.hidden);
-  m.vocab = required<int>(n, "vocab", where);
+  for (const char* key : {"layers", "hidden", "heads", "vocab"})
+    if (!n[key])
+      throw input_error(where + ": missing field '" + key + "'");
+  m.layers = dimension("layers", 0);
+  m.hidden = dimension("hidden", 0);
+  m.heads = dimension("heads", 0);
+  m.kv_heads = dimension("kv_heads", m.heads);
+  m.head_dim = dimension("head_dim", 0);
+  m.ffn = dimension("ffn", 4 * m.hidden);
+  m.vocab = dimension("vocab", 0);
   m.swiglu = optional<bool>(n, "swiglu", where, false);
   m.rmsnorm = optional<bool>(n, "rmsnorm", where, false);
   m.tied_embeddings = optional<bool>(n, "tied_embeddings", where, true);
-  m.experts = optional<int>(n, "experts", where, 0);
-  m.topk = optional<int>(n, "topk", where, m.experts > 0 ? 1 : 0);
-  m.moe_ffn = optional<int>(n, "moe_ffn", where, m.experts > 0 ? m.ffn : 0);
-  m.max_seq = optional<int>(n, "max_seq", where, 0);
-  for (auto [key, v] : {std::pair{"layers", m.layers}, {"hidden", m.hidden},
-                        {"heads", m.heads}, {"kv_heads", m.kv_heads},
-                        {"ffn", m.ffn}, {"vocab", m.vocab}})
-    check_positive(where, key, v);
+  m.experts = dimension("experts", 0);
+  m.topk = dimension("topk", m.experts > 0 ? 1 : 0);
+  m.moe_ffn = dimension("moe_ffn", m.experts > 0 ? m.ffn : 0);
+  m.max_seq = dimension("max_seq", 0);
+  check_model(m, where);
   return m;
 }
 
+// Upper ends far above any machine built: they catch a unit mistake (TFLOPS
+// written as FLOPS) rather than judge the hardware.
 link_spec link_from_yaml(const YAML::Node& n, const std::string& where) {
   link_spec l;
   l.name = required<std::string>(n, "name", where);
-  l.gbps = required<double>(n, "gbps", where);
-  l.latency_us = optional<double>(n, "latency_us", where, 0.0);
+  l.gbps = required_real(n, "gbps", where, 1e-3, 1e7);
+  l.latency_us = optional_real(n, "latency_us", where, 0.0, 1e6, 0.0);
   return l;
 }
 
 cluster_spec cluster_from_yaml(const YAML::Node& n, const std::string& where) {
   cluster_spec c;
   c.name = required<std::string>(n, "name", where);
-  c.devices_per_node = required<int>(n, "devices_per_node", where);
-  c.max_nodes = optional<int>(n, "max_nodes", where, 0);
+  c.devices_per_node = required_int(n, "devices_per_node", where, {1, 1024});
+  c.max_nodes = optional_int(n, "max_nodes", where, {0, max_devices}, 0);
   c.ici_topology = optional<std::string>(n, "ici_topology", where, "");
   const auto d = n["device"];
   if (!d || !d.IsMap())
     throw input_error(where + ": missing field 'device'");
   const auto dwhere = where + ": device";
   c.device.name = required<std::string>(d, "name", dwhere);
-  c.device.peak_tflops_16 = required<double>(d, "peak_tflops_16", dwhere);
-  c.device.peak_tflops_fp8 = optional<double>(d, "peak_tflops_fp8", dwhere, 0.0);
-  c.device.hbm_gib = required<double>(d, "hbm_gib", dwhere);
-  c.device.hbm_gbps = required<double>(d, "hbm_gbps", dwhere);
+  c.device.peak_tflops_16 = required_real(d, "peak_tflops_16", dwhere, 1e-3, 1e6);
+  c.device.peak_tflops_fp8 = optional_real(d, "peak_tflops_fp8", dwhere, 0.0, 1e6, 0.0);
+  c.device.hbm_gib = required_real(d, "hbm_gib", dwhere, 1e-3, 1e5);
+  c.device.hbm_gbps = required_real(d, "hbm_gbps", dwhere, 1e-3, 1e7);
   c.device.tpu = optional<bool>(d, "tpu", dwhere, false);
   if (!n["scale_up"] || !n["scale_out"])
     throw input_error(where + ": missing field '"
                       + std::string(n["scale_up"] ? "scale_out" : "scale_up") + "'");
   c.scale_up = link_from_yaml(n["scale_up"], where + ": scale_up");
   c.scale_out = link_from_yaml(n["scale_out"], where + ": scale_out");
-  check_positive(where, "devices_per_node", c.devices_per_node);
   return c;
 }
 
@@ -98,11 +102,25 @@ std::vector<std::string> yaml_stems(const std::string& dir) {
   return out;
 }
 
+// A catalog name is a file name stem: letters, digits, '.', '_' and '-'.
+bool catalog_name(const std::string& name) {
+  return !name.empty() && name.size() <= 128 && name.front() != '.'
+         && std::all_of(name.begin(), name.end(), [](char ch) {
+              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'
+                     || ch == '-';
+            });
+}
+
 std::string catalog_file(const std::string& kind, const std::string& name,
                          const std::vector<std::string>& known) {
   const auto path = configs_dir() + "/" + kind + "/" + lower(name) + ".yaml";
-  if (fs::is_regular_file(path))
+  std::error_code ec;
+  if (catalog_name(name) && fs::is_regular_file(path, ec))
     return path;
+  if (name.size() > 128)
+    throw input_error("unknown " + kind.substr(0, kind.size() - 1) + " (a name of "
+                      + std::to_string(name.size()) + " characters; catalog names have at most "
+                      "128; known: " + join(known, ", ") + ")");
   throw input_error("unknown " + kind.substr(0, kind.size() - 1) + " '" + name
                     + "' (known: " + join(known, ", ") + ")");
 }
@@ -136,39 +154,38 @@ model_spec parse_inline_model(const std::string& dims) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw input_error("model dimensions: expected KEY=VALUE, got '" + item + "'");
-    const auto key = item.substr(0, eq);
-    try {
-      v[key] = std::stoi(item.substr(eq + 1));
-    } catch (const std::exception&) {
-      throw input_error("model dimension '" + key + "': expected an integer");
-    }
+    const auto key = trim(item.substr(0, eq));
+    const auto* d = find_model_dimension(key);
+    if (key != "swiglu" && (!d || key == "max_seq"))
+      throw input_error("unknown model dimension '" + key
+                        + "' (known: layers, hidden, heads, kv_heads, head_dim, ffn, vocab, "
+                          "swiglu, experts, topk, moe_ffn)");
+    if (v.count(key))
+      throw input_error("model dimension '" + key + "' is given twice");
+    v[key] = parse_int_field("model dimension '" + key + "'", trim(item.substr(eq + 1)),
+                             d ? d->range : value_range{0, 1});
   }
-  static const char* known[] = {"layers", "hidden", "heads", "kv_heads", "ffn",
-                                "vocab", "swiglu", "experts", "topk", "moe_ffn",
-                                "head_dim"};
-  for (const auto& [key, _] : v)
-    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
-      throw input_error("unknown model dimension '" + key + "'");
   for (const char* key : {"layers", "hidden", "heads", "vocab"})
-    if (!v.count(key) || v[key] <= 0)
-      throw input_error(std::string("model dimensions: '") + key
-                        + "' is required and must be positive");
+    if (!v.count(key))
+      throw input_error(std::string("model dimensions: '") + key + "' is required");
+  auto given = [&](const char* key, int fallback) { return v.count(key) ? v[key] : fallback; };
   model_spec m;
   m.name = "inline";
   m.family = "custom";
   m.layers = v["layers"];
   m.hidden = v["hidden"];
   m.heads = v["heads"];
-  m.kv_heads = v.count("kv_heads") ? v["kv_heads"] : m.heads;
-  m.ffn = v.count("ffn") ? v["ffn"] : 4 * m.hidden;
+  m.kv_heads = given("kv_heads", m.heads);
+  m.ffn = given("ffn", 4 * m.hidden);
   m.vocab = v["vocab"];
-  m.swiglu = v["swiglu"] != 0;
+  m.swiglu = given("swiglu", 0) == 1;
   m.rmsnorm = m.swiglu;
   m.tied_embeddings = !m.swiglu;
-  m.experts = v["experts"];
-  m.topk = v.count("topk") ? v["topk"] : (m.experts > 0 ? 1 : 0);
-  m.moe_ffn = v.count("moe_ffn") ? v["moe_ffn"] : (m.experts > 0 ? m.ffn : 0);
-  m.head_dim = v["head_dim"];
+  m.experts = given("experts", 0);
+  m.topk = given("topk", m.experts > 0 ? 1 : 0);
+  m.moe_ffn = given("moe_ffn", m.experts > 0 ? m.ffn : 0);
+  m.head_dim = given("head_dim", 0);
+  check_model(m, "model dimensions");
   return m;
 }
 

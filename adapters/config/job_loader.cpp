@@ -8,10 +8,12 @@
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune {
 
 using yaml_fields::optional;
+using yaml_fields::optional_int;
 using yaml_fields::required;
 
 namespace {
@@ -107,24 +109,21 @@ job_spec load_job(const std::string& path) {
   } catch (const input_error& e) {
     throw input_error(path + ": " + e.what());
   }
-  job.nodes = optional<int>(root, "nodes", path, 1);
-  if (job.nodes < 1)
-    throw input_error(path + ": field 'nodes' must be at least 1");
+  job.nodes = optional_int(root, "nodes", path, {1, max_devices}, 1);
+  check_range(path + ": field 'nodes': nodes x " + std::to_string(job.cluster.devices_per_node)
+                + " devices",
+              int64_t(job.nodes) * job.cluster.devices_per_node, {1, max_devices});
   const auto prec = optional<std::string>(root, "precision", path, "bf16");
   if (!parse_precision(prec, job.prec))
     throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"
                       + prec + "'");
   job.initial = read_initial(root["initial"], path);
-  job.trials = optional<int>(root, "trials", path, 20);
+  job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
   job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
-  if (job.trials < 1)
-    throw input_error(path + ": field 'trials' must be at least 1");
   if (auto sim = root["simulation"]) {
     job.seed = optional<uint64_t>(sim, "seed", path + ": simulation", 1);
-    job.train_iters = optional<int>(sim, "train_iters", path + ": simulation", 12);
-    if (job.train_iters < 4)
-      throw input_error(path + ": simulation: field 'train_iters' must be at least 4 "
-                               "(warm-up iterations are not scored)");
+    // At least 4: the warm-up iterations are not scored.
+    job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
   }
   job.search = root["search"]
                  ? read_search(root["search"], path)

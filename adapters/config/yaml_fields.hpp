@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune::yaml_fields {
 
@@ -32,6 +33,22 @@ T optional(const YAML::Node& node, const std::string& key,
     return fallback;
   return required<T>(node, key, where);
 }
+
+/// Reads `node[key]` as an integer in `allowed`. A missing field, text that
+/// is not an integer ("8.5", "0x8") or a value out of range throws
+/// input_error "WHERE: field 'KEY': ..." naming the range.
+int required_int(const YAML::Node& node, const std::string& key, const std::string& where,
+                 value_range allowed);
+
+/// Like required_int(), but returns `fallback` when the field is absent.
+int optional_int(const YAML::Node& node, const std::string& key, const std::string& where,
+                 value_range allowed, int fallback);
+
+/// Reads `node[key]` as a finite number in [min, max]; `fallback` when absent.
+double optional_real(const YAML::Node& node, const std::string& key, const std::string& where,
+                     double min, double max, double fallback);
+double required_real(const YAML::Node& node, const std::string& key, const std::string& where,
+                     double min, double max);
 
 /// Loads a YAML file; throws input_error naming the file and the line of a
 /// syntax error.

@@ -10,14 +10,23 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 #include "core/tpu/tpu_accelerator.hpp"
 
 namespace paratune {
 
 using yaml_fields::optional;
+using yaml_fields::optional_int;
 using yaml_fields::required;
+using yaml_fields::required_int;
+using yaml_fields::required_real;
 
 namespace {
+
+// The global batch and sequence length take the ranges of the gbs and seq
+// configuration keys, on TPU as on GPU.
+const value_range batch_range = find_config_key("gbs")->range;
+const value_range seq_range = find_config_key("seq")->range;
 
 // A model or cluster named by a relative path is found beside the
 // experiment file, as a user writing both would expect.
@@ -68,10 +77,13 @@ int read_global_batch(const YAML::Node& root, const std::string& where, int chip
   if (root["batch"] && root["per_device_batch"])
     throw input_error(where + ": give batch or per_device_batch, not both");
   if (!root["per_device_batch"])
-    return required<int>(root, "batch", where);
-  const auto per_device = required<double>(root, "per_device_batch", where);
+    return required_int(root, "batch", where, batch_range);
+  const auto per_device = required_real(root, "per_device_batch", where, 1.0 / 1024, 65536);
   const double global = per_device * chips;
-  if (!(per_device > 0) || global > 1e9 || global != static_cast<double>(static_cast<long long>(global)))
+  if (global > double(batch_range.max))
+    throw input_error(where + ": per_device_batch times " + std::to_string(chips)
+                      + " chips is outside the allowed global batch " + batch_range.text());
+  if (global < 1 || global != static_cast<double>(static_cast<long long>(global)))
     throw input_error(where + ": per_device_batch " + root["per_device_batch"].as<std::string>()
                       + " times " + std::to_string(chips)
                       + " chips must be a whole number of sequences");
@@ -81,14 +93,12 @@ int read_global_batch(const YAML::Node& root, const std::string& where, int chip
 void read_workload(const YAML::Node& root, const std::string& where, experiment_spec& e) {
   auto& w = e.workload;
   w.global_batch = read_global_batch(root, where, e.slice.chips());
-  w.seq_len = required<int>(root, "seq", where);
-  if (w.global_batch < 1 || w.seq_len < 1)
-    throw input_error(where + ": batch and seq must be positive");
+  w.seq_len = required_int(root, "seq", where, seq_range);
   const auto wl = root["workload"];
   if (!wl)
     return;
   const auto at = where + ": workload";
-  w.accumulation_steps = optional<int>(wl, "accumulation_steps", at, 1);
+  w.accumulation_steps = optional_int(wl, "accumulation_steps", at, {1, 65536}, 1);
   const auto remat = optional<std::string>(wl, "remat", at, "full");
   if (!parse_remat_policy(remat, w.remat))
     throw input_error(at + ": remat '" + remat + "' is not one of MaxText's policies ("
@@ -96,8 +106,16 @@ void read_workload(const YAML::Node& root, const std::string& where, experiment_
   w.seq_shards_weights = optional<bool>(wl, "seq_shards_weights", at, true);
   w.optimizer_over_data = optional<bool>(wl, "optimizer_over_data", at, false);
   w.cp_load_balanced = optional<bool>(wl, "cp_load_balanced", at, false);
-  if (w.accumulation_steps < 1)
-    throw input_error(at + ": accumulation_steps must be >= 1");
+}
+
+// Every chip of the seq axes holds a slice of each sequence: a sequence
+// shorter than the axes, or one that does not split evenly, cannot run.
+void check_seq_axes(const experiment_spec& e, const std::string& where) {
+  const int64_t shards = int64_t(e.mesh.at(mesh_axis::seq)) * e.dcn_mesh.at(mesh_axis::seq);
+  if (e.workload.seq_len % shards != 0)
+    throw input_error(where + ": field 'seq': " + std::to_string(e.workload.seq_len)
+                      + " must be a multiple of the seq mesh axes (" + std::to_string(shards)
+                      + " shards)");
 }
 
 tpu_mesh read_mesh(const YAML::Node& node, int chips, const std::string& what) {
@@ -127,6 +145,7 @@ void read_tpu(const YAML::Node& root, const tpu_slice& slice, const std::string&
     throw input_error(where + ": dcn_mesh spans " + std::to_string(e.dcn_mesh.chips())
                       + " slices, hardware has num_slices " + std::to_string(e.slice.num_slices));
   read_workload(root, where, e);
+  check_seq_axes(e, where);
 }
 
 // The hardware of a TPU job: `slice` is a topology ("4x4x8") or a Cloud
@@ -143,14 +162,14 @@ tpu_hardware read_tpu_hardware(const YAML::Node& hw, const std::string& where) {
   out.cluster_ref = optional<std::string>(hw, "cluster", at, "");
   if (!hw["slice"])
     return out;
-  const int slices = optional<int>(hw, "num_slices", at, 1);
-  if (slices < 1 || slices > 4096)
-    throw input_error(at + ": num_slices " + std::to_string(slices) + " is not in 1..4096");
+  const int slices = optional_int(hw, "num_slices", at, {1, 4096}, 1);
   const auto text = required<std::string>(hw, "slice", at);
-  if (text.empty() || (text[0] != 'v' && text[0] != 'V')) {
-    out.slice = parse_slice(text, slices);
+  const bool accelerator = !text.empty() && (text[0] == 'v' || text[0] == 'V');
+  out.slice = accelerator ? parse_accelerator(text, slices).slice : parse_slice(text, slices);
+  check_range(at + ": field 'num_slices': the chips of all slices",
+              int64_t(out.slice->chips_per_slice()) * slices, {1, max_devices});
+  if (!accelerator)
     return out;
-  }
   const auto acc = parse_accelerator(text, slices);
   const std::string implied = std::string("tpu-") + to_string(acc.generation);
   if (out.cluster_ref.empty())
@@ -174,9 +193,10 @@ void check_generation(const experiment_spec& e, const YAML::Node& hw, const std:
 void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& where,
               experiment_spec& e) {
   e.platform = device_platform::gpu;
-  e.nodes = optional<int>(hw, "nodes", where + ": hardware", 1);
-  if (e.nodes < 1)
-    throw input_error(where + ": hardware: nodes must be >= 1");
+  e.nodes = optional_int(hw, "nodes", where + ": hardware", {1, max_devices}, 1);
+  check_range(where + ": hardware: field 'nodes': nodes x " + std::to_string(e.cluster.devices_per_node)
+                + " devices",
+              int64_t(e.nodes) * e.cluster.devices_per_node, {1, max_devices});
   const auto node = root["megatron"];
   if (!node || !node.IsMap())
     throw input_error(where + ": missing field 'megatron' (e.g. {tp: 8, pp: 1, mbs: 1})");
@@ -184,9 +204,9 @@ void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& w
   for (const auto& kv : node)
     set_value(c, kv.first.as<std::string>(), kv.second.as<std::string>());
   if (root["batch"])
-    c.gbs = required<int>(root, "batch", where);
+    c.gbs = required_int(root, "batch", where, batch_range);
   if (root["seq"])
-    c.seq = required<int>(root, "seq", where);
+    c.seq = required_int(root, "seq", where, seq_range);
   e.megatron = c;
 }
 

@@ -44,13 +44,15 @@ iteration_flops count_flops(const perf_context& x) {
   const double scores = attention_score_forward(x);
   // Forward + backward = 3x forward; causal masking halves the scores.
   f.model_causal = f.model - 3 * scores / 2;
+  const double scores_run = x.cal.flash_attention ? scores / 2 : scores;
+  f.executed = x.cal.flash_attention ? f.model_causal : f.model;
   const double logits = 6 * tokens_per_iteration(x) * x.h * x.vocab;
-  const double layer_forward = (f.model - logits) / 3;
-  f.hardware = f.model;
+  const double layer_forward = (f.executed - logits) / 3;
+  f.hardware = f.executed;
   if (x.config->recompute == recompute_mode::full)
     f.hardware += layer_forward * recomputed_layer_fraction(x);
   else if (x.config->recompute == recompute_mode::selective)
-    f.hardware += scores;
+    f.hardware += scores_run;
   return f;
 }
 

@@ -8,7 +8,11 @@ namespace paratune {
 struct iteration_flops {
   double model = 0;         ///< Megatron <= 0.15 / Korthikanti: non-causal attention
   double model_causal = 0;  ///< Megatron 0.16+ / MaxText: attention scores halved
-  double hardware = 0;      ///< model (non-causal) plus recomputed forward work
+  /// The model FLOPs the kernels run: flash attention skips the masked half
+  /// of a causal score matrix (model_causal), unfused attention computes it
+  /// whole (model). MFU counts these, so that it cannot pass the peak.
+  double executed = 0;
+  double hardware = 0;      ///< executed plus recomputed forward work
 };
 
 /// Megatron's num_floating_point_operations of the r0.8..0.15 era:

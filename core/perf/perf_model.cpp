@@ -1,6 +1,8 @@
 #include "core/perf/perf_model.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <utility>
 
 #include "core/perf/flops.hpp"
@@ -51,7 +53,8 @@ void fill_rates(const perf_context& x, const cluster_spec& cluster, precision p,
   const double gpus = x.world;
   const double peak = cluster.device.peak_tflops(p) * 1e12;
   out.tflops_per_gpu = f.model / (t * gpus) / 1e12;
-  out.mfu = f.model / (t * gpus * peak);
+  out.mfu = f.executed / (t * gpus * peak);
+  out.mfu_full_attention = f.model / (t * gpus * peak);
   out.mfu_causal = f.model_causal / (t * gpus * peak);
   out.hfu = f.hardware / (t * gpus * peak);
   out.tokens_per_s_per_gpu = x.gbs * x.seq / (t * gpus);
@@ -73,6 +76,19 @@ perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
   fill_rates(x, cluster, p, out);
   out.limiting_factor = out.fits ? largest_part(out.time) : "memory";
   return out;
+}
+
+std::string impossible_result(const perf_prediction& p) {
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!positive(p.iteration_time_s))
+    return "iteration time " + std::to_string(p.iteration_time_s) + " s";
+  if (!positive(p.mfu) || p.mfu > 1)
+    return "MFU " + std::to_string(p.mfu);
+  if (!positive(p.hfu) || p.hfu > 1)
+    return "HFU " + std::to_string(p.hfu);
+  if (!positive(p.peak_memory_mib))
+    return "peak memory " + std::to_string(p.peak_memory_mib) + " MiB";
+  return "";
 }
 
 } // namespace paratune

@@ -59,8 +59,14 @@ struct time_breakdown {
 struct perf_prediction {
   double iteration_time_s = 0;
   double tflops_per_gpu = 0;        ///< model FLOPs (non-causal attention, Megatron <= 0.15 / Korthikanti) per GPU per second
-  double mfu = 0;                   ///< tflops_per_gpu / peak
+  /// Model FLOPs utilization, attention counted as the kernel runs it (causal
+  /// half with flash attention): at most 1 by construction.
+  double mfu = 0;
   double mfu_causal = 0;            ///< MFU counting causal-halved attention (Megatron 0.16+, MaxText)
+  /// tflops_per_gpu / peak: MFU in the convention of Megatron-LM <= 0.15's
+  /// logs and of published tables, attention counted whole. It passes 1 at
+  /// long sequences, so it is compared with published numbers, never shown.
+  double mfu_full_attention = 0;
   double hfu = 0;                   ///< hardware FLOPs utilization (recompute counted)
   double tokens_per_s_per_gpu = 0;
   std::vector<memory_breakdown> stages; ///< one per pipeline stage
@@ -84,5 +90,11 @@ struct perf_prediction {
 perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
                         int world_size, const training_config& c, precision p,
                         const perf_calibration& cal = {});
+
+/// What makes `p` impossible, or empty: a time that is not positive and
+/// finite, an MFU or HFU outside (0, 1], a negative memory. The model never
+/// gives one for a configuration that passes check_megatron_rules; callers
+/// treat one as an internal error rather than print it.
+std::string impossible_result(const perf_prediction& p);
 
 } // namespace paratune

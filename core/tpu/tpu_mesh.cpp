@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
@@ -48,17 +49,8 @@ std::vector<std::pair<std::string, std::string>> split_pairs(std::string_view te
 int parse_size(const std::string& axis, const std::string& value) {
   if (value == "-1" || lower(value) == "auto")
     return 0;
-  std::size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || v < 1)
-    throw input_error("mesh axis '" + axis + "': size '" + value
-                      + "' is not a positive integer (or -1 / auto)");
-  return v;
+  return parse_int_field("mesh axis '" + axis + "' (a positive size, or -1 / auto)", value,
+                         {1, max_devices});
 }
 
 // MaxText names mesh options ici_fsdp_parallelism, dcn_data_parallelism.
@@ -164,6 +156,13 @@ tpu_mesh parse_mesh(std::string_view text) {
     autos += size == 0;
   if (autos > 1)
     throw input_error("mesh '" + std::string(text) + "': only one axis may be -1 (auto)");
+  // Every axis fits alone; their product must too, or chips() overflows.
+  int64_t chips = 1;
+  for (int size : m.sizes)
+    chips *= std::max(size, 1);
+  if (chips > max_devices)
+    throw input_error("mesh '" + std::string(text) + "': the axes span more than "
+                      + std::to_string(max_devices) + " chips");
   for (auto a : all_mesh_axes)
     if (std::find(seen.begin(), seen.end(), a) != seen.end())
       m.shown.push_back(a);

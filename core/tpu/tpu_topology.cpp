@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune {
 
@@ -84,6 +85,12 @@ tpu_slice parse_slice(std::string_view text, int num_slices) {
   s.dims.push_back(current);
   if (s.dims.size() > 3 || std::count(s.dims.begin(), s.dims.end(), 0) > 0)
     throw input_error("slice '" + std::string(text) + "': 1 to 3 positive dimensions");
+  int64_t chips = 1;
+  for (int d : s.dims)
+    chips *= d;
+  if (chips > max_devices)
+    throw input_error("slice '" + std::string(text) + "': " + std::to_string(chips)
+                      + " chips is outside the allowed range 1.." + std::to_string(max_devices));
   return s;
 }
 

@@ -149,7 +149,7 @@ TEST(megatron_args, bad_flag_value_names_the_flag) {
     parse_megatron_args({"--micro-batch-size", "x"});
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(std::string(e.what()), "argument --micro-batch-size: expected an integer, got 'x'");
+    EXPECT_EQ(std::string(e.what()), "argument --micro-batch-size: expected an integer in 1..65536, got 'x'");
   }
 }
 

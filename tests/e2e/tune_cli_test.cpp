@@ -159,7 +159,7 @@ TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
     {"model: llama9-1t\ncluster: dgx-a100-80g\ninitial: {gbs: 8, seq: 2048}\n",
      "unknown model 'llama9-1t'"},
     {"model: llama3-8b\ncluster: dgx-a100-80g\nnodes: two\ninitial: {gbs: 8, seq: 2048}\n",
-     "field 'nodes' has the wrong type"},
+     "field 'nodes': expected an integer in 1..1048576, got 'two'"},
     {"model: llama3-8b\ncluster: dgx-a100-80g\ninitial: {seq: 2048}\n",
      "initial: missing field 'gbs'"},
     {"model: llama3-8b\ncluster: dgx-a100-80g\ninitial: {gbs: 8, seq: 2048, tp: many}\n",

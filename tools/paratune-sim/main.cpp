@@ -169,10 +169,7 @@ int main(int argc, char** argv) {
     plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown);
     if (!unknown.empty())
       throw input_error("unrecognized arguments: " + join_args(unknown));
-    if (plan.launch.model.layers <= 0 || plan.launch.model.hidden <= 0
-        || plan.launch.model.heads <= 0 || plan.launch.model.vocab <= 0)
-      throw input_error("the model is incomplete: --num-layers, --hidden-size, "
-                        "--num-attention-heads and --vocab-size are required");
+    check_megatron_model(plan.launch);
     plan.cluster = load_cluster(plan.opts.cluster);
     return plan.opts.evaluate ? evaluate(plan) : run(plan);
   } catch (const input_error& e) {

@@ -1,24 +1,17 @@
 #include "tools/paratune-sim/sim_options.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune::sim {
 
 namespace {
 
-double to_double(const std::string& flag, const std::string& v) {
-  try {
-    size_t used = 0;
-    double x = std::stod(v, &used);
-    if (used == v.size())
-      return x;
-  } catch (const std::exception&) {
-  }
-  throw input_error("argument " + flag + ": expected a number, got '" + v + "'");
-}
+constexpr value_range world_sizes{1, max_devices};
 
 } // namespace
 
@@ -32,10 +25,14 @@ sim_options parse_sim_options(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--sim-cluster") o.cluster = value();
-    else if (a == "--sim-world-size") o.world_size = int(to_double(a, value()));
-    else if (a == "--sim-seed") o.seed = uint64_t(to_double(a, value()));
-    else if (a == "--sim-time-scale") o.time_scale = to_double(a, value());
-    else if (a == "--sim-failure-rate") o.failure_rate = to_double(a, value());
+    else if (a == "--sim-world-size")
+      o.world_size = parse_int_field("argument " + a, value(), world_sizes);
+    else if (a == "--sim-seed")
+      o.seed = uint64_t(parse_integer("argument " + a, value(), {0, INT64_MAX}));
+    else if (a == "--sim-time-scale")
+      o.time_scale = parse_real("argument " + a, value(), 0, 1000);
+    else if (a == "--sim-failure-rate")
+      o.failure_rate = parse_real("argument " + a, value(), 0, 1);
     else if (a == "--sim-megatron-version") o.megatron_version = value();
     else if (a == "--evaluate") o.evaluate = true;
     else if (a == "--json") o.json = true;
@@ -47,7 +44,7 @@ sim_options parse_sim_options(int argc, char** argv) {
   }
   if (o.world_size == 0)
     if (const char* env = std::getenv("WORLD_SIZE"))
-      o.world_size = std::atoi(env);
+      o.world_size = parse_int_field("environment variable WORLD_SIZE", env, world_sizes);
   if (o.world_size <= 0)
     throw input_error("world size unknown: pass --sim-world-size N or set WORLD_SIZE");
   for (const char* v : {"0.5", "0.8", "0.15", "0.16"})

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
@@ -95,6 +96,10 @@ int run_predict(const predict_options& o) {
   }
   check_rules(job, c);
   const auto p = predict(job.model, job.cluster, job.gpus, c, job.prec, job.cal);
+  if (const auto wrong = impossible_result(p); !wrong.empty())
+    throw std::logic_error("internal error: the performance model predicted " + wrong
+                           + " for " + canonical_key(c) + " (" + describe(job)
+                           + "); please report it");
   if (o.job.json) {
     auto j = prediction_json(p);
     j["model"] = job.model.name;

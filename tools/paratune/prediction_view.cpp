@@ -54,8 +54,8 @@ void write_throughput(std::ostream& out, const perf_prediction& p) {
                      p.tflops_per_gpu)
       << fmt::format("  hardware TFLOP/s   {:>10.1f}   (recomputation counted, as SC21 counts)\n",
                      hardware_tflops(p))
-      << fmt::format("  MFU                {:>9.1f}%   (causal attention counted half: {:.1f}%)\n",
-                     100 * p.mfu, 100 * p.mfu_causal)
+      << fmt::format("  MFU                {:>9.1f}%   (attention counted as the kernels run it)\n",
+                     100 * p.mfu)
       << fmt::format("  HFU                {:>9.1f}%   (recomputation counted)\n", 100 * p.hfu)
       << fmt::format("  tokens/s per GPU   {:>10.0f}\n", p.tokens_per_s_per_gpu);
 }
@@ -96,7 +96,7 @@ void write_time(std::ostream& out, const perf_prediction& p) {
 
 double hardware_tflops(const perf_prediction& p) {
   // tflops_per_gpu / mfu is the device peak the prediction was counted against.
-  return p.mfu > 0 ? p.hfu * p.tflops_per_gpu / p.mfu : 0;
+  return p.mfu_full_attention > 0 ? p.hfu * p.tflops_per_gpu / p.mfu_full_attention : 0;
 }
 
 json config_json(const training_config& c) {
