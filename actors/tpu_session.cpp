@@ -299,7 +299,7 @@ void tpu_session_state::finish(session_state end) {
   if (phase == tpu_phase::ending)
     return;
   enter(tpu_phase::ending);
-  self->send(listener, done_atom_v, opts.id, end, report_of(opts.id, trials, best_).dump());
+  self->send(listener, done_atom_v, opts.id, end, report_of(opts.id, trials, best_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   self->quit();
 }
 

@@ -7,6 +7,7 @@
 #include "core/input_error.hpp"
 #include "core/text.hpp"
 #include "core/training_config.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune {
 
@@ -33,17 +34,12 @@ const std::map<std::string, std::string>& column_keys() {
   return m;
 }
 
-double to_number(const std::string& text, const std::string& where) {
+// An empty or null cell is 0 (failed runs leave their numbers out); any
+// other must be a number in [min, max].
+double to_number(const std::string& text, const std::string& where, double min, double max) {
   if (text.empty() || lower(text) == "null")
     return 0;
-  try {
-    size_t used = 0;
-    double v = std::stod(text, &used);
-    if (used == text.size())
-      return v;
-  } catch (const std::exception&) {
-  }
-  throw input_error(where + ": expected a number, got '" + text + "'");
+  return parse_real(where, text, min, max);
 }
 
 /// OptiCo writes "None" for unset layer counts and "sel" for selective.
@@ -154,13 +150,16 @@ history_table load_history_csv(const std::string& path) {
     if (!parse_trial_status(lower(row["result"]), r.status))
       throw input_error(where + ": column 'result': expected success or fail, got '"
                         + row["result"] + "'");
-    r.tflops_per_gpu = to_number(row["tflops"], where + ": column 'tflops'");
-    r.mfu = to_number(row["mfu"], where + ": column 'mfu'");
-    r.peak_memory_mib = to_number(row["mem_max_mib"], where + ": column 'mem_max_mib'");
-    r.memory_limit_mib = to_number(row["mem_limit_mib"], where + ": column 'mem_limit_mib'");
+    // No device reaches 100000 TFLOP/s or holds 100 TiB; an MFU above 1 is
+    // more FLOPs than the device has.
+    r.tflops_per_gpu = to_number(row["tflops"], where + ": column 'tflops'", 0, 1e5);
+    r.mfu = to_number(row["mfu"], where + ": column 'mfu'", 0, 1);
+    r.peak_memory_mib = to_number(row["mem_max_mib"], where + ": column 'mem_max_mib'", 0, 1e8);
+    r.memory_limit_mib =
+        to_number(row["mem_limit_mib"], where + ": column 'mem_limit_mib'", 0, 1e8);
     for (const char* col : {"gpu_util", "gpuutilave", "gpu_util_ave"})
       if (row.count(col))
-        r.gpu_util_pct = to_number(row[col], where + ": column '" + col + "'");
+        r.gpu_util_pct = to_number(row[col], where + ": column '" + col + "'", 0, 100);
     r.reason = row["failure_reason"];
     if (r.status == trial_status::failed) {
       r.failure = classify_failure_text(r.reason, r.blamed);
@@ -170,9 +169,11 @@ history_table load_history_csv(const std::string& path) {
       t.model = row["model"];
       t.model_size = row["model_size"];
       if (!row["nnodes"].empty())
-        t.nodes = int(to_number(row["nnodes"], where + ": column 'nnodes'"));
+        t.nodes = parse_int_field(where + ": column 'nnodes'", row["nnodes"], {1, max_devices});
       if (!row["nproc"].empty())
-        t.devices_per_node = int(to_number(row["nproc"], where + ": column 'nproc'"));
+        t.devices_per_node = parse_int_field(where + ": column 'nproc'", row["nproc"], {1, 1024});
+      check_range(where + ": columns 'nnodes' x 'nproc'", int64_t(t.nodes) * t.devices_per_node,
+                  {1, max_devices});
       if (!row["precision"].empty() && !parse_precision(lower(row["precision"]), t.prec))
         throw input_error(where + ": column 'precision': expected bf16, fp16 or fp8");
     }

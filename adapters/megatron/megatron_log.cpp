@@ -15,6 +15,14 @@ const char* to_string(log_error_kind k) {
   return "other";
 }
 
+bool megatron_log::recognised() const {
+  const bool theory_seen = theory.unsupported || theory.total_mb || theory.params_billion
+                           || theory.activation_mb || theory.weight_and_optimizer_mb;
+  return !iterations.empty() || !memory.empty() || !errors.empty() || !args.empty()
+         || theory_seen || !timers.empty() || layout || num_microbatches
+         || !validations.empty() || !markers.empty() || !parameters.empty() || exit_reason;
+}
+
 std::optional<std::string_view> find_value(const iteration_record& r, std::string_view key) {
   for (const auto& [k, v] : r.values)
     if (k == key) return v;

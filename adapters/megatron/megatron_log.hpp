@@ -127,6 +127,11 @@ struct megatron_log {
   /// cap was cut. A log that simply ends mid-line is not partial.
   bool partial = false;
   int64_t lines = 0;
+
+  /// True when at least one line was recognised as Megatron-LM's: a log
+  /// with none (random bytes, another program's output) is not an empty
+  /// training run, and readers say so rather than report nothing.
+  bool recognised() const;
 };
 
 /// The value of `key` in an iteration line, if printed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 
 
 namespace paratune {
@@ -35,8 +36,24 @@ int config_distance(const training_config& a, const training_config& b) {
 
 memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)
   : history_(history) {
-  for (const auto& h : history)
-    history_peaks_.push_back(predict(h.config).peak_memory_mib);
+  std::unordered_map<std::string, size_t> fit_of, oom_of;
+  auto group = [&](std::vector<config_runs>& groups, std::unordered_map<std::string, size_t>& of,
+                   size_t i) -> config_runs& {
+    const auto [it, fresh] = of.try_emplace(fingerprint(history[i].config), groups.size());
+    if (fresh)
+      groups.push_back({int(i), 0, 0, predict(history[i].config).peak_memory_mib});
+    return groups[it->second];
+  };
+  for (size_t i = 0; i < history.size(); ++i) {
+    const auto& h = history[i];
+    if (h.status == trial_status::succeeded && h.peak_memory_mib > 0) {
+      auto& g = group(fits_, fit_of, i);
+      g.offset_sum += h.peak_memory_mib - g.predicted_peak;
+      ++g.count;
+    } else if (h.status == trial_status::failed && h.failure == failure_kind::oom) {
+      group(ooms_, oom_of, i);
+    }
+  }
 }
 
 std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
@@ -44,11 +61,8 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
   int best = 1 << 30;
   double sum = 0;
   int n = 0;
-  for (size_t i = 0; i < history_.size(); ++i) {
-    const auto& h = history_[i];
-    if (h.status != trial_status::succeeded || h.peak_memory_mib <= 0)
-      continue;
-    const int d = config_distance(c, h.config);
+  for (const auto& g : fits_) {
+    const int d = config_distance(c, history_[g.first].config);
     if (d > best)
       continue;
     if (d < best) {
@@ -56,8 +70,8 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
       sum = 0;
       n = 0;
     }
-    sum += h.peak_memory_mib - history_peaks_[i];
-    ++n;
+    sum += g.offset_sum;
+    n += g.count;
   }
   if (n == 0)
     return {p.peak_memory_mib, false};
@@ -69,13 +83,11 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
 std::optional<std::string> memory_screen::check(const training_config& c,
                                                 const perf_prediction& p) const {
   char buf[200];
-  for (size_t i = 0; i < history_.size(); ++i) {
-    const auto& h = history_[i];
-    if (h.status != trial_status::failed || h.failure != failure_kind::oom)
+  for (const auto& g : ooms_) {
+    const size_t i = size_t(g.first);
+    if (config_distance(c, history_[i].config) > oom_neighbour_distance)
       continue;
-    if (config_distance(c, h.config) > oom_neighbour_distance)
-      continue;
-    const double failed_need = history_peaks_[i];
+    const double failed_need = g.predicted_peak;
     if (p.peak_memory_mib >= oom_neighbour_ratio * failed_need) {
       std::snprintf(buf, sizeof buf,
                     "memory screen: predicted peak %.0f MiB is close to trial %zu's %.0f MiB, "

@@ -32,8 +32,19 @@ public:
                                          const perf_prediction& p) const;
 
 private:
+  /// The past trials of one configuration: a history of many thousand rows
+  /// holds few distinct configurations, and each candidate is compared with
+  /// every one, so the comparisons run per configuration, not per row.
+  struct config_runs {
+    int first = 0;              ///< history index of its first trial
+    int count = 0;              ///< successful trials with a peak (for fits)
+    double offset_sum = 0;      ///< sum of measured - predicted peak over them
+    double predicted_peak = 0;  ///< the model's peak for the configuration
+  };
+
   const std::vector<trial_outcome>& history_;
-  std::vector<double> history_peaks_; ///< predicted peak of each past trial
+  std::vector<config_runs> fits_;  ///< configurations that ran, by first trial
+  std::vector<config_runs> ooms_;  ///< configurations that ran out of memory
 };
 
 /// How different two configurations are: structural keys (tp, pp, cp, ep)

@@ -58,6 +58,23 @@ safety_guards::safety_guards(const tuning_context& ctx,
                              const std::vector<trial_outcome>& history,
                              memory_screen::predictor predict)
   : ctx_(ctx), history_(history), memory_(history, std::move(predict)) {
+  std::unordered_map<std::string, bool> failure_seen;
+  for (size_t i = 0; i < history.size(); ++i) {
+    const auto& h = history[i];
+    auto key = fingerprint(h.config);
+    trials_of_[key].push_back(int(i));
+    const bool teaches = h.status == trial_status::failed && !h.retryable()
+                         && (h.failure == failure_kind::oom
+                             || (h.failure == failure_kind::config_invalid && !h.blamed.empty()));
+    if (!teaches)
+      continue;
+    // A repeat of the same failure teaches nothing new: the first one is cited.
+    key += char(h.failure);
+    for (const auto& b : h.blamed)
+      key += "," + b;
+    if (failure_seen.emplace(key, true).second)
+      failures_.push_back(int(i));
+  }
 }
 
 std::optional<std::string> safety_guards::constraint(const training_config& c) const {
@@ -73,9 +90,10 @@ std::optional<std::string> safety_guards::constraint(const training_config& c) c
 std::optional<std::string> safety_guards::duplicate(const training_config& c) const {
   int tries = 0;
   bool only_retryable = ctx_.retry_transient;
-  for (size_t i = 0; i < history_.size(); ++i) {
-    if (!(history_[i].config == c))
-      continue;
+  const auto same = trials_of_.find(fingerprint(c));
+  if (same == trials_of_.end())
+    return std::nullopt;
+  for (int i : same->second) {
     ++tries;
     only_retryable = only_retryable && history_[i].retryable();
     if (!ctx_.retry_transient || !history_[i].retryable())
@@ -87,21 +105,21 @@ std::optional<std::string> safety_guards::duplicate(const training_config& c) co
 }
 
 std::optional<std::string> safety_guards::known_failure(const training_config& c) const {
-  for (size_t i = 0; i < history_.size(); ++i) {
+  for (int i : failures_) {
     const auto& h = history_[i];
-    if (h.status != trial_status::failed || h.retryable())
-      continue;
-    const auto trial = "trial " + std::to_string(i + 1);
+    const auto trial = [i] { return "trial " + std::to_string(i + 1); };
     if (h.failure == failure_kind::oom && needs_at_least_as_much_memory(c, h.config))
-      return "known failure: needs at least the memory of " + trial
+      return "known failure: needs at least the memory of " + trial()
              + ", which ran out of memory";
-    if (h.failure == failure_kind::config_invalid && !h.blamed.empty()) {
+    if (h.failure == failure_kind::config_invalid) {
       bool same = true;
-      for (const auto& key : h.blamed)
-        same = same && get_value(c, key) == get_value(h.config, key);
+      for (const auto& name : h.blamed) {
+        const auto* key = find_config_key(name);
+        same = same && (key ? key->read(c) == key->read(h.config)
+                            : get_value(c, name) == get_value(h.config, name));
+      }
       if (same)
-        return "known failure: same values as " + trial + " for the blamed "
-               "parameters";
+        return "known failure: same values as " + trial() + " for the blamed parameters";
     }
   }
   return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/perf/perf_model.hpp"
@@ -46,6 +47,12 @@ private:
   const tuning_context& ctx_;
   const std::vector<trial_outcome>& history_;
   memory_screen memory_;
+  /// History indices of each configuration's trials, by fingerprint: a
+  /// candidate's duplicates without a walk over every row.
+  std::unordered_map<std::string, std::vector<int>> trials_of_;
+  /// The first of each distinct failure known_failure() learns from (an
+  /// OOM, or an invalid configuration with blamed keys), in history order.
+  std::vector<int> failures_;
 };
 
 /// True when `c` needs at least as much memory per GPU as `failed`, by

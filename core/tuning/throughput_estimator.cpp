@@ -35,6 +35,9 @@ int split_distance(const training_config& a, const training_config& b) {
 throughput_estimator::throughput_estimator(const tuning_context& ctx,
                                            const std::vector<trial_outcome>& history)
   : ctx_(ctx), history_(history) {
+  std::unordered_map<std::string, size_t> index_of;
+  double sum = 0;
+  int runs = 0;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
     if (h.status != trial_status::succeeded || h.tflops_per_gpu <= 0)
@@ -42,11 +45,18 @@ throughput_estimator::throughput_estimator(const tuning_context& ctx,
     const double predicted = raw(h.config).tflops_per_gpu;
     if (predicted <= 0)
       continue;
-    runs_.push_back(int(i));
-    log_ratio_.push_back(std::log(h.tflops_per_gpu / predicted));
+    const auto [it, fresh] = index_of.try_emplace(fingerprint(h.config), measured_.size());
+    if (fresh)
+      measured_.push_back({int(i), 0, 0});
+    auto& m = measured_[it->second];
+    const double log_ratio = std::log(h.tflops_per_gpu / predicted);
+    m.log_ratio_sum += log_ratio;
+    ++m.runs;
+    sum += log_ratio;
+    ++runs;
   }
-  for (double r : log_ratio_)
-    mean_log_ratio_ += r / double(log_ratio_.size());
+  if (runs > 0)
+    mean_log_ratio_ = sum / runs;
 }
 
 const perf_prediction& throughput_estimator::raw(const training_config& c) {
@@ -63,25 +73,26 @@ throughput_estimate throughput_estimator::estimate(const training_config& c) {
   double weighted = 0, weights = prior_weight;
   e.distance = 1 << 30;
   int split = 1 << 30;
-  for (size_t k = 0; k < runs_.size(); ++k) {
-    const auto& h = history_[runs_[k]];
+  for (const auto& m : measured_) {
+    const auto& h = history_[m.first];
     if (h.config == c) {
       e.tflops = h.tflops_per_gpu;
       e.sigma = measured_sigma;
       e.measured = true;
-      e.nearest = runs_[k];
+      e.nearest = m.first;
       e.distance = 0;
       return e;
     }
     const int d = config_distance(c, h.config);
     if (d < e.distance) {
       e.distance = d;
-      e.nearest = runs_[k];
+      e.nearest = m.first;
     }
     split = std::min(split, split_distance(c, h.config));
+    // Each run weighs as it would alone: w per run, its deviation summed.
     const double w = neighbour_weight(d);
-    weighted += w * (log_ratio_[k] - mean_log_ratio_);
-    weights += w;
+    weighted += w * (m.log_ratio_sum - m.runs * mean_log_ratio_);
+    weights += w * m.runs;
   }
   const double log_ratio = mean_log_ratio_ + weighted / weights;
   e.tflops = raw(c).tflops_per_gpu * std::exp(log_ratio);

@@ -52,10 +52,18 @@ public:
 private:
   const tuning_context& ctx_;
   const std::vector<trial_outcome>& history_;
+  /// The successful runs of one configuration. Every candidate is compared
+  /// with every measured configuration, so a history of many thousand rows
+  /// (few distinct configurations) costs per configuration, not per row.
+  struct measured_config {
+    int first = 0;             ///< history index of its first successful run
+    int runs = 0;
+    double log_ratio_sum = 0;  ///< sum of log(measured / predicted) over its runs
+  };
+
   std::unordered_map<std::string, perf_prediction> cache_;
-  std::vector<int> runs_;            ///< successful trials with a throughput
-  std::vector<double> log_ratio_;    ///< log(measured / predicted) of each of runs_
-  double mean_log_ratio_ = 0;
+  std::vector<measured_config> measured_;  ///< in order of first run
+  double mean_log_ratio_ = 0;              ///< over every run
 };
 
 } // namespace paratune

@@ -14,6 +14,7 @@
 #include "core/job_spec.hpp"
 #include "core/tuning/reasoner.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -118,7 +119,7 @@ int run_advise(const advise_options& o) {
   auto ctx = context_for(o, table);
   auto a = analyze(ctx, table.rows);
   if (o.json)
-    std::cout << to_json(a, o.top).dump(2) << '\n';
+    print_json(to_json(a, o.top));
   else
     print_text(a, ctx, o.top);
   return 0;

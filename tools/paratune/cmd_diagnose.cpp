@@ -22,6 +22,7 @@
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/command_runtime.hpp"
 #include "tools/paratune/diagnose_view.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -52,7 +53,7 @@ int print_answer(const diagnose_options& o, const std::string& name, diagnosis_a
   }
   a.proposals.notes.push_back("recorded in the pool as session " + session);
   if (o.json)
-    std::cout << diagnosis_json(name, a.diagnosis, a.proposals).dump(2) << '\n';
+    print_json(diagnosis_json(name, a.diagnosis, a.proposals));
   else
     std::cout << diagnosis_text(name, a.diagnosis, a.proposals);
   return 0;

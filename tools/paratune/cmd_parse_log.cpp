@@ -16,7 +16,9 @@
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/megatron/megatron_log_summary.hpp"
 #include "core/diagnosis/plausibility.hpp"
+#include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -74,13 +76,17 @@ command_action setup(CLI::App& sub) {
     // it: main prints it and exits 2.
     const auto device = cluster->empty() ? std::optional<cluster_spec>{} : load_cluster(*cluster);
     const megatron_log log = *file == "-" ? parse_stdin() : parse_megatron_log_file(*file);
+    if (!log.recognised())
+      throw input_error((*file == "-" ? std::string("standard input") : *file)
+                        + ": no Megatron-LM line found (" + std::to_string(log.lines)
+                        + " lines read)");
     const auto warnings =
         device ? plausibility_warnings(log, *file, *device, *gpus) : std::vector<std::string>{};
     if (*json) {
       auto j = to_json(log);
       if (device)
         j["warnings"] = warnings;
-      std::cout << j.dump(2) << '\n';
+      print_json(j);
     } else {
       write_summary(std::cout, log);
       for (const auto& w : warnings)

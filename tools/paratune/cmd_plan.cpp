@@ -22,6 +22,7 @@
 #include "tools/paratune/job_options.hpp"
 #include "tools/paratune/mesh_view.hpp"
 #include "tools/paratune/prediction_view.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -230,7 +231,7 @@ int plan_mesh_experiment(const plan_options& o, const experiment_spec& e) {
   const auto res = plan_meshes(r);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (o.job.json)
-    std::cout << mesh_plan_json(e, res).dump(2) << '\n';
+    print_json(mesh_plan_json(e, res));
   else
     write_mesh_plan(e, res, took.count());
   return 0;
@@ -257,7 +258,7 @@ int run_plan(const plan_options& o) {
   const plan_result res = plan_space(r);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (o.job.json)
-    std::cout << plan_json(r, res, job).dump(2) << '\n';
+    print_json(plan_json(r, res, job));
   else
     write_text(r, res, job, took.count());
   return 0;

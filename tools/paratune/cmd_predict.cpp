@@ -20,6 +20,7 @@
 #include "tools/paratune/job_options.hpp"
 #include "tools/paratune/mesh_view.hpp"
 #include "tools/paratune/prediction_view.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -64,7 +65,7 @@ int predict_mesh_experiment(const experiment_spec& e, bool json) {
   if (json) {
     auto j = mesh_job_json(e);
     j.update(mesh_prediction_json(p));
-    std::cout << j.dump(2) << '\n';
+    print_json(j);
     return 0;
   }
   std::cout << describe_mesh_job(e) << '\n'
@@ -110,7 +111,7 @@ int run_predict(const predict_options& o) {
     j["config"] = config_json(c);
     j["data_parallel"] = c.data_parallel(job.gpus);
     j["micro_batches"] = c.micro_batches(job.gpus);
-    std::cout << j.dump(2) << '\n';
+    print_json(j);
     return 0;
   }
   std::cout << describe(job) << '\n'

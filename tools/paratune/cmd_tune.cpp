@@ -21,6 +21,7 @@
 #include "tools/paratune/session_summary.hpp"
 #include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/tune_view.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -94,7 +95,7 @@ int run_tune(const tune_options& o) {
   }
   auto summary = summarize(id, *history);
   if (o.json)
-    std::cout << to_json(summary).dump(2) << '\n';
+    print_json(to_json(summary));
   else
     std::cout << render_text(summary);
   return summary.best ? 0 : 1;

@@ -16,6 +16,7 @@
 #include "validation/perf_tables.hpp"
 #include "validation/model_validation.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -105,7 +106,7 @@ int run_validate(const validate_options& o) {
     nlohmann::json j = {{"data_dir", data}, {"pass", all}, {"tables", nlohmann::json::array()}};
     for (const auto& t : tables)
       j["tables"].push_back(table_json(t));
-    std::cout << j.dump(2) << '\n';
+    print_json(j);
   } else {
     std::cout << "performance model vs the published tables in " << data << "/perf\n\n";
     for (const auto& t : tables)

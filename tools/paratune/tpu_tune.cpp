@@ -20,6 +20,7 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command_runtime.hpp"
+#include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
 
@@ -131,7 +132,7 @@ int run_tpu_tune(const tpu_tune_options& o) {
   }
   const auto report = nlohmann::json::parse(end->text);
   if (o.json)
-    std::cout << report.dump(2) << '\n';
+    print_json(report);
   else
     print_text(report, end->state);
   return report.contains("best") ? 0 : 1;
