@@ -246,7 +246,7 @@ void check_megatron_model(const megatron_launch& launch) {
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.vocab <= 0)
     throw input_error("the model is incomplete: --num-layers, --hidden-size, "
                       "--num-attention-heads and --vocab-size are required");
-  check_model(m, "argument", dimension_names::megatron);
+  check_model(m, "", dimension_names::megatron);
 }
 
 std::string join_args(const std::vector<std::string>& args) {

@@ -47,7 +47,9 @@ struct model_checker {
     return name(dimension) + " " + std::to_string(m.*find_model_dimension(dimension)->field);
   }
   [[noreturn]] void refuse(const char* dimension, const std::string& why) const {
-    throw input_error((where.empty() ? "" : where + ": ") + value(dimension) + ": " + why);
+    // Megatron's parser words it "argument --flag: ...".
+    const auto prefix = names == dimension_names::megatron ? std::string("argument ") : "";
+    throw input_error((where.empty() ? "" : where + ": ") + prefix + value(dimension) + ": " + why);
   }
 
   void ranges() const {

@@ -172,7 +172,7 @@ history_table load_history_csv(const std::string& path) {
         t.nodes = parse_int_field(where + ": column 'nnodes'", row["nnodes"], {1, max_devices});
       if (!row["nproc"].empty())
         t.devices_per_node = parse_int_field(where + ": column 'nproc'", row["nproc"], {1, 1024});
-      check_range(where + ": columns 'nnodes' x 'nproc'", int64_t(t.nodes) * t.devices_per_node,
+      check_range(where + ": columns 'nnodes' x 'nproc'", checked_product("nnodes", {t.nodes, t.devices_per_node}),
                   {1, max_devices});
       if (!row["precision"].empty() && !parse_precision(lower(row["precision"]), t.prec))
         throw input_error(where + ": column 'precision': expected bf16, fp16 or fp8");

@@ -112,7 +112,7 @@ job_spec load_job(const std::string& path) {
   job.nodes = optional_int(root, "nodes", path, {1, max_devices}, 1);
   check_range(path + ": field 'nodes': nodes x " + std::to_string(job.cluster.devices_per_node)
                 + " devices",
-              int64_t(job.nodes) * job.cluster.devices_per_node, {1, max_devices});
+              checked_product("nodes", {job.nodes, job.cluster.devices_per_node}), {1, max_devices});
   const auto prec = optional<std::string>(root, "precision", path, "bf16");
   if (!parse_precision(prec, job.prec))
     throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"

@@ -167,7 +167,7 @@ tpu_hardware read_tpu_hardware(const YAML::Node& hw, const std::string& where) {
   const bool accelerator = !text.empty() && (text[0] == 'v' || text[0] == 'V');
   out.slice = accelerator ? parse_accelerator(text, slices).slice : parse_slice(text, slices);
   check_range(at + ": field 'num_slices': the chips of all slices",
-              int64_t(out.slice->chips_per_slice()) * slices, {1, max_devices});
+              checked_product("num_slices", {out.slice->chips_per_slice(), slices}), {1, max_devices});
   if (!accelerator)
     return out;
   const auto acc = parse_accelerator(text, slices);
@@ -196,7 +196,7 @@ void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& w
   e.nodes = optional_int(hw, "nodes", where + ": hardware", {1, max_devices}, 1);
   check_range(where + ": hardware: field 'nodes': nodes x " + std::to_string(e.cluster.devices_per_node)
                 + " devices",
-              int64_t(e.nodes) * e.cluster.devices_per_node, {1, max_devices});
+              checked_product("nodes", {e.nodes, e.cluster.devices_per_node}), {1, max_devices});
   const auto node = root["megatron"];
   if (!node || !node.IsMap())
     throw input_error(where + ": missing field 'megatron' (e.g. {tp: 8, pp: 1, mbs: 1})");

@@ -16,7 +16,9 @@ auto naming(const std::string& option, const std::string& value, F load) {
   try {
     return load();
   } catch (const input_error& e) {
-    throw input_error(option + " '" + value + "': " + e.what());
+    // A long value (a path, a pasted list) is cut: the message stays a line.
+    const auto shown = value.size() > 80 ? value.substr(0, 77) + "..." : value;
+    throw input_error(option + " '" + shown + "': " + e.what());
   }
 }
 
