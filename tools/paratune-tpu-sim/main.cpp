@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   run->add_option("--mesh", mesh, "ICI mesh to run (default: the experiment's)");
   run->add_option("--out", out, "directory for the Xprof tool outputs")->required();
   run->add_option("--seed", seed, "cluster seed (the hidden truth)");
-  run->add_option("--steps", steps, "steps the profile spans")->check(CLI::PositiveNumber);
+  run->add_option("--steps", steps, "steps the profile spans")->check(CLI::Range(1, 100000));
   auto* fixture = app.add_subcommand("fixture", "write a profile described in YAML");
   fixture->add_option("--spec", spec, "profile description (YAML)")->required();
   fixture->add_option("--out", out, "directory for the Xprof tool outputs")->required();

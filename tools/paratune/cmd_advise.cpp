@@ -132,7 +132,7 @@ command_action setup(CLI::App& app) {
                                                           "(default dgx-a100-80g)");
   app.add_option("--job", o->job, "a job file: its model, cluster and search space")
     ->excludes(cluster);
-  app.add_option("--top", o->top, "how many suggestions to print")->check(CLI::PositiveNumber);
+  app.add_option("--top", o->top, "how many suggestions to print")->check(CLI::Range(1, 100000));
   app.add_flag("--json", o->json, "print one JSON object");
   return [o] { return run_advise(*o); };
 }

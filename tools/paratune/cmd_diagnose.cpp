@@ -95,7 +95,7 @@ command_action setup(CLI::App& app) {
   app.add_option("--optimizations", o->optimizations,
                  "past optimizations to seed an empty pool with (default configs/optimizations)");
   app.add_option("--timeout", o->timeout_s, "seconds to wait for a profile server")
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(0.001, 86400.0));
   app.add_flag("--json", o->json, "print one JSON object");
   return [o] { return run_diagnose(*o); };
 }

@@ -17,6 +17,7 @@
 #include "adapters/megatron/megatron_log_summary.hpp"
 #include "core/diagnosis/plausibility.hpp"
 #include "core/input_error.hpp"
+#include "core/value_range.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/json_output.hpp"
 
@@ -69,7 +70,7 @@ command_action setup(CLI::App& sub) {
                  "the cluster the log ran on (catalog name or YAML): check its TFLOP/s per GPU "
                  "against the device");
   sub.add_option("--gpus", *gpus, "GPUs the log ran on (default: its world size, else one node)")
-    ->check(CLI::PositiveNumber)
+    ->check(CLI::Range(int64_t(1), max_devices))
     ->needs(sub.get_option("--cluster"));
   return [file, json, cluster, gpus] {
     // An unreadable file or an unknown cluster throws input_error naming

@@ -267,10 +267,15 @@ int run_plan(const plan_options& o) {
 command_action setup(CLI::App& sub) {
   auto o = std::make_shared<plan_options>();
   add_job_options(sub, o->job);
-  sub.add_option("--seq", o->seq, "sequence length (default 2048)");
+  // The ranges of the seq and gbs configuration keys.
+  const auto seq = find_config_key("seq")->range, gbs = find_config_key("gbs")->range;
+  sub.add_option("--seq", o->seq, "sequence length (default 2048)")
+    ->check(CLI::Range(seq.min, seq.max));
   sub.add_option("--gbs", o->gbs,
-                 "global batch size (default: the smallest multiple of --gpus >= 512)");
-  sub.add_option("--top", o->top, "how many configurations to list (default 10)");
+                 "global batch size (default: the smallest multiple of --gpus >= 512)")
+    ->check(CLI::Range(gbs.min, gbs.max));
+  sub.add_option("--top", o->top, "how many configurations to list (default 10)")
+    ->check(CLI::Range(1, 100000));
   sub.add_option("--space", o->space,
                  "replace or add search keys: KEY=V1|V2,... e.g. tp=2|4,recompute=none,cp=1|2");
   return [o] { return run_plan(*o); };

@@ -5,6 +5,7 @@
 // for the experiment's mesh.
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -62,6 +63,11 @@ int predict_mesh_experiment(const experiment_spec& e, bool json) {
       text += "\n  " + problem;
     throw input_error(text);
   }
+  if (!(p.step_s > 0 && std::isfinite(p.step_s) && p.mfu > 0 && p.mfu <= 1))
+    throw std::logic_error("internal error: the mesh model predicted a step of "
+                           + std::to_string(p.step_s) + " s at MFU "
+                           + std::to_string(p.mfu) + " for mesh " + to_string(e.mesh)
+                           + "; please report it");
   if (json) {
     auto j = mesh_job_json(e);
     j.update(mesh_prediction_json(p));

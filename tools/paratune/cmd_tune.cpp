@@ -106,7 +106,7 @@ command_action setup(CLI::App& app) {
   app.add_option("job", o->job_file, "the job file (YAML)")->required();
   app.add_option("--db", o->db, "the Global Message Pool directory (RocksDB)");
   app.add_option("--trials", o->trials, "trial budget (overrides the job's)")
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 100000));
   app.add_flag("--json", o->json, "print one JSON object at the end instead of text");
   return [o] { return run_tune(*o); };
 }

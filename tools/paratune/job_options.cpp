@@ -5,6 +5,7 @@
 #include "adapters/config/catalog.hpp"
 #include "core/input_error.hpp"
 #include "core/text.hpp"
+#include "core/value_range.hpp"
 
 namespace paratune::cli {
 
@@ -58,7 +59,8 @@ void add_job_options(CLI::App& sub, job_options& o) {
                  "model: catalog name (llama3-8b), YAML file, or inline "
                  "layers=96,hidden=12288,heads=96,vocab=51200[,ffn=..,kv_heads=..,swiglu=1]");
   sub.add_option("--cluster", o.cluster, "cluster: catalog name (dgx-a100-80g) or YAML file");
-  sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)");
+  sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)")
+    ->check(CLI::Range(int64_t(1), max_devices));
   sub.add_option("--precision", o.precision, "bf16, fp16 or fp8 (default bf16)");
   sub.add_option("--stack", o.stack,
                  "software stack facts: flash_attention=true|false, tp_comm_overlap=..., "

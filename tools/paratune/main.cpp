@@ -30,8 +30,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : cli::exit_bad_input;
+    if (e.get_exit_code() == 0) // --help
+      return app.exit(e);
+    // One line, worded as every other refusal: "error: --gpus: Value 0 not
+    // in range 1 to 1048576".
+    std::cerr << "error: " << e.what() << "\nRun with --help for more information.\n";
+    return cli::exit_bad_input;
   }
   try {
     for (auto* sub : app.get_subcommands())
