@@ -249,15 +249,4 @@ void check_megatron_model(const megatron_launch& launch) {
   check_model(m, "", dimension_names::megatron);
 }
 
-std::string join_args(const std::vector<std::string>& args) {
-  std::string out;
-  for (const auto& a : args) {
-    if (!out.empty())
-      out += ' ';
-    bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
-    out += plain ? a : "'" + a + "'";
-  }
-  return out;
-}
-
 } // namespace paratune

@@ -35,7 +35,4 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
 /// (check_model, naming Megatron's flags). Throws input_error.
 void check_megatron_model(const megatron_launch& launch);
 
-/// Joins arguments into one shell-quoted line for display.
-std::string join_args(const std::vector<std::string>& args);
-
 } // namespace paratune

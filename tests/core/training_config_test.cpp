@@ -1,3 +1,4 @@
+#include "core/shell_quote.hpp"
 #include "core/training_config.hpp"
 #include "core/megatron_args.hpp"
 #include "core/input_error.hpp"
@@ -102,7 +103,7 @@ TEST(megatron_args, round_trip_through_megatron_flags) {
   l.prec = precision::fp16;
   l.train_iters = 20;
   auto args = render_megatron_args(l);
-  auto text = join_args(args);
+  auto text = shell_command(args);
   EXPECT_NE(text.find("--tensor-model-parallel-size 2"), std::string::npos);
   EXPECT_NE(text.find("--num-layers-per-virtual-pipeline-stage 4"), std::string::npos);
   EXPECT_NE(text.find("--recompute-granularity full --recompute-method block "
@@ -130,7 +131,7 @@ TEST(megatron_args, pipeline_accounting_and_bf16_grads_round_trip) {
   l.config = parse_config("tp=8,pp=8,cp=2,vpp=8,mbs=1,gbs=512,seq=8192,sp=true,dist_opt=true,"
                           "pp_account_embedding=true,pp_account_loss=true,grad_reduce_bf16=true");
   l.prec = precision::fp8;
-  const auto text = join_args(render_megatron_args(l));
+  const auto text = shell_command(render_megatron_args(l));
   EXPECT_NE(text.find("--num-layers-per-virtual-pipeline-stage 2"), std::string::npos) << text;
   EXPECT_NE(text.find("--account-for-embedding-in-pipeline-split "
                       "--account-for-loss-in-pipeline-split"), std::string::npos) << text;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/config/catalog.hpp"
+#include "core/shell_quote.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
@@ -168,7 +169,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> unknown;
     plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown);
     if (!unknown.empty())
-      throw input_error("unrecognized arguments: " + join_args(unknown));
+      throw input_error("unrecognized arguments: " + shell_command(unknown));
     check_megatron_model(plan.launch);
     plan.cluster = load_cluster(plan.opts.cluster);
     return plan.opts.evaluate ? evaluate(plan) : run(plan);

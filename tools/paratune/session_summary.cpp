@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
@@ -130,7 +131,7 @@ std::string render_text(const session_summary& s) {
   out += "configuration:";
   for (const auto& [k, v] : s.best->config)
     out += " " + k + "=" + v;
-  out += "\nMegatron-LM arguments:\n  " + join_args(megatron_args_of(s, s.best->config)) + "\n";
+  out += "\nMegatron-LM arguments:\n  " + shell_command(megatron_args_of(s, s.best->config)) + "\n";
   return out;
 }
 

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paratune {
+
+/// What a placeholder of a launch template stands for.
+enum class launch_field {
+  megatron_args,  ///< {megatron_args}: the trial's Megatron-LM arguments, several argv entries
+  maxtext_args,   ///< {maxtext_args}: the trial's MaxText key=value arguments, several entries
+  trial,          ///< {trial}: the trial number
+  session,        ///< {session}: the tuning session's id
+  nodes,          ///< {nodes}: nodes the trial runs on
+  gpus_per_node,  ///< {gpus_per_node}: devices per node
+  workdir,        ///< {workdir}: the trial's own directory
+  relay,          ///< {relay}: host:port the trial's output is relayed to
+};
+
+const char* to_string(launch_field f);
+
+/// The values one trial fills a template with.
+struct launch_values {
+  std::vector<std::string> megatron_args;
+  std::vector<std::string> maxtext_args;
+  int trial = 0;
+  std::string session;
+  int nodes = 1;
+  int gpus_per_node = 1;
+  std::string workdir;
+  std::string relay;
+};
+
+/// The command of a trial as the user writes it in a job file: argv tokens
+/// with placeholders, e.g.
+///   [torchrun, --nproc-per-node, "{gpus_per_node}", pretrain_gpt.py, "{megatron_args}",
+///    "--save={workdir}/checkpoints"]
+/// A list placeholder ({megatron_args}, {maxtext_args}) must be a whole token
+/// and expands into one argv entry per argument; any other may sit inside a
+/// token. "{{" and "}}" are literal braces. Rendering yields an argv: no
+/// shell splits or expands it, so a value holding spaces, quotes or '; rm
+/// -rf ~' stays one argument (batch_script() quotes it for Slurm).
+class launch_template {
+public:
+  /// Checks every token; throws input_error naming the token and the
+  /// placeholder for an unknown name, an unclosed brace or a list
+  /// placeholder inside a token.
+  static launch_template parse(std::vector<std::string> tokens);
+
+  /// The argv of one trial. Throws input_error when a value holds a NUL byte.
+  std::vector<std::string> render(const launch_values& v) const;
+
+  /// Whether some token names `f`.
+  bool uses(launch_field f) const;
+  const std::vector<std::string>& tokens() const { return tokens_; }
+
+private:
+  /// One piece of a token: literal text, or a placeholder.
+  struct piece {
+    std::string text;
+    std::optional<launch_field> field;
+  };
+  std::vector<std::string> tokens_;
+  std::vector<std::vector<piece>> pieces_;  ///< per token
+};
+
+} // namespace paratune

@@ -1,0 +1,182 @@
+// Launch templates and batch scripts: every value reaches the trial as one
+// inert argument, through an argv or through a shell script Slurm runs.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/input_error.hpp"
+#include "core/launch/batch_script.hpp"
+#include "core/launch/launch_template.hpp"
+#include "core/shell_quote.hpp"
+#include "core/tpu/maxtext_args.hpp"
+#include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a hostile job name, model path or argument may hold.
+const std::vector<std::string> hostile = {
+  "'; rm -rf ~",
+  "$(touch PWNED_subst)",
+  "`touch PWNED_backtick`",
+  "a\"b\\c",
+  "line one\ntouch PWNED_newline",
+  "*",
+  "$HOME ${HOME} ~",
+  "",
+  "--flag=with space",
+  "caf\xc3\xa9 \xff",
+};
+
+std::string refusal(auto&& f) {
+  try {
+    f();
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(shell_quote, leaves_plain_words_bare_and_quotes_the_rest) {
+  EXPECT_EQ(shell_quote("--tensor-model-parallel-size"), "--tensor-model-parallel-size");
+  EXPECT_EQ(shell_quote("/data/llama3/tokenizer.model"), "/data/llama3/tokenizer.model");
+  EXPECT_EQ(shell_quote("ici_fsdp_parallelism=-1"), "ici_fsdp_parallelism=-1");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("'; rm -rf ~"), "''\\''; rm -rf ~'");
+  EXPECT_EQ(shell_quote("$(x)"), "'$(x)'");
+  EXPECT_EQ(shell_command({"echo", "it's", "$HOME"}), "echo 'it'\\''s' '$HOME'");
+  EXPECT_EQ(refusal([] { shell_quote(std::string("a\0b", 3)); }),
+            "a value holds a NUL byte, which a command line cannot carry");
+}
+
+launch_values trial_values() {
+  launch_values v;
+  v.megatron_args = {"--tensor-model-parallel-size", "2", "--micro-batch-size", "1"};
+  v.trial = 7;
+  v.session = "s42";
+  v.nodes = 2;
+  v.gpus_per_node = 8;
+  v.workdir = "/scratch/paratune/s42/7";
+  v.relay = "10.0.0.5:5601";
+  return v;
+}
+
+TEST(launch_template, renders_a_torchrun_megatron_command) {
+  const auto t = launch_template::parse(
+      {"torchrun", "--nnodes", "{nodes}", "--nproc-per-node", "{gpus_per_node}",
+       "pretrain_gpt.py", "{megatron_args}", "--save={workdir}/ckpt", "--wandb-name",
+       "paratune-{session}-{trial}", "{{literal}}"});
+  EXPECT_TRUE(t.uses(launch_field::megatron_args));
+  EXPECT_FALSE(t.uses(launch_field::maxtext_args));
+  EXPECT_EQ(t.render(trial_values()),
+            (std::vector<std::string>{"torchrun", "--nnodes", "2", "--nproc-per-node", "8",
+                                      "pretrain_gpt.py", "--tensor-model-parallel-size", "2",
+                                      "--micro-batch-size", "1",
+                                      "--save=/scratch/paratune/s42/7/ckpt", "--wandb-name",
+                                      "paratune-s42-7", "{literal}"}));
+}
+
+TEST(launch_template, refuses_what_it_cannot_render) {
+  EXPECT_EQ(refusal([] { launch_template::parse({"run", "{model}"}); }),
+            "launch token 2 '{model}': unknown placeholder {model} (known: {megatron_args}, "
+            "{maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, {workdir}, {relay})");
+  EXPECT_EQ(refusal([] { launch_template::parse({"run", "--args={megatron_args}"}); }),
+            "launch token 2 '--args={megatron_args}': {megatron_args} stands for several "
+            "arguments and must be a token of its own");
+  EXPECT_EQ(refusal([] { launch_template::parse({"run", "{trial"}); }),
+            "launch token 2 '{trial': a '{' without its '}' (write '{{' for a literal one)");
+  EXPECT_EQ(refusal([] { launch_template::parse({"run", "x}"}); }),
+            "launch token 2 'x}': a '}' without its '{' (write '}}' for a literal one)");
+  EXPECT_EQ(refusal([] { launch_template::parse({}); }),
+            "launch: the template is empty (it needs at least the program)");
+  EXPECT_EQ(refusal([] { launch_template::parse({"{megatron_args}"}); }),
+            "launch token 1: the program cannot be a list of arguments");
+}
+
+TEST(launch_template, hostile_values_stay_single_argv_entries) {
+  auto v = trial_values();
+  v.megatron_args = hostile;
+  v.session = hostile[0];
+  const auto argv = launch_template::parse({"prog", "{megatron_args}", "--name={session}"}).render(v);
+  ASSERT_EQ(argv.size(), hostile.size() + 2);
+  for (size_t i = 0; i < hostile.size(); ++i)
+    EXPECT_EQ(argv[i + 1], hostile[i]);
+  EXPECT_EQ(argv.back(), "--name='; rm -rf ~");
+  v.workdir = std::string("/tmp/a\0b", 8);
+  EXPECT_EQ(refusal([&] { launch_template::parse({"prog", "{workdir}"}).render(v); }),
+            "launch value {workdir} holds a NUL byte, which no argv can carry");
+}
+
+// The script Slurm runs, run here by a real bash: printf prints each of its
+// arguments on a line, so the output shows exactly what the trial received,
+// and no file appears from the command substitutions.
+TEST(batch_script, a_real_bash_passes_every_hostile_value_through_unchanged) {
+  const auto dir = test::make_temp_dir("batch-script");
+  const auto workdir = dir + "/it's a \"dir\" $(touch PWNED_dir)";
+  fs::create_directories(workdir);
+  std::vector<std::string> argv = {"/usr/bin/printf", "[%s]\\n"};
+  std::string expected;
+  for (const auto& h : hostile) {
+    argv.push_back(h);
+    expected += "[" + h + "]\n";
+  }
+  argv.push_back("$PARATUNE_JOB_NAME");
+  const auto script = batch_script(argv, workdir, {{"PARATUNE_JOB_NAME", "'; rm -rf ~"}});
+  const auto path = test::write_file(dir, "trial.sh", script);
+  const auto r = test::run_program({"/bin/bash", path});
+  ASSERT_EQ(r.status, 0) << r.err << "\n" << script;
+  // The literal text $PARATUNE_JOB_NAME, not its value: argv words are never expanded.
+  EXPECT_EQ(r.out, expected + "[$PARATUNE_JOB_NAME]\n");
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    EXPECT_NE(e.path().filename().string().rfind("PWNED_", 0), 0u) << e.path();
+  EXPECT_TRUE(fs::exists(workdir));
+  fs::remove_all(dir);
+}
+
+TEST(batch_script, runs_in_the_workdir_with_the_environment) {
+  const auto dir = test::make_temp_dir("batch-env");
+  const auto script = batch_script({"/bin/sh", "-c", "pwd; printf '%s\\n' \"$NAME\""}, dir,
+                                   {{"NAME", "a'b $(c)"}});
+  const auto r = test::run_program({"/bin/bash", test::write_file(dir, "t.sh", script)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, fs::canonical(dir).string() + "\na'b $(c)\n");
+  EXPECT_EQ(refusal([&] { batch_script({"x"}, dir, {{"BAD NAME", "v"}}); }),
+            "batch script: environment name 'BAD NAME' is not a shell identifier "
+            "([A-Za-z_][A-Za-z0-9_]*)");
+  fs::remove_all(dir);
+}
+
+// MaxText 32B on v5p-128 as configs/v5p/32b.sh runs it: FSDP 16 x tensor 4,
+// per-device batch 6, remat minimal (data/perf/maxtext_tpu_mfu_published.csv).
+TEST(maxtext_args, renders_the_mesh_and_step_as_maxtext_names_them) {
+  maxtext_launch l;
+  l.model.layers = 32; l.model.hidden = 8192; l.model.heads = 64; l.model.kv_heads = 64;
+  l.model.head_dim = 128; l.model.ffn = 28672; l.model.vocab = 32000;
+  l.ici = parse_mesh("fsdp=16,model=4");
+  l.dcn = parse_mesh("data=1");
+  l.chips = 64;
+  l.workload.global_batch = 384;
+  l.workload.seq_len = 2048;
+  l.workload.remat = remat_policy::minimal;
+  EXPECT_EQ(render_maxtext_args(l),
+            (std::vector<std::string>{
+                "ici_data_parallelism=1", "ici_fsdp_parallelism=16",
+                "ici_sequence_parallelism=1", "ici_tensor_parallelism=4",
+                "ici_expert_parallelism=1", "dcn_data_parallelism=1", "dcn_fsdp_parallelism=1",
+                "dcn_sequence_parallelism=1", "dcn_tensor_parallelism=1",
+                "dcn_expert_parallelism=1", "per_device_batch_size=6", "max_target_length=2048",
+                "gradient_accumulation_steps=1", "remat_policy=minimal", "base_emb_dim=8192",
+                "base_num_query_heads=64", "base_num_kv_heads=64", "head_dim=128",
+                "base_mlp_dim=28672", "base_num_decoder_layers=32", "vocab_size=32000"}));
+  l.workload.global_batch = 32; // half a sequence per chip
+  EXPECT_EQ(render_maxtext_args(l)[10], "per_device_batch_size=0.5");
+}
+
+} // namespace
+} // namespace paratune
