@@ -1,0 +1,76 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/trial_scoring.hpp"
+
+namespace paratune {
+
+/// When a running trial has told all it will tell (the job file's
+/// `early_stop:`). OptiCo runs every trial to the end; most of a trial's GPU
+/// hours are spent after its throughput is already known, or already known
+/// to lose.
+struct early_stop_policy {
+  int warmup = 2;          ///< logged iterations never scored (allocator, NCCL rings)
+  int stable_after = 5;    ///< scored iterations whose spread decides "stable"
+  double tolerance = 0.02; ///< relative spread (max - min) / median that counts as stable
+  bool rung = true;        ///< stop a trial that cannot beat the incumbent
+  double hang_s = 300;     ///< no new line for this long: hung
+  double wall_s = 3600;    ///< the longest a trial may run
+};
+
+enum class stop_reason { none, stable, cannot_beat_incumbent, failure, hang, wall_clock };
+
+const char* to_string(stop_reason r);
+
+/// Why to stop a trial now, in words, or reason none to let it run.
+struct stop_decision {
+  stop_reason reason = stop_reason::none;
+  std::string text;
+  explicit operator bool() const { return reason != stop_reason::none; }
+};
+
+/// The best measured throughput of the session so far. TFLOP/s per GPU is
+/// compared when both sides have it, else the iteration time (the trials of
+/// one session train the same global batch and sequence).
+struct incumbent_rate {
+  double tflops_per_gpu = 0;
+  double iteration_ms = 0;
+  bool known() const { return tflops_per_gpu > 0 || iteration_ms > 0; }
+};
+
+/// Watches one trial's iterations and clock, and says when to end it:
+/// - stable: the last `stable_after` scored iterations lie within `tolerance`;
+/// - cannot_beat_incumbent (a rung rule in the spirit of ASHA): at 3, 6, 12,
+///   24 ... scored iterations, its median throughput, granted `tolerance`,
+///   is still below the incumbent's;
+/// - failure: an OOM, NCCL timeout or assertion line, at once;
+/// - hang and wall_clock: from the caller's clock.
+class early_stopper {
+public:
+  explicit early_stopper(early_stop_policy policy, incumbent_rate incumbent = {});
+
+  /// One logged iteration (in log order).
+  stop_decision on_iteration(const iteration_sample& s);
+  /// The first error line the log parser recognised ("CUDA out of memory").
+  stop_decision on_failure(const std::string& line) const;
+  /// Seconds since the trial started and since its last output line.
+  stop_decision on_clock(double since_start_s, double since_line_s) const;
+  /// A better run finished while this one runs (fan-out).
+  void set_incumbent(incumbent_rate incumbent) { incumbent_ = incumbent; }
+
+  int scored() const { return int(scored_.size()); }
+
+private:
+  stop_decision stable() const;
+  stop_decision against_incumbent();
+
+  early_stop_policy policy_;
+  incumbent_rate incumbent_;
+  int seen_ = 0;
+  std::vector<iteration_sample> scored_;
+  int next_rung_ = 3;
+};
+
+} // namespace paratune
