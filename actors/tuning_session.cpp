@@ -26,8 +26,7 @@ wire::session_status status_of(session_state end, const std::vector<trial_outcom
   s.state = end;
   s.trials_done = int(outcomes.size());
   for (size_t i = 0; i < outcomes.size(); ++i)
-    if (outcomes[i].status == trial_status::succeeded
-        && outcomes[i].tflops_per_gpu > s.best_tflops) {
+    if (outcomes[i].measured() && outcomes[i].tflops_per_gpu > s.best_tflops) {
       s.best_tflops = outcomes[i].tflops_per_gpu;
       s.best_trial = int(i) + 1;
     }

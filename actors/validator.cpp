@@ -1,6 +1,8 @@
 #include "actors/validator.hpp"
 
+#include <chrono>
 #include <deque>
+#include <optional>
 
 #include <caf/all.hpp>
 
@@ -8,6 +10,7 @@
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
 #include "core/trial_scoring.hpp"
+#include "core/tuning/early_stop.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
@@ -26,11 +29,46 @@ struct running_trial {
   double monitor_peak_mib = 0;
   std::deque<std::string> tail;  ///< last lines, for the failure analyst
   std::unique_ptr<child_process> process;
+  std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
+  stop_decision stop;                    ///< set once the stopper ended it
+  size_t errors_seen = 0;
+  int warmup = 2;                        ///< iterations never scored
+  int64_t started_at_ms = 0;             ///< Unix time
+  std::chrono::steady_clock::time_point started, last_line;
 };
 
 namespace {
 
 constexpr size_t tail_lines = 40;
+/// How often running trials' clocks are checked (hang, wall-clock limit).
+constexpr auto clock_period = std::chrono::milliseconds(500);
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+early_stop_policy policy_of(const wire::early_stop_wire& w) {
+  return {w.warmup, w.stable_after, w.tolerance, w.rung, w.hang_s, w.wall_s};
+}
+
+/// The best measured run of the session so far: what a new trial must beat.
+incumbent_rate incumbent_of(const std::vector<wire::envelope>& history) {
+  incumbent_rate best;
+  for (const auto& e : history) {
+    if (e.type != wire::type_name<wire::trial_result>())
+      continue;
+    const auto r = wire::body_of<wire::trial_result>(e);
+    const bool measured = r.status == trial_status::succeeded || r.status == trial_status::stopped;
+    if (measured && r.tflops_per_gpu > best.tflops_per_gpu)
+      best = {r.tflops_per_gpu, r.iteration_ms};
+  }
+  return best;
+}
 
 std::string key_of(const std::string& session, int trial) {
   return session + "/" + std::to_string(trial);
@@ -56,18 +94,48 @@ failure_kind failure_kind_of(log_error_kind k) {
   return failure_kind::other;
 }
 
+// A trial the early stopper ended: measured over the iterations it ran
+// (stopped), or failed when a failure line or a hang ended it.
+void apply_stop(const running_trial& t, const trial_score& score, wire::trial_result& r) {
+  r.stop = t.stop.reason;
+  r.reason = t.stop.text;
+  if (t.stop.reason == stop_reason::failure || t.stop.reason == stop_reason::hang) {
+    r.status = trial_status::failed;
+    if (t.stop.reason == stop_reason::hang)
+      r.error_kind = failure_kind::nccl_timeout; // "NCCL timeout or hang"
+    if (r.error_message.empty())
+      r.error_message = t.stop.text;
+    return;
+  }
+  r.status = trial_status::stopped;
+  if (score.scored == 0)
+    return;
+  r.tflops_per_gpu = score.tflops_per_gpu;
+  r.iteration_ms = score.iteration_ms;
+  r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
+  r.peak_memory_mib = peak_memory(t);
+  r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
+  r.iterations_scored = score.scored;
+}
+
 wire::trial_result result_of(const running_trial& t, int exit_code) {
   wire::trial_result r;
   r.trial = t.proposal.trial;
+  r.started_at_ms = t.started_at_ms;
+  r.ended_at_ms = unix_ms();
   r.config = t.proposal.config;
   r.exit_code = exit_code;
   r.memory_limit_mib = t.memory_limit_mib;
   r.log_tail.assign(t.tail.begin(), t.tail.end());
   const auto& log = t.parser.log();
-  const auto score = score_iterations(t.samples);
+  const auto score = score_iterations(t.samples, t.warmup);
   if (!log.errors.empty()) {
     r.error_kind = failure_kind_of(log.errors.front().kind);
     r.error_message = log.errors.front().message;
+  }
+  if (t.stop) {
+    apply_stop(t, score, r);
+    return r;
   }
   if (exit_code == 0 && log.errors.empty() && score.scored > 0) {
     r.status = trial_status::succeeded;
@@ -114,7 +182,7 @@ void validator_state::consider(const std::string& session, const wire::proposal&
   const auto* opened = find_first<wire::session_opened>(history);
   if (!opened || running.count(key_of(session, p.trial)))
     return;
-  launch(session, p, wire::body_of<wire::session_opened>(*opened));
+  launch(session, p, wire::body_of<wire::session_opened>(*opened), incumbent_of(history));
 }
 
 void validator_state::on_line(const std::string& key, const std::string& line) {
@@ -122,6 +190,7 @@ void validator_state::on_line(const std::string& key, const std::string& line) {
   if (it == running.end())
     return;
   auto& t = *it->second;
+  t.last_line = std::chrono::steady_clock::now();
   t.tail.push_back(line);
   if (t.tail.size() > tail_lines)
     t.tail.pop_front();
@@ -142,11 +211,42 @@ void validator_state::on_line(const std::string& key, const std::string& line) {
     wire::telemetry tm{t.proposal.trial, it.iteration, it.elapsed_ms, tflops};
     publish_only(topics::telemetry(t.session, t.proposal.trial),
                  wire::make_envelope(t.session, t.proposal.trial, tm));
+    if (t.stopper && !t.stop)
+      if (auto d = t.stopper->on_iteration(t.samples.back()))
+        end_early(key, std::move(d));
   }
+  const auto& errors = t.parser.log().errors;
+  if (t.stopper && !t.stop && errors.size() > t.errors_seen)
+    end_early(key, t.stopper->on_failure(errors[t.errors_seen].message));
+  t.errors_seen = errors.size();
+}
+
+void validator_state::end_early(const std::string& key, stop_decision d) {
+  auto it = running.find(key);
+  if (it == running.end() || it->second->stop)
+    return;
+  auto& t = *it->second;
+  t.stop = std::move(d);
+  if (t.process)
+    t.process->terminate(2000); // the exit arrives as exited_atom and records the result
+}
+
+void validator_state::check_clocks() {
+  std::vector<std::pair<std::string, stop_decision>> due;
+  for (auto& [key, t] : running)
+    if (t->stopper && !t->stop)
+      if (auto d = t->stopper->on_clock(seconds_since(t->started), seconds_since(t->last_line)))
+        due.emplace_back(key, std::move(d));
+  for (auto& [key, d] : due)
+    end_early(key, std::move(d));
+  if (!running.empty())
+    self->delayed_send(self, clock_period, tick_atom_v);
+  else
+    clock_running = false;
 }
 
 void validator_state::launch(const std::string& session, const wire::proposal& p,
-                             const wire::session_opened& opened) {
+                             const wire::session_opened& opened, incumbent_rate incumbent) {
   auto t = std::make_shared<running_trial>();
   t->session = session;
   t->proposal = p;
@@ -155,7 +255,17 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
   t->memory_limit_mib = opened.cluster.hbm_gib * 1024;
   const auto key = key_of(session, p.trial);
+  t->started_at_ms = unix_ms();
+  t->started = t->last_line = std::chrono::steady_clock::now();
+  if (opened.early_stop.enabled) {
+    t->stopper.emplace(policy_of(opened.early_stop), incumbent);
+    t->warmup = opened.early_stop.warmup;
+  }
   running[key] = t;
+  if (t->stopper && !clock_running) {
+    clock_running = true;
+    self->delayed_send(self, clock_period, tick_atom_v);
+  }
   wire::trial_started st{p.trial, p.config, p.argv};
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
@@ -189,6 +299,7 @@ caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps d
       self->state.on_line(key, line);
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
+    [=](tick_atom) { self->state.check_clocks(); },
   };
 }
 

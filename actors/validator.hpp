@@ -7,6 +7,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/agent.hpp"
+#include "core/tuning/early_stop.hpp"
 
 namespace paratune {
 
@@ -17,7 +18,10 @@ struct running_trial; // defined in validator.cpp
 /// (fork and exec of the proposal's argv), parses its output line by line
 /// with the Megatron log parser, publishes each iteration on
 /// "telemetry.<session>.<trial>", and when the process ends scores the
-/// trial (warm-up skipped) and records its trial_result.
+/// trial (warm-up skipped) and records its trial_result. With the job's
+/// early_stop policy it ends a trial as soon as its answer is known (stable,
+/// cannot beat the best run so far, a failure line, a hang, its wall-clock
+/// limit) and records it as stopped, or failed, with the reason.
 struct validator_state : agent_state {
   explicit validator_state(caf::event_based_actor* self);
   ~validator_state() override;
@@ -26,12 +30,18 @@ struct validator_state : agent_state {
   void consider(const std::string& session, const wire::proposal& p,
                 const std::vector<wire::envelope>& history);
   void launch(const std::string& session, const wire::proposal& p,
-              const wire::session_opened& opened);
+              const wire::session_opened& opened, incumbent_rate incumbent);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
+  /// Ends a trial before its command finishes (core/tuning/early_stop.hpp):
+  /// signals its process, whose exit then records the result as stopped.
+  void end_early(const std::string& key, stop_decision d);
+  /// The hang and wall-clock limits of running trials (a timer's tick).
+  void check_clocks();
 
   /// Trials now running, by "<session>/<trial>".
   std::map<std::string, std::shared_ptr<running_trial>> running;
+  bool clock_running = false; ///< a tick is scheduled
   static inline const char* name = "validator";
 };
 

@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cluster_spec.hpp"
+#include "core/early_stop_policy.hpp"
 #include "core/model_spec.hpp"
 #include "core/training_config.hpp"
 
@@ -29,6 +31,9 @@ struct job_spec {
   int train_iters = 12;       ///< iterations per trial run
   uint64_t seed = 1;          ///< simulated cluster seed
   bool retry_transient = false; ///< rerun a config after an NCCL timeout or lost node
+  /// End trials once their answer is known (the job's `early_stop:`); absent,
+  /// every trial runs its command to the end.
+  std::optional<early_stop_policy> early_stop;
 
   int world_size() const { return nodes * cluster.devices_per_node; }
 };

@@ -9,6 +9,7 @@ const char* to_string(trial_status s) {
     case trial_status::succeeded: return "succeeded";
     case trial_status::failed: return "failed";
     case trial_status::skipped: return "skipped";
+    case trial_status::stopped: return "stopped";
   }
   return "failed";
 }
@@ -17,6 +18,7 @@ bool parse_trial_status(const std::string& text, trial_status& out) {
   if (text == "succeeded" || text == "success") out = trial_status::succeeded;
   else if (text == "failed" || text == "fail") out = trial_status::failed;
   else if (text == "skipped") out = trial_status::skipped;
+  else if (text == "stopped") out = trial_status::stopped;
   else return false;
   return true;
 }

@@ -7,7 +7,10 @@
 
 namespace paratune {
 
-enum class trial_status { succeeded, failed, skipped };
+/// stopped: ended early by the early stopper (stable, or unable to beat the
+/// incumbent, or over its wall-clock limit); its throughput was measured
+/// over the iterations it ran.
+enum class trial_status { succeeded, failed, skipped, stopped };
 
 const char* to_string(trial_status s);
 bool parse_trial_status(const std::string& text, trial_status& out);
@@ -35,6 +38,14 @@ struct trial_outcome {
   int confidence = 0;            ///< of the failure diagnosis, 0..100
   std::string reason;            ///< the diagnosis or skip reason in words
 
+  /// It ran and its throughput was measured: to completion, or until the
+  /// early stopper had its answer.
+  bool measured() const {
+    return (status == trial_status::succeeded || status == trial_status::stopped)
+           && tflops_per_gpu > 0;
+  }
+  /// It did not fail: it succeeded, or was stopped with a measurement.
+  bool ran() const { return status == trial_status::succeeded || measured(); }
   double memory_usage_pct() const {
     return memory_limit_mib > 0 ? 100.0 * peak_memory_mib / memory_limit_mib : 0;
   }

@@ -104,7 +104,7 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
       o.memory_limit_mib = r.memory_limit_mib;
       o.gpu_util_pct = r.gpu_util_pct;
       o.reason = r.reason;
-      if (o.status == trial_status::failed)
+      if (!o.ran())
         o.failure = r.error_kind == failure_kind::none ? failure_kind::other : r.error_kind;
       by_trial[r.trial] = o;
     } else if (e.type == type_name<failure_diagnosis>()) {

@@ -51,6 +51,19 @@ struct cluster_wire {
 
 /// Opens a session: the job, resolved, so that the session can be resumed
 /// and re-analysed from the pool alone.
+/// The job's early-stopping policy (core/early_stop_policy.hpp); off when
+/// `enabled` is false, and then every trial runs its command to the end.
+struct early_stop_wire {
+  bool enabled = false;
+  int warmup = 2;
+  int stable_after = 5;
+  double tolerance = 0.02;
+  bool rung = true;
+  double hang_s = 300;
+  double wall_s = 3600;
+  MSGPACK_DEFINE_MAP(enabled, warmup, stable_after, tolerance, rung, hang_s, wall_s)
+};
+
 struct session_opened {
   std::string job_name;
   model_wire model;
@@ -69,9 +82,10 @@ struct session_opened {
   double sim_time_scale = 0.0002; ///< wall seconds per simulated second
   double sim_failure_rate = 0.03; ///< injected NCCL timeouts and node losses
   std::string job_yaml;   ///< the job file's text, for reproducibility
+  early_stop_wire early_stop;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
-                     sim_failure_rate, job_yaml)
+                     sim_failure_rate, job_yaml, early_stop)
 };
 
 /// One ranked candidate of an analysis.
@@ -159,12 +173,15 @@ struct trial_result {
   int exit_code = 0;
   failure_kind error_kind = failure_kind::none; ///< how the log parser classified the first error
   std::string error_message;
-  std::string reason;            ///< why skipped, or the first error line
+  std::string reason;            ///< why skipped or stopped, or the first error line
   std::vector<std::string> log_tail;
+  stop_reason stop = stop_reason::none; ///< why the early stopper ended it
+  int64_t started_at_ms = 0;     ///< Unix time the command started, ms
+  int64_t ended_at_ms = 0;       ///< Unix time its result was known, ms
   MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
-                     reason, log_tail)
+                     reason, log_tail, stop, started_at_ms, ended_at_ms)
 };
 
 /// The failure analyst's diagnosis of a failed trial.

@@ -1,5 +1,6 @@
 #include "adapters/config/job_loader.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -85,6 +86,28 @@ bool any_valid(const job_spec& job) {
   return walk(0);
 }
 
+// `early_stop: {stable_after: 5, tolerance: 0.02, rung: true, hang_s: 300,
+// wall_s: 3600, warmup: 2}`: every key optional, each in its range.
+early_stop_policy read_early_stop(const YAML::Node& node, const std::string& where) {
+  if (!node.IsMap())
+    throw input_error(where + ": expected a mapping such as {stable_after: 5, tolerance: 0.02}");
+  static const char* known[] = {"warmup", "stable_after", "tolerance", "rung", "hang_s", "wall_s"};
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+      throw input_error(where + ": unknown key '" + key
+                        + "' (known: warmup, stable_after, tolerance, rung, hang_s, wall_s)");
+  }
+  early_stop_policy p;
+  p.warmup = optional_int(node, "warmup", where, {0, 100000}, p.warmup);
+  p.stable_after = optional_int(node, "stable_after", where, {1, 100000}, p.stable_after);
+  p.tolerance = yaml_fields::optional_real(node, "tolerance", where, 1e-4, 1, p.tolerance);
+  p.rung = optional<bool>(node, "rung", where, p.rung);
+  p.hang_s = yaml_fields::optional_real(node, "hang_s", where, 1, 1e6, p.hang_s);
+  p.wall_s = yaml_fields::optional_real(node, "wall_s", where, 1, 1e7, p.wall_s);
+  return p;
+}
+
 } // namespace
 
 std::string read_text_file(const std::string& path) {
@@ -125,6 +148,8 @@ job_spec load_job(const std::string& path) {
     // At least 4: the warm-up iterations are not scored.
     job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
   }
+  if (root["early_stop"])
+    job.early_stop = read_early_stop(root["early_stop"], path + ": early_stop");
   job.search = root["search"]
                  ? read_search(root["search"], path)
                  : default_search_space(job.model, job.cluster, job.world_size(), job.initial);

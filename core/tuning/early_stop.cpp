@@ -21,18 +21,6 @@ std::string format(const char* pattern, double a, double b, double c = 0) {
 
 } // namespace
 
-const char* to_string(stop_reason r) {
-  switch (r) {
-    case stop_reason::none: return "none";
-    case stop_reason::stable: return "stable";
-    case stop_reason::cannot_beat_incumbent: return "cannot_beat_incumbent";
-    case stop_reason::failure: return "failure";
-    case stop_reason::hang: return "hang";
-    case stop_reason::wall_clock: return "wall_clock";
-  }
-  return "none";
-}
-
 early_stopper::early_stopper(early_stop_policy policy, incumbent_rate incumbent)
   : policy_(policy), incumbent_(incumbent) {}
 

@@ -46,7 +46,7 @@ memory_screen::memory_screen(const std::vector<trial_outcome>& history, predicto
   };
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
-    if (h.status == trial_status::succeeded && h.peak_memory_mib > 0) {
+    if (h.ran() && h.peak_memory_mib > 0) {
       auto& g = group(fits_, fit_of, i);
       g.offset_sum += h.peak_memory_mib - g.predicted_peak;
       ++g.count;

@@ -226,7 +226,7 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
 int best_success(const std::vector<trial_outcome>& history) {
   int best = -1;
   for (size_t i = 0; i < history.size(); ++i)
-    if (history[i].status == trial_status::succeeded
+    if (history[i].ran()
         && (best < 0 || history[i].tflops_per_gpu > history[best].tflops_per_gpu))
       best = int(i);
   return best;
@@ -322,7 +322,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   a.base_trial = ctx.from_last_run && !history.empty() ? int(history.size()) - 1 : incumbent;
   a.base = a.base_trial >= 0 ? history[a.base_trial].config : ctx.initial;
   trial_outcome base_run;
-  if (a.base_trial >= 0 && history[a.base_trial].status != trial_status::succeeded) {
+  if (a.base_trial >= 0 && !history[a.base_trial].ran()) {
     base_run = history[a.base_trial];
     const bool oom = base_run.failure == failure_kind::oom;
     if (oom)
@@ -355,7 +355,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   if (directive)
     directive_candidates(a.base, cands);
   if (a.health.state == health_state::memory_bound || a.base_trial < 0
-      || base_run.status != trial_status::succeeded)
+      || !base_run.ran())
     memory_relief_candidates(a.base, base_run.memory_usage_pct(), cands);
   const size_t targeted = cands.items.size();
   standard_candidates(a.base, base_run, cands);

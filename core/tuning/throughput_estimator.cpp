@@ -40,7 +40,7 @@ throughput_estimator::throughput_estimator(const tuning_context& ctx,
   int runs = 0;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
-    if (h.status != trial_status::succeeded || h.tflops_per_gpu <= 0)
+    if (!h.measured())
       continue;
     const double predicted = raw(h.config).tflops_per_gpu;
     if (predicted <= 0)

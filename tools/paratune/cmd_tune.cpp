@@ -55,6 +55,10 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = read_text_file(o.job_file);
+  if (job.early_stop) {
+    const auto& p = *job.early_stop;
+    s.early_stop = {true, p.warmup, p.stable_after, p.tolerance, p.rung, p.hang_s, p.wall_s};
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
 #include "tools/paratune/session_summary.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <map>
 
 #include "core/shell_quote.hpp"
@@ -9,6 +10,47 @@
 #include "messages/conversions.hpp"
 
 namespace paratune::cli {
+
+namespace {
+
+// "2026-11-25T11:50:15.123Z", or null when the trial never started.
+nlohmann::json utc_time(int64_t unix_ms) {
+  if (unix_ms <= 0)
+    return nullptr;
+  const std::time_t secs = unix_ms / 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, int(unix_ms % 1000));
+  return out;
+}
+
+} // namespace
+
+trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
+  trial_row row;
+  row.index = r.trial;
+  row.config = r.config;
+  row.status = r.status;
+  row.mfu = r.mfu;
+  row.tflops_per_gpu = r.tflops_per_gpu;
+  row.peak_memory_mib = r.peak_memory_mib;
+  row.reason = r.reason;
+  row.stop = r.stop;
+  row.started_at_ms = r.started_at_ms;
+  row.ended_at_ms = r.ended_at_ms;
+  row.iterations_scored = r.iterations_scored;
+  if (proposal) {
+    row.change = proposal->change;
+    if (r.status == trial_status::succeeded)
+      row.reason = proposal->why;
+  } else {
+    row.change = "Run the initial configuration.";
+  }
+  return row;
+}
 
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
   session_summary s;
@@ -23,22 +65,8 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
       proposals[p.trial] = p;
     } else if (e.type == wire::type_name<wire::trial_result>()) {
       auto r = wire::body_of<wire::trial_result>(e);
-      trial_row row;
-      row.index = r.trial;
-      row.config = r.config;
-      row.status = r.status;
-      row.mfu = r.mfu;
-      row.tflops_per_gpu = r.tflops_per_gpu;
-      row.peak_memory_mib = r.peak_memory_mib;
-      row.reason = r.reason;
-      if (auto it = proposals.find(r.trial); it != proposals.end()) {
-        row.change = it->second.change;
-        if (r.status == trial_status::succeeded)
-          row.reason = it->second.why;
-      } else if (r.status == trial_status::skipped) {
-        row.change = "Run the initial configuration.";
-      }
-      rows[r.trial] = row;
+      const auto it = proposals.find(r.trial);
+      rows[r.trial] = row_of(r, it != proposals.end() ? &it->second : nullptr);
     } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
       auto d = wire::body_of<wire::failure_diagnosis>(e);
       if (auto it = rows.find(d.trial); it != rows.end())
@@ -51,7 +79,7 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
   }
   for (auto& [_, row] : rows) {
     s.trials.push_back(row);
-    if (row.status != trial_status::succeeded)
+    if (!row.measured())
       continue;
     if (!s.first_success)
       s.first_success = row;
@@ -87,21 +115,34 @@ nlohmann::json to_json(const session_summary& s) {
     j["best"] = nullptr;
   }
   j["trials"] = nlohmann::json::array();
-  for (const auto& r : s.trials)
-    j["trials"].push_back({{"index", r.index},
-                           {"config", r.config},
-                           {"change", r.change},
-                           {"status", to_string(r.status)},
-                           {"mfu", r.mfu},
-                           {"tflops_per_gpu", r.tflops_per_gpu},
-                           {"peak_memory_mib", r.peak_memory_mib},
-                           {"reason", r.reason}});
+  for (const auto& r : s.trials) {
+    nlohmann::json t = {{"index", r.index},
+                        {"config", r.config},
+                        {"change", r.change},
+                        {"status", to_string(r.status)},
+                        {"mfu", r.mfu},
+                        {"tflops_per_gpu", r.tflops_per_gpu},
+                        {"peak_memory_mib", r.peak_memory_mib},
+                        {"iterations_scored", r.iterations_scored},
+                        {"reason", r.reason},
+                        {"started_at", utc_time(r.started_at_ms)},
+                        {"ended_at", utc_time(r.ended_at_ms)}};
+    if (r.stop != stop_reason::none)
+      t["stop"] = to_string(r.stop);
+    j["trials"].push_back(std::move(t));
+  }
   return j;
 }
 
 std::string render_trial_line(const trial_row& r, int budget) {
-  char buf[512];
-  if (r.status == trial_status::succeeded)
+  char buf[768];
+  if (r.status == trial_status::stopped && r.measured())
+    std::snprintf(buf, sizeof buf,
+                  "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "              stopped early: %s\n",
+                  r.index, budget, to_string(r.status), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
+                  r.change.c_str(), r.reason.c_str());
+  else if (r.status == trial_status::succeeded)
     std::snprintf(buf, sizeof buf,
                   "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              why: %s\n",

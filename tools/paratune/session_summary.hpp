@@ -21,8 +21,22 @@ struct trial_row {
   double mfu = 0;
   double tflops_per_gpu = 0;
   double peak_memory_mib = 0;
-  std::string reason;     ///< why it was chosen, or why it failed / was skipped
+  std::string reason;     ///< why it was chosen, or why it failed / was skipped / was stopped
+  stop_reason stop = stop_reason::none;  ///< why the early stopper ended it
+  int64_t started_at_ms = 0;             ///< Unix time, ms; 0 when it never started
+  int64_t ended_at_ms = 0;
+  int iterations_scored = 0;
+
+  /// Its throughput was measured (to the end, or until stopped early).
+  bool measured() const {
+    return status == trial_status::succeeded
+           || (status == trial_status::stopped && tflops_per_gpu > 0);
+  }
 };
+
+/// The row of one trial result, with the proposal's change and reasoning
+/// when `proposal` is given.
+trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal);
 
 /// A session read back from the pool.
 struct session_summary {

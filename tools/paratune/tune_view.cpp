@@ -52,15 +52,8 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           auto r = wire::body_of<wire::trial_result>(e);
           if (r.status == trial_status::failed)
             return; // printed with its diagnosis
-          trial_row row{r.trial, r.config, "", r.status, r.mfu, r.tflops_per_gpu,
-                        r.peak_memory_mib, r.reason};
-          if (auto it = proposals->find(r.trial); it != proposals->end()) {
-            row.change = it->second.change;
-            if (r.status == trial_status::succeeded)
-              row.reason = it->second.why;
-          } else {
-            row.change = "Run the initial configuration.";
-          }
+          const auto it = proposals->find(r.trial);
+          const auto row = row_of(r, it != proposals->end() ? &it->second : nullptr);
           clear_progress(st.tty);
           std::fputs(render_trial_line(row, st.budget).c_str(), stdout);
           std::fflush(stdout);
