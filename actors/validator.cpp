@@ -21,6 +21,7 @@ struct running_trial {
   std::string session;
   wire::proposal proposal;
   double peak_tflops = 0;        ///< device peak, for MFU
+  int world_size = 1;
   double memory_limit_mib = 0;
   megatron_log_parser parser;
   std::vector<iteration_sample> samples;
@@ -123,6 +124,10 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   r.trial = t.proposal.trial;
   r.started_at_ms = t.started_at_ms;
   r.ended_at_ms = unix_ms();
+  double ms = 0;
+  for (const auto& s : t.samples)
+    ms += s.elapsed_ms;
+  r.gpu_hours = ms / 3.6e6 * t.world_size;
   r.config = t.proposal.config;
   r.exit_code = exit_code;
   r.memory_limit_mib = t.memory_limit_mib;
@@ -254,6 +259,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   parse_precision(opened.precision, prec);
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
   t->memory_limit_mib = opened.cluster.hbm_gib * 1024;
+  t->world_size = std::max(1, opened.world_size);
   const auto key = key_of(session, p.trial);
   t->started_at_ms = unix_ms();
   t->started = t->last_line = std::chrono::steady_clock::now();

@@ -178,10 +178,13 @@ struct trial_result {
   stop_reason stop = stop_reason::none; ///< why the early stopper ended it
   int64_t started_at_ms = 0;     ///< Unix time the command started, ms
   int64_t ended_at_ms = 0;       ///< Unix time its result was known, ms
+  /// Device-hours its logged iterations took: their times x the devices
+  /// (what a trial costs; start-up before the first iteration not counted).
+  double gpu_hours = 0;
   MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
-                     reason, log_tail, stop, started_at_ms, ended_at_ms)
+                     reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours)
 };
 
 /// The failure analyst's diagnosis of a failed trial.

@@ -42,6 +42,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.started_at_ms = r.started_at_ms;
   row.ended_at_ms = r.ended_at_ms;
   row.iterations_scored = r.iterations_scored;
+  row.gpu_hours = r.gpu_hours;
   if (proposal) {
     row.change = proposal->change;
     if (r.status == trial_status::succeeded)
@@ -114,6 +115,10 @@ nlohmann::json to_json(const session_summary& s) {
   } else {
     j["best"] = nullptr;
   }
+  double gpu_hours = 0;
+  for (const auto& r : s.trials)
+    gpu_hours += r.gpu_hours;
+  j["gpu_hours"] = gpu_hours; // what the session's trials cost
   j["trials"] = nlohmann::json::array();
   for (const auto& r : s.trials) {
     nlohmann::json t = {{"index", r.index},
@@ -124,6 +129,7 @@ nlohmann::json to_json(const session_summary& s) {
                         {"tflops_per_gpu", r.tflops_per_gpu},
                         {"peak_memory_mib", r.peak_memory_mib},
                         {"iterations_scored", r.iterations_scored},
+                        {"gpu_hours", r.gpu_hours},
                         {"reason", r.reason},
                         {"started_at", utc_time(r.started_at_ms)},
                         {"ended_at", utc_time(r.ended_at_ms)}};

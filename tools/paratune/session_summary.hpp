@@ -26,6 +26,7 @@ struct trial_row {
   int64_t started_at_ms = 0;             ///< Unix time, ms; 0 when it never started
   int64_t ended_at_ms = 0;
   int iterations_scored = 0;
+  double gpu_hours = 0;
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {
