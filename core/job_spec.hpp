@@ -8,6 +8,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/early_stop_policy.hpp"
+#include "core/pool_spec.hpp"
 #include "core/model_spec.hpp"
 #include "core/training_config.hpp"
 
@@ -34,6 +35,9 @@ struct job_spec {
   /// End trials once their answer is known (the job's `early_stop:`); absent,
   /// every trial runs its command to the end.
   std::optional<early_stop_policy> early_stop;
+  /// Where trials may run (the job's `pools:`); empty means one simulated
+  /// pool running one trial at a time.
+  std::vector<pool_spec> pools;
 
   int world_size() const { return nodes * cluster.devices_per_node; }
 };

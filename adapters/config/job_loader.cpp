@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "adapters/config/catalog.hpp"
+#include "adapters/config/pool_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
@@ -148,6 +149,8 @@ job_spec load_job(const std::string& path) {
     // At least 4: the warm-up iterations are not scored.
     job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
   }
+  if (root["pools"])
+    job.pools = read_pools(root["pools"], path);
   if (root["early_stop"])
     job.early_stop = read_early_stop(root["early_stop"], path + ": early_stop");
   job.search = root["search"]

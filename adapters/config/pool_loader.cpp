@@ -1,0 +1,137 @@
+#include "adapters/config/pool_loader.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "adapters/config/yaml_fields.hpp"
+#include "core/input_error.hpp"
+#include "core/launch/launch_template.hpp"
+
+namespace paratune {
+
+using yaml_fields::optional;
+using yaml_fields::optional_int;
+using yaml_fields::required;
+
+namespace {
+
+const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
+                                  "url", "token_env", "token_file", "user", "gpus_per_node"};
+
+// Names that go into paths, argv entries and messages: no spaces or quotes.
+bool plain_name(const std::string& s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
+           || c == '-' || c == '.';
+  });
+}
+
+bool identifier(const std::string& s) {
+  return !s.empty() && !(s[0] >= '0' && s[0] <= '9')
+         && std::all_of(s.begin(), s.end(), [](char c) {
+              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                     || c == '_';
+            });
+}
+
+void check_keys(const YAML::Node& n, const std::string& at) {
+  for (const auto& kv : n) {
+    const auto key = kv.first.as<std::string>();
+    if (std::find(std::begin(known_keys), std::end(known_keys), key) == std::end(known_keys))
+      throw input_error(at + ": unknown key '" + key
+                        + "' (known: name, kind, capacity, launch, partition, via, url, "
+                          "token_env, token_file, user, gpus_per_node)");
+  }
+}
+
+std::vector<std::string> read_launch(const YAML::Node& n, const std::string& at) {
+  if (!n.IsSequence() || n.size() == 0)
+    throw input_error(at + ": field 'launch' must be a list of command tokens, e.g. "
+                           "[torchrun, --nproc-per-node, \"{gpus_per_node}\", pretrain_gpt.py, "
+                           "\"{megatron_args}\"]");
+  std::vector<std::string> tokens;
+  for (const auto& t : n) {
+    if (!t.IsScalar())
+      throw input_error(at + ": field 'launch': every token must be a single value");
+    tokens.push_back(t.Scalar());
+  }
+  try {
+    launch_template::parse(tokens); // refuses unknown placeholders now, not at launch
+  } catch (const input_error& e) {
+    throw input_error(at + ": " + e.what());
+  }
+  return tokens;
+}
+
+void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
+  p.partition = required<std::string>(n, "partition", at);
+  if (!plain_name(p.partition))
+    throw input_error(at + ": field 'partition': '" + p.partition
+                      + "' is not a partition name (letters, digits, '_', '-', '.')");
+  const auto via = optional<std::string>(n, "via", at, "sbatch");
+  if (!parse_slurm_via(via, p.via))
+    throw input_error(at + ": field 'via': expected sbatch or slurmrestd, got '" + via + "'");
+  if (p.via == slurm_via::sbatch)
+    return;
+  p.url = required<std::string>(n, "url", at);
+  const bool unix_socket = p.url.rfind("unix:/", 0) == 0;
+  if (!unix_socket && p.url.rfind("http://", 0) != 0 && p.url.rfind("https://", 0) != 0)
+    throw input_error(at + ": field 'url': expected unix:/PATH or http(s)://HOST:PORT, got '"
+                      + p.url + "'");
+  p.token_env = optional<std::string>(n, "token_env", at, "");
+  p.token_file = optional<std::string>(n, "token_file", at, "");
+  p.user = optional<std::string>(n, "user", at, "");
+  if (!p.token_env.empty() && !identifier(p.token_env))
+    throw input_error(at + ": field 'token_env': '" + p.token_env
+                      + "' is not an environment variable name");
+  if (!unix_socket && p.token_env.empty() && p.token_file.empty())
+    throw input_error(at + ": slurmrestd over TCP needs a JWT: give token_env or token_file");
+}
+
+pool_spec read_pool(const YAML::Node& n, const std::string& at) {
+  if (!n.IsMap())
+    throw input_error(at + ": expected a mapping such as {name: a100, kind: slurm, ...}");
+  check_keys(n, at);
+  pool_spec p;
+  p.name = required<std::string>(n, "name", at);
+  if (!plain_name(p.name))
+    throw input_error(at + ": field 'name': '" + p.name
+                      + "' must be 1 to 64 letters, digits, '_', '-' or '.'");
+  const auto kind = required<std::string>(n, "kind", at);
+  if (!parse_pool_kind(kind, p.kind))
+    throw input_error(at + ": field 'kind': expected simulated, local or slurm, got '" + kind
+                      + "'");
+  p.capacity = optional_int(n, "capacity", at, {1, 1024}, 1);
+  p.gpus_per_node = optional_int(n, "gpus_per_node", at, {0, 1024}, 0);
+  if (n["launch"])
+    p.launch = read_launch(n["launch"], at);
+  else if (p.kind != pool_kind::simulated)
+    throw input_error(at + ": a " + std::string(to_string(p.kind))
+                      + " pool needs field 'launch' (the training command)");
+  if (p.kind == pool_kind::slurm)
+    read_slurm(n, at, p);
+  else
+    for (const char* key : {"partition", "via", "url", "token_env", "token_file", "user"})
+      if (n[key])
+        throw input_error(at + ": field '" + key + "' is only for slurm pools");
+  return p;
+}
+
+} // namespace
+
+std::vector<pool_spec> read_pools(const YAML::Node& node, const std::string& where) {
+  if (!node.IsSequence() || node.size() == 0)
+    throw input_error(where + ": pools: expected a non-empty list of pools");
+  std::vector<pool_spec> pools;
+  std::set<std::string> names;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const auto at = where + ": pools[" + std::to_string(i) + "]";
+    auto p = read_pool(node[i], at);
+    if (!names.insert(p.name).second)
+      throw input_error(at + ": field 'name': '" + p.name + "' names two pools");
+    pools.push_back(std::move(p));
+  }
+  return pools;
+}
+
+} // namespace paratune

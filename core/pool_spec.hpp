@@ -1,0 +1,46 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paratune {
+
+/// Where a pool's trials run.
+enum class pool_kind {
+  simulated,  ///< paratune-sim child processes (the default)
+  local,      ///< the launch command as child processes on this host
+  slurm,      ///< batch jobs on a Slurm partition
+};
+
+/// How a Slurm pool talks to the scheduler.
+enum class slurm_via {
+  sbatch,      ///< the client commands: sbatch, squeue/scontrol, scancel
+  slurmrestd,  ///< slurmrestd's REST API
+};
+
+const char* to_string(pool_kind k);
+bool parse_pool_kind(const std::string& text, pool_kind& out);
+const char* to_string(slurm_via v);
+bool parse_slurm_via(const std::string& text, slurm_via& out);
+
+/// One hardware pool of a job (the job file's `pools:`): a set of machines
+/// trials may run on, at most `capacity` at a time.
+struct pool_spec {
+  std::string name;
+  pool_kind kind = pool_kind::simulated;
+  int capacity = 1;                 ///< trials in flight at once
+  /// The trial's command as launch-template tokens (core/launch): required
+  /// for local and slurm pools; a simulated pool runs paratune-sim.
+  std::vector<std::string> launch;
+  // Slurm only.
+  std::string partition;
+  slurm_via via = slurm_via::sbatch;
+  std::string url;                  ///< slurmrestd: "unix:/path" or "http(s)://host:port"
+  std::string token_env;            ///< slurmrestd over TCP: environment variable with the JWT
+  std::string token_file;           ///< ... or a file holding it
+  std::string user;                 ///< slurmrestd over TCP: X-SLURM-USER-NAME
+  int gpus_per_node = 0;            ///< devices per node the pool's nodes have (0: the cluster's)
+};
+
+} // namespace paratune

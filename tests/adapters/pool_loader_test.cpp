@@ -1,0 +1,84 @@
+// The job file's `pools:`: what a user writes for Slurm partitions, local
+// processes and the simulator, and what is refused.
+
+#include <gtest/gtest.h>
+
+#include "adapters/config/pool_loader.hpp"
+#include "core/input_error.hpp"
+
+namespace paratune {
+namespace {
+
+std::vector<pool_spec> pools(const std::string& yaml) {
+  return read_pools(YAML::Load(yaml), "job.yaml");
+}
+
+std::string refusal(const std::string& yaml) {
+  try {
+    pools(yaml);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(pool_loader, reads_the_three_kinds_as_the_issue_writes_them) {
+  const auto p = pools(R"([
+    {name: a100, kind: slurm, partition: a100, capacity: 2, via: sbatch,
+     launch: [torchrun, --nproc-per-node, "{gpus_per_node}", pretrain_gpt.py, "{megatron_args}"]},
+    {name: h100, kind: slurm, partition: h100, capacity: 2, via: slurmrestd,
+     url: "unix:/run/slurmrestd.sock", launch: [run.sh, "{megatron_args}"]},
+    {name: sim, kind: simulated, capacity: 4}])");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].kind, pool_kind::slurm);
+  EXPECT_EQ(p[0].via, slurm_via::sbatch);
+  EXPECT_EQ(p[0].capacity, 2);
+  EXPECT_EQ(p[0].launch.size(), 5u);
+  EXPECT_EQ(p[0].launch[2], "{gpus_per_node}");
+  EXPECT_EQ(p[1].via, slurm_via::slurmrestd);
+  EXPECT_EQ(p[1].url, "unix:/run/slurmrestd.sock");
+  EXPECT_EQ(p[2].kind, pool_kind::simulated);
+  EXPECT_EQ(p[2].capacity, 4);
+  EXPECT_TRUE(p[2].launch.empty());
+}
+
+TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
+  EXPECT_EQ(refusal("[{name: x, kind: cloud}]"),
+            "job.yaml: pools[0]: field 'kind': expected simulated, local or slurm, got 'cloud'");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, capacity: 0}]"),
+            "job.yaml: pools[0]: field 'capacity': 0 is outside the allowed range 1..1024");
+  EXPECT_EQ(refusal("[{name: x, kind: local}]"),
+            "job.yaml: pools[0]: a local pool needs field 'launch' (the training command)");
+  EXPECT_EQ(refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),
+            "job.yaml: pools[0]: launch token 2 '{model}': unknown placeholder {model} (known: "
+            "{megatron_args}, {maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, "
+            "{workdir}, {relay})");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, launch: [run]}]"),
+            "job.yaml: pools[0]: missing field 'partition'");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: \"a100; rm -rf ~\", launch: [run]}]"),
+            "job.yaml: pools[0]: field 'partition': 'a100; rm -rf ~' is not a partition name "
+            "(letters, digits, '_', '-', '.')");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: ssh, launch: [run]}]"),
+            "job.yaml: pools[0]: field 'via': expected sbatch or slurmrestd, got 'ssh'");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, "
+                    "url: \"http://10.0.0.1:6820\", launch: [run]}]"),
+            "job.yaml: pools[0]: slurmrestd over TCP needs a JWT: give token_env or token_file");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, url: \"ftp://h\", "
+                    "launch: [run]}]"),
+            "job.yaml: pools[0]: field 'url': expected unix:/PATH or http(s)://HOST:PORT, got "
+            "'ftp://h'");
+  EXPECT_EQ(refusal("[{name: x, kind: local, partition: p, launch: [run]}]"),
+            "job.yaml: pools[0]: field 'partition' is only for slurm pools");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated}, {name: x, kind: simulated}]"),
+            "job.yaml: pools[1]: field 'name': 'x' names two pools");
+  EXPECT_EQ(refusal("[{name: \"a b\", kind: simulated}]"),
+            "job.yaml: pools[0]: field 'name': 'a b' must be 1 to 64 letters, digits, '_', '-' "
+            "or '.'");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, capcity: 2}]"),
+            "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
+            "partition, via, url, token_env, token_file, user, gpus_per_node)");
+  EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
+}
+
+} // namespace
+} // namespace paratune
