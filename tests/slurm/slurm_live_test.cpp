@@ -46,6 +46,9 @@ std::string name_of(client_kind k) {
   return "?";
 }
 
+// ctest shows the parameter by this name rather than as bytes.
+void PrintTo(client_kind k, std::ostream* os) { *os << name_of(k); }
+
 std::unique_ptr<slurm_client> make_client(client_kind k) {
   switch (k) {
     case client_kind::cli: {
