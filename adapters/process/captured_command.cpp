@@ -1,5 +1,6 @@
 #include "adapters/process/captured_command.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -130,6 +131,8 @@ captured_command_result run_captured(const std::vector<std::string>& argv,
     (void)ignored;
     _exit(127);
   }
+  // Also here, so the group exists before the parent may have to kill it.
+  setpgid(pid, pid);
   close(in);
   close(out[1]);
   close(err[1]);
@@ -174,8 +177,10 @@ captured_command_result run_captured(const std::vector<std::string>& argv,
       }
     }
   }
-  if (timed_out)
+  if (timed_out) {
     kill(-pid, SIGKILL);  // the whole group: what the command started too
+    kill(pid, SIGKILL);
+  }
   for (auto& f : fds)
     if (f.fd >= 0)
       close(f.fd);
