@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <optional>
 
 #include <caf/all.hpp>
@@ -123,6 +124,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   wire::trial_result r;
   r.trial = t.proposal.trial;
   r.started_at_ms = t.started_at_ms;
+  r.pool = t.proposal.pool;
   r.ended_at_ms = unix_ms();
   double ms = 0;
   for (const auto& s : t.samples)
@@ -272,10 +274,12 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     clock_running = true;
     self->delayed_send(self, clock_period, tick_atom_v);
   }
-  wire::trial_started st{p.trial, p.config, p.argv};
+  wire::trial_started st{p.trial, p.config, p.argv, p.pool};
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
   try {
+    if (!p.workdir.empty())
+      std::filesystem::create_directories(p.workdir); // the template's {workdir}
     t->process = launch_child(p.argv, key);
   } catch (const std::exception& e) {
     t->tail.push_back(std::string("launch failed: ") + e.what());

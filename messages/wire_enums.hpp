@@ -13,6 +13,7 @@
 #include <msgpack.hpp>
 
 #include "core/early_stop_policy.hpp"
+#include "core/pool_spec.hpp"
 #include "core/session_state.hpp"
 #include "core/trial_outcome.hpp"
 #include "core/tuning/reasoner.hpp"
@@ -24,6 +25,7 @@ inline bool parse_word(const std::string& w, trial_status& out) { return parse_t
 inline bool parse_word(const std::string& w, session_state& out) { return parse_session_state(w, out); }
 inline bool parse_word(const std::string& w, candidate_group& out) { return parse_candidate_group(w, out); }
 inline bool parse_word(const std::string& w, stop_reason& out) { return parse_stop_reason(w, out); }
+inline bool parse_word(const std::string& w, pool_kind& out) { return parse_pool_kind(w, out); }
 inline bool parse_word(const std::string& w, failure_kind& out) {
   if (w.empty()) { // records written before the enum said "" for no error
     out = failure_kind::none;
@@ -36,7 +38,8 @@ template <class E>
 constexpr bool is_wire_enum = std::is_same_v<E, trial_status> || std::is_same_v<E, failure_kind>
                               || std::is_same_v<E, session_state>
                               || std::is_same_v<E, candidate_group>
-                              || std::is_same_v<E, stop_reason>;
+                              || std::is_same_v<E, stop_reason>
+                              || std::is_same_v<E, pool_kind>;
 
 } // namespace paratune::wire
 

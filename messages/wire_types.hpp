@@ -64,6 +64,17 @@ struct early_stop_wire {
   MSGPACK_DEFINE_MAP(enabled, warmup, stable_after, tolerance, rung, hang_s, wall_s)
 };
 
+/// A pool trials may run on (core/pool_spec.hpp); what the generator needs
+/// to place and launch a trial.
+struct pool_wire {
+  std::string name;
+  pool_kind kind = pool_kind::simulated;
+  int capacity = 1;
+  std::vector<std::string> launch;  ///< launch-template tokens (local and slurm pools)
+  int gpus_per_node = 0;
+  MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node)
+};
+
 struct session_opened {
   std::string job_name;
   model_wire model;
@@ -83,9 +94,11 @@ struct session_opened {
   double sim_failure_rate = 0.03; ///< injected NCCL timeouts and node losses
   std::string job_yaml;   ///< the job file's text, for reproducibility
   early_stop_wire early_stop;
+  std::vector<pool_wire> pools;  ///< empty: one simulated pool
+  std::string workdir;           ///< trials' directories are made under it ({workdir})
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
-                     sim_failure_rate, job_yaml, early_stop)
+                     sim_failure_rate, job_yaml, early_stop, pools, workdir)
 };
 
 /// One ranked candidate of an analysis.
@@ -137,8 +150,10 @@ struct proposal {
   std::string reasoning;         ///< the full chain, in words
   std::vector<std::string> ranked; ///< the ranked suggestions, as text
   std::vector<std::string> argv;   ///< the launch command (simulator and Megatron-LM arguments)
+  std::string pool;                ///< the pool it runs on
+  std::string workdir;             ///< its own directory, made before launch; empty: none
   MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
-                     predicted_tflops, predicted_peak_mib, reasoning, ranked, argv)
+                     predicted_tflops, predicted_peak_mib, reasoning, ranked, argv, pool, workdir)
 };
 
 /// The validator launched a trial.
@@ -146,7 +161,8 @@ struct trial_started {
   int trial = 0;
   config_map config;
   std::vector<std::string> argv;
-  MSGPACK_DEFINE_MAP(trial, config, argv)
+  std::string pool;
+  MSGPACK_DEFINE_MAP(trial, config, argv, pool)
 };
 
 /// One logged iteration of a running trial.
@@ -181,10 +197,11 @@ struct trial_result {
   /// Device-hours its logged iterations took: their times x the devices
   /// (what a trial costs; start-up before the first iteration not counted).
   double gpu_hours = 0;
+  std::string pool;              ///< the pool it ran on
   MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
-                     reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours)
+                     reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours, pool)
 };
 
 /// The failure analyst's diagnosis of a failed trial.

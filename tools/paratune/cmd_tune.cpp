@@ -1,5 +1,6 @@
 // paratune tune JOB.yaml: a closed-loop tuning session on the simulated cluster.
 
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "actors/tuning_session.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "core/input_error.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "messages/topics.hpp"
@@ -55,6 +57,9 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = read_text_file(o.job_file);
+  for (const auto& pool : job.pools)
+    s.pools.push_back({pool.name, pool.kind, pool.capacity, pool.launch, pool.gpus_per_node});
+  s.workdir = std::filesystem::absolute(o.db).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;
     s.early_stop = {true, p.warmup, p.stable_after, p.tolerance, p.rung, p.hang_s, p.wall_s};
@@ -67,6 +72,11 @@ int run_tune(const tune_options& o) {
   if (is_tpu_experiment(o.job_file))
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
+  for (const auto& pool : job.pools)
+    if (pool.kind == pool_kind::slurm)
+      throw input_error(o.job_file + ": pool '" + pool.name
+                        + "': this build reads slurm pools but does not launch trials on them "
+                          "yet (use a local or simulated pool)");
   auto record = session_record(job, o);
   command_runtime rt{o.db};
   if (!rt.started())

@@ -43,6 +43,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.ended_at_ms = r.ended_at_ms;
   row.iterations_scored = r.iterations_scored;
   row.gpu_hours = r.gpu_hours;
+  row.pool = r.pool;
   if (proposal) {
     row.change = proposal->change;
     if (r.status == trial_status::succeeded)
@@ -130,6 +131,7 @@ nlohmann::json to_json(const session_summary& s) {
                         {"peak_memory_mib", r.peak_memory_mib},
                         {"iterations_scored", r.iterations_scored},
                         {"gpu_hours", r.gpu_hours},
+                        {"pool", r.pool},
                         {"reason", r.reason},
                         {"started_at", utc_time(r.started_at_ms)},
                         {"ended_at", utc_time(r.ended_at_ms)}};

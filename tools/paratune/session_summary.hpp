@@ -27,6 +27,7 @@ struct trial_row {
   int64_t ended_at_ms = 0;
   int iterations_scored = 0;
   double gpu_hours = 0;
+  std::string pool;
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {
