@@ -34,7 +34,7 @@ megatron_launch megatron_launch_of(const wire::session_opened& s, const training
   return l;
 }
 
-/// A local pool's command: its launch template with this trial's values.
+/// A local or Slurm pool's command: its launch template with this trial's values.
 std::vector<std::string> local_command(const wire::session_opened& s, const wire::pool_wire& pool,
                                        const training_config& config, const std::string& session,
                                        int trial, const std::string& workdir) {
@@ -100,7 +100,7 @@ wire::proposal make_proposal(const wire::analysis_report& r, const wire::session
   const auto config = wire::from_wire(best.config);
   const auto* pool = pool_for(s);
   p.pool = pool ? pool->name : "sim";
-  if (pool && pool->kind == pool_kind::local) {
+  if (pool && pool->kind != pool_kind::simulated) {
     if (!s.workdir.empty())
       p.workdir = s.workdir + "/" + session + "/" + std::to_string(trial);
     p.argv = local_command(s, *pool, config, session, trial, p.workdir);

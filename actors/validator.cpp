@@ -1,6 +1,7 @@
 #include "actors/validator.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <optional>
@@ -10,6 +11,10 @@
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
+#include "adapters/slurm/slurm_cli_client.hpp"
+#include "adapters/slurm/slurm_job_watch.hpp"
+#include "adapters/slurm/slurmrestd_client.hpp"
+#include "core/launch/batch_script.hpp"
 #include "core/trial_scoring.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "messages/conversions.hpp"
@@ -30,7 +35,7 @@ struct running_trial {
   int gpu_util_n = 0;
   double monitor_peak_mib = 0;
   std::deque<std::string> tail;  ///< last lines, for the failure analyst
-  std::unique_ptr<child_process> process;
+  std::unique_ptr<trial_process> process;  ///< a child process or a Slurm job
   std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
   stop_decision stop;                    ///< set once the stopper ended it
   size_t errors_seen = 0;
@@ -162,7 +167,66 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   return r;
 }
 
+const wire::pool_wire* pool_named(const wire::session_opened& s, const std::string& name) {
+  for (const auto& p : s.pools)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+/// The pool's Slurm interface: the client commands (SLURM_CONF of this
+/// process, else /etc/slurm), or slurmrestd with a token where it needs one.
+std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
+  if (!pool.via_rest)
+    return std::make_unique<slurm_cli_client>();
+  slurmrestd_options o;
+  o.address = pool.url;
+  o.user_name = pool.user;
+  const auto token = !pool.token_env.empty()    ? slurm_token_from_env(pool.token_env)
+                     : !pool.token_file.empty() ? slurm_token_from_file(pool.token_file)
+                                                : slurm_result<std::string>(std::string());
+  if (!token)
+    throw std::runtime_error("pool '" + pool.name + "': " + token.error().message);
+  o.token = token.value();
+  return std::make_unique<slurmrestd_client>(o);
+}
+
+/// One trial as a batch job: the rendered command exec'd by a script in the
+/// trial's directory, its output beside it; the wall-clock limit of the
+/// early-stop policy, when there is one, is the job's time limit too.
+slurm_job_request request_for(const wire::pool_wire& pool, const wire::session_opened& s,
+                              const wire::proposal& p, const std::string& session) {
+  slurm_job_request r;
+  r.name = "paratune-" + session + "-" + std::to_string(p.trial);
+  r.partition = pool.partition;
+  r.nodes = s.nodes;
+  r.gpus_per_node = pool.gpus_per_node;
+  r.working_directory = p.workdir;
+  r.output_path = p.workdir + "/slurm-%j.out";
+  if (const char* path = std::getenv("PATH"))
+    r.environment.emplace_back("PATH", path);
+  if (s.early_stop.enabled)
+    r.time_limit_minutes = int(s.early_stop.wall_s / 60) + 1;
+  r.script = batch_script(p.argv, p.workdir);
+  return r;
+}
+
 } // namespace
+
+std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::pool_wire& pool,
+                                                                 const wire::session_opened& s,
+                                                                 const wire::proposal& p,
+                                                                 const std::string& key) {
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  auto forward = [weak](auto... xs) {
+    if (auto me = caf::actor_cast<caf::actor>(weak))
+      caf::anon_send(me, xs...);
+  };
+  return std::make_unique<slurm_job_watch>(
+    client_for(pool), request_for(pool, s, p, running.at(key)->session),
+    [=](const std::string& line) { forward(line_atom_v, key, line); },
+    [=](int code) { forward(exited_atom_v, key, code); });
+}
 
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
@@ -280,7 +344,11 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   try {
     if (!p.workdir.empty())
       std::filesystem::create_directories(p.workdir); // the template's {workdir}
-    t->process = launch_child(p.argv, key);
+    const auto* pool = pool_named(opened, p.pool);
+    if (pool && pool->kind == pool_kind::slurm)
+      t->process = launch_slurm_job(*pool, opened, p, key);
+    else
+      t->process = launch_child(p.argv, key);
   } catch (const std::exception& e) {
     t->tail.push_back(std::string("launch failed: ") + e.what());
     self->send(self, exited_atom_v, key, 127);

@@ -7,6 +7,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/agent.hpp"
+#include "adapters/process/trial_process.hpp"
 #include "core/tuning/early_stop.hpp"
 
 namespace paratune {
@@ -38,6 +39,11 @@ struct validator_state : agent_state {
   void end_early(const std::string& key, stop_decision d);
   /// The hang and wall-clock limits of running trials (a timer's tick).
   void check_clocks();
+  /// Submits a trial to a Slurm pool; its output file's lines and its end
+  /// come back as a child process's do.
+  std::unique_ptr<trial_process> launch_slurm_job(const wire::pool_wire& pool,
+                                                  const wire::session_opened& s,
+                                                  const wire::proposal& p, const std::string& key);
 
   /// Trials now running, by "<session>/<trial>".
   std::map<std::string, std::shared_ptr<running_trial>> running;

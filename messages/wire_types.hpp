@@ -72,7 +72,11 @@ struct pool_wire {
   int capacity = 1;
   std::vector<std::string> launch;  ///< launch-template tokens (local and slurm pools)
   int gpus_per_node = 0;
-  MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node)
+  std::string partition;            ///< slurm pools
+  bool via_rest = false;            ///< slurmrestd, else sbatch and friends
+  std::string url, token_env, token_file, user;
+  MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
+                     token_env, token_file, user)
 };
 
 struct session_opened {

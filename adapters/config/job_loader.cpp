@@ -120,8 +120,9 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
-job_spec load_job(const std::string& path) {
-  const auto root = yaml_fields::load_file(path);
+namespace {
+
+job_spec read_job(const YAML::Node& root, const std::string& path) {
   job_spec job;
   job.name = optional<std::string>(root, "name", path, "job");
   const auto model = required<std::string>(root, "model", path);
@@ -145,6 +146,9 @@ job_spec load_job(const std::string& path) {
   job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
   job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
   if (auto sim = root["simulation"]) {
+    if (!sim.IsMap())
+      throw input_error(path + ": field 'simulation': expected a mapping such as "
+                               "{seed: 7, train_iters: 12}");
     job.seed = optional<uint64_t>(sim, "seed", path + ": simulation", 1);
     // At least 4: the warm-up iterations are not scored.
     job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
@@ -161,6 +165,19 @@ job_spec load_job(const std::string& path) {
                              "Megatron's rules for " + job.model.name + " on "
                       + std::to_string(job.world_size()) + " devices");
   return job;
+}
+
+} // namespace
+
+job_spec load_job(const std::string& path) {
+  const auto root = yaml_fields::load_file(path);
+  try {
+    return read_job(root, path);
+  } catch (const YAML::Exception& e) {
+    // A node of the wrong shape where a mapping was expected (yaml-cpp's
+    // BadSubscript and the like): bad input, named by the file.
+    throw input_error(path + ": " + e.msg);
+  }
 }
 
 } // namespace paratune

@@ -9,12 +9,14 @@
 
 #include <sys/types.h>
 
+#include "adapters/process/trial_process.hpp"
+
 namespace paratune {
 
 /// A child process started with fork and exec of an argv (never through a
 /// shell), its stdout and stderr merged into one pipe that a reader thread
 /// splits into lines.
-class child_process {
+class child_process final : public trial_process {
 public:
   /// Called on the reader thread for every line (without the newline).
   using line_handler = std::function<void(const std::string& line)>;
@@ -27,14 +29,14 @@ public:
   /// with a line saying why.
   child_process(std::vector<std::string> argv, line_handler on_line, exit_handler on_exit);
   /// Kills the child if it still runs and joins the reader thread.
-  ~child_process();
+  ~child_process() override;
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
 
   pid_t pid() const { return pid_; }
   /// SIGTERM, then SIGKILL after `grace_ms`. Safe from any thread.
-  void terminate(int grace_ms = 2000);
-  bool finished() const { return finished_; }
+  void terminate(int grace_ms = 2000) override;
+  bool finished() const override { return finished_; }
 
 private:
   void read_loop(int fd);

@@ -47,21 +47,5 @@ TEST(local_pool_tune, trials_run_the_rendered_launch_template) {
   fs::remove_all(dir);
 }
 
-TEST(local_pool_tune, slurm_pools_are_refused_until_they_are_launched) {
-  const auto dir = test::make_temp_dir("slurm-pool");
-  setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-  const auto job = test::write_file(
-      dir, "job.yaml",
-      "name: j\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
-      "initial: {gbs: 512, seq: 8192}\n"
-      "pools: [{name: a100, kind: slurm, partition: a100, launch: [run, \"{megatron_args}\"]}]\n");
-  const auto r = test::run_program({test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool"});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "error: " + job + ": pool 'a100': this build reads slurm pools but does not "
-                                     "launch trials on them yet (use a local or simulated pool)\n");
-  EXPECT_FALSE(fs::exists(dir + "/pool"));
-  fs::remove_all(dir);
-}
-
 } // namespace
 } // namespace paratune

@@ -57,8 +57,9 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = read_text_file(o.job_file);
-  for (const auto& pool : job.pools)
-    s.pools.push_back({pool.name, pool.kind, pool.capacity, pool.launch, pool.gpus_per_node});
+  for (const auto& p : job.pools)
+    s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
+                       p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user});
   s.workdir = std::filesystem::absolute(o.db).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;
@@ -72,11 +73,6 @@ int run_tune(const tune_options& o) {
   if (is_tpu_experiment(o.job_file))
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
-  for (const auto& pool : job.pools)
-    if (pool.kind == pool_kind::slurm)
-      throw input_error(o.job_file + ": pool '" + pool.name
-                        + "': this build reads slurm pools but does not launch trials on them "
-                          "yet (use a local or simulated pool)");
   auto record = session_record(job, o);
   command_runtime rt{o.db};
   if (!rt.started())
