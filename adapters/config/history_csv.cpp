@@ -1,8 +1,10 @@
 #include "adapters/config/history_csv.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <map>
 
 #include "core/input_error.hpp"
@@ -45,6 +47,17 @@ double to_number(const std::string& text, const std::string& where) {
   } catch (const std::exception&) {
   }
   throw input_error(where + ": expected a number, got '" + text + "'");
+}
+
+/// A count of nodes or devices: a whole number from 1 up. Converting a
+/// double outside int's range is undefined behaviour, so the range is
+/// checked first (the fuzz harness found "nnodes" = 1888888888888).
+int to_count(const std::string& text, const std::string& where) {
+  const double v = to_number(text, where);
+  if (!(v >= 1 && v <= std::numeric_limits<int>::max()) || v != std::floor(v))
+    throw input_error(where + ": expected a whole number from 1 to "
+                      + std::to_string(std::numeric_limits<int>::max()) + ", got '" + text + "'");
+  return static_cast<int>(v);
 }
 
 /// OptiCo writes "None" for unset layer counts and "sel" for selective.
@@ -175,9 +188,9 @@ history_table read_history_csv(std::istream& in, const std::string& source) {
       t.model = row["model"];
       t.model_size = row["model_size"];
       if (!row["nnodes"].empty())
-        t.nodes = int(to_number(row["nnodes"], where + ": column 'nnodes'"));
+        t.nodes = to_count(row["nnodes"], where + ": column 'nnodes'");
       if (!row["nproc"].empty())
-        t.devices_per_node = int(to_number(row["nproc"], where + ": column 'nproc'"));
+        t.devices_per_node = to_count(row["nproc"], where + ": column 'nproc'");
       if (!row["precision"].empty() && !parse_precision(lower(row["precision"]), t.prec))
         throw input_error(where + ": column 'precision': expected bf16, fp16 or fp8");
     }
