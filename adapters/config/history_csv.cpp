@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <istream>
 #include <map>
 
 #include "core/input_error.hpp"
@@ -111,6 +112,10 @@ history_table load_history_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in)
     throw input_error(path + ": cannot read");
+  return read_history_csv(in, path);
+}
+
+history_table read_history_csv(std::istream& in, const std::string& source) {
   history_table t;
   std::vector<std::string> header;
   std::string line;
@@ -125,11 +130,11 @@ history_table load_history_csv(const std::string& path) {
         header.push_back(lower(c));
       for (const char* need : {"micro_batch_size", "tp", "pp", "result"})
         if (std::find(header.begin(), header.end(), need) == header.end())
-          throw input_error(path + ": line " + std::to_string(line_no)
+          throw input_error(source + ": line " + std::to_string(line_no)
                             + ": missing column '" + need + "'");
       continue;
     }
-    const auto where = path + ": line " + std::to_string(line_no);
+    const auto where = source + ": line " + std::to_string(line_no);
     if (cells.size() != header.size())
       throw input_error(where + ": " + std::to_string(cells.size()) + " cells, the header has "
                         + std::to_string(header.size()));
@@ -180,7 +185,7 @@ history_table load_history_csv(const std::string& path) {
     t.rows.push_back(r);
   }
   if (t.rows.empty())
-    throw input_error(path + ": no runs in the table");
+    throw input_error(source + ": no runs in the table");
   // Rows without a memory limit (failed runs often have none) take the
   // limit seen elsewhere in the table.
   double limit = 0;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct history_table {
 
 /// Throws input_error naming the file, line and column of anything wrong.
 history_table load_history_csv(const std::string& path);
+
+/// The same from a stream (what load_history_csv reads the file with);
+/// `source` names it in errors.
+history_table read_history_csv(std::istream& in, const std::string& source);
 
 /// Splits one CSV line (RFC 4180 quoting).
 std::vector<std::string> split_csv_line(const std::string& line);

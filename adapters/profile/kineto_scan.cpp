@@ -39,6 +39,16 @@ std::optional<int> int_of(od::value v) {
   return static_cast<int>(*d);
 }
 
+/// A byte count: absent when negative, not finite, or beyond uint64's range
+/// (converting such a double is undefined behaviour; the kineto fuzz
+/// harness found totalGlobalMem = 4.9e125).
+std::optional<std::uint64_t> bytes_of(od::value v) {
+  auto d = number_of(v);
+  if (!d || !(*d >= 0 && *d < 0x1p64))
+    return std::nullopt;
+  return static_cast<std::uint64_t>(*d);
+}
+
 std::string string_of(od::value v) {
   if (v.type() != od::json_type::string)
     return {};
@@ -113,7 +123,7 @@ class scanner {
       else if (key == "name")
         d.name = string_of(x);
       else if (key == "totalGlobalMem")
-        d.total_global_mem = static_cast<std::uint64_t>(number_of(x).value_or(0));
+        d.total_global_mem = bytes_of(x).value_or(0);
       else if (key == "computeMajor")
         d.compute_major = int_of(x).value_or(0);
       else if (key == "computeMinor")

@@ -109,7 +109,9 @@ void apply_xprof_tool(std::string_view tool, std::string_view text, xprof_accumu
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double
+    // ("1e999", found by fuzz/xprof_json.cpp).
     throw input_error(std::string(where) + ": malformed JSON for " + std::string(tool) + " ("
                       + e.what() + ")");
   }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -69,6 +70,27 @@ TEST(history_csv, bad_input_names_the_line_and_column) {
   EXPECT_THROW(load_history_csv(dir + "/nores.csv"), input_error);
   EXPECT_THROW(load_history_csv(dir + "/missing.csv"), input_error);
   std::filesystem::remove_all(dir);
+}
+
+// fuzz/history_csv.cpp found this: a node count beyond int's range was
+// converted from double, which is undefined behaviour.
+TEST(history_csv, a_node_or_device_count_out_of_range_is_refused) {
+  const std::string header = "model,nnodes,nproc,micro_batch_size,tp,pp,result\n";
+  for (const char* row : {"llama3,1888888888888,8,1,1,1,success\n", "llama3,1,0,1,1,1,success\n",
+                          "llama3,nan,8,1,1,1,success\n", "llama3,1.5,8,1,1,1,success\n"}) {
+    std::istringstream in(header + row);
+    try {
+      read_history_csv(in, "h.csv");
+      ADD_FAILURE() << "accepted " << row;
+    } catch (const input_error& e) {
+      EXPECT_NE(std::string(e.what()).find("h.csv: line 2: column 'n"), std::string::npos)
+        << e.what();
+    }
+  }
+  std::istringstream ok(header + "llama3,2,8,1,1,1,success\n");
+  const auto t = read_history_csv(ok, "h.csv");
+  EXPECT_EQ(t.nodes, 2);
+  EXPECT_EQ(t.devices_per_node, 8);
 }
 
 } // namespace

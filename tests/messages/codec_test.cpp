@@ -160,4 +160,21 @@ TEST(codec, an_unknown_enum_word_fails_the_body_not_the_program) {
   }
 }
 
+// fuzz/bus_envelope.cpp found this: a map header claiming 2^31 entries in
+// five bytes made msgpack allocate 32 GiB before reading any entry.
+TEST(codec, a_length_beyond_the_payload_is_refused_before_allocating) {
+  const std::string huge_map("\xdf\x1a\xdf\x7a\x23", 5);
+  EXPECT_THROW(decode_envelope(huge_map), decode_error);
+  const std::string huge_array("\xdd\x7f\xff\xff\xff\x01", 6);
+  EXPECT_THROW(decode_envelope(huge_array), decode_error);
+  envelope e = make_envelope("s", 1, telemetry{});
+  e.body = huge_map;
+  EXPECT_THROW(body_of<telemetry>(e), decode_error);
+}
+
+TEST(codec, nesting_deeper_than_any_body_is_refused) {
+  const std::string deep(1000, '\x91');  // [[[[...
+  EXPECT_THROW(decode_envelope(deep), decode_error);
+}
+
 } // namespace paratune::wire

@@ -130,5 +130,19 @@ TEST(KinetoMalformed, BareArrayFormAndEmptyTrace) {
   EXPECT_DOUBLE_EQ(empty.gpu_busy_share(), 0.0);
 }
 
+// fuzz/kineto.cpp found this: a device memory size beyond uint64's range
+// was converted from double, which is undefined behaviour.
+TEST(KinetoMalformed, DeviceMemoryOutOfRangeIsLeftUnset) {
+  auto t = parse_kineto_trace(R"({"deviceProperties": [
+      {"id": 0, "totalGlobalMem": 4.88889e125}, {"id": 1, "totalGlobalMem": -1},
+      {"id": 2, "totalGlobalMem": 85899345920}],
+    "traceEvents": [{"ph":"X","cat":"kernel","name":"a","ts":0,"dur":10,"pid":0}]})",
+                              "devices.json");
+  ASSERT_EQ(t.devices.size(), 3u);
+  EXPECT_EQ(t.devices[0].total_global_mem, 0u);
+  EXPECT_EQ(t.devices[1].total_global_mem, 0u);
+  EXPECT_EQ(t.devices[2].total_global_mem, 85899345920u);
+}
+
 } // namespace
 } // namespace paratune

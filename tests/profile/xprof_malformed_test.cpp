@@ -1,6 +1,7 @@
 // Broken Xprof inputs give a clear input_error or a partial profile, never a crash.
 #include "adapters/profile/gzip_file.hpp"
 #include "adapters/profile/xprof_reader.hpp"
+#include "adapters/profile/xprof_tools.hpp"
 #include "core/input_error.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -107,6 +108,17 @@ TEST_F(XprofMalformed, DeepNestingIsBounded) {
   auto p = read_xprof_files({{"", "op_profile", write("d.op_profile.json",
                                                        "{\"byProgram\":" + deep + "}")}});
   EXPECT_TRUE(p.top_ops.empty());
+}
+
+// fuzz/xprof_json.cpp found this: a number beyond a double's range made
+// nlohmann throw out_of_range 406, which escaped as a non-input_error.
+TEST_F(XprofMalformed, NumberOverflowIsMalformedJson) {
+  xprof_accumulator acc;
+  EXPECT_THROW(apply_xprof_tool("input_pipeline_analyzer", "44e444", acc, "overflow"),
+               input_error);
+  EXPECT_THROW(read_xprof_files({{"", "overview_page",
+                                  write("o.overview_page.json", R"({"p": {"x": 1e999}})")}}),
+               input_error);
 }
 
 } // namespace
