@@ -151,6 +151,20 @@ TEST_F(hostile_files, job_experiment_and_history_files_refuse_the_same_values) {
                   nodes + ": field 'nodes': nodes x 8 devices: 2097152 is outside the allowed "
                           "range 1..1048576"});
 
+  // fuzz/job_yaml.cpp found these: yaml-cpp's BadSubscript escaped
+  // load_job, and a cluster path too long for the file system threw
+  // filesystem_error (exit 1).
+  const auto scalar = file("scalar.yaml", "model: gpt3-7b\ncluster: dgx-a100-80g\n"
+                                          "initial: {gbs: 4, seq: 2}\nsimulation: d\n");
+  expect_refused({{"tune", scalar, "--db", dir + "/db"},
+                  scalar + ": field 'simulation': expected a mapping such as {seed: 7, "
+                           "train_iters: 12}"});
+  const auto long_path = "./" + std::string(300, '0');
+  const auto cluster = file("cluster.yaml", "model: gpt3-7b\ncluster: " + long_path
+                                                + "\ninitial: {gbs: 4, seq: 2}\n");
+  expect_refused({{"tune", cluster, "--db", dir + "/db"},
+                  cluster + ": " + long_path + ": no such file"});
+
   const auto exp = file("exp.yaml", "name: e\nmodel: llama3-8b\n"
                                     "hardware: {cluster: dgx-a100-80g, nodes: 1}\n"
                                     "megatron: {tp: 4, cp: 1073741824}\nbatch: 64\nseq: 4096\n");

@@ -54,6 +54,11 @@ INSTANTIATE_TEST_SUITE_P(
         bad_args{{"--context-parallel-size", "1073741824"},
                  "argument --context-parallel-size: 1073741824 is outside the allowed range "
                  "1..1048576"},
+        // fuzz/sim_args.cpp found these two (float-to-int casts, UBSan).
+        bad_args{{"--sim-world-size", "1e10"},
+                 "argument --sim-world-size: expected an integer in 1..1048576, got '1e10'"},
+        bad_args{{"--sim-seed", "-1"},
+                 "argument --sim-seed: -1 is outside the allowed range 0..9223372036854775807"},
         bad_args{{"--num-experts", "8", "--moe-router-topk", "9"},
                  "argument --moe-router-topk 9: must be between 1 and --num-experts 8"}),
     [](const auto& info) { return "case_" + std::to_string(info.index); });
