@@ -91,16 +91,20 @@ void agent_state::publish_only(const std::string& topic, const wire::envelope& e
   self->send(deps.egress, publish_atom_v, topic, wire::pack(e));
 }
 
-std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string> argv,
-                                                         const std::string& key) {
+agent_state::output_callbacks agent_state::output_handlers(const std::string& key) {
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
   auto forward = [weak](auto... xs) {
     if (auto me = caf::actor_cast<caf::actor>(weak))
       caf::anon_send(me, xs...);
   };
-  return std::make_unique<child_process>(
-    std::move(argv), [=](const std::string& line) { forward(line_atom_v, key, line); },
-    [=](int code) { forward(exited_atom_v, key, code); });
+  return {[=](const std::string& line) { forward(line_atom_v, key, line); },
+          [=](int code) { forward(exited_atom_v, key, code); }};
+}
+
+std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string> argv,
+                                                         const std::string& key) {
+  auto [on_line, on_exit] = output_handlers(key);
+  return std::make_unique<child_process>(std::move(argv), std::move(on_line), std::move(on_exit));
 }
 
 void agent_state::with_history(const std::string& session, history_handler then,

@@ -94,6 +94,15 @@ public:
   std::unique_ptr<child_process> launch_child(std::vector<std::string> argv,
                                               const std::string& key);
 
+  /// The callbacks a foreign thread (a child's reader, a Slurm job's
+  /// watcher) calls with a trial's lines and its end: they reach this actor
+  /// as (line_atom, key, line) and (exited_atom, key, status) while it lives.
+  struct output_callbacks {
+    std::function<void(const std::string&)> on_line;
+    std::function<void(int)> on_exit;
+  };
+  output_callbacks output_handlers(const std::string& key);
+
   /// Reads a session's records from the pool, then calls `then`. A read the
   /// pool refuses goes to `failed`, or is logged when there is none. An
   /// exception from `then` is logged with the session.

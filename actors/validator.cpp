@@ -101,6 +101,16 @@ failure_kind failure_kind_of(log_error_kind k) {
   return failure_kind::other;
 }
 
+// What the trial's iterations measured.
+void fill_measurements(const running_trial& t, const trial_score& score, wire::trial_result& r) {
+  r.tflops_per_gpu = score.tflops_per_gpu;
+  r.iteration_ms = score.iteration_ms;
+  r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
+  r.peak_memory_mib = peak_memory(t);
+  r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
+  r.iterations_scored = score.scored;
+}
+
 // A trial the early stopper ended: measured over the iterations it ran
 // (stopped), or failed when a failure line or a hang ended it.
 void apply_stop(const running_trial& t, const trial_score& score, wire::trial_result& r) {
@@ -115,14 +125,8 @@ void apply_stop(const running_trial& t, const trial_score& score, wire::trial_re
     return;
   }
   r.status = trial_status::stopped;
-  if (score.scored == 0)
-    return;
-  r.tflops_per_gpu = score.tflops_per_gpu;
-  r.iteration_ms = score.iteration_ms;
-  r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
-  r.peak_memory_mib = peak_memory(t);
-  r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
-  r.iterations_scored = score.scored;
+  if (score.scored > 0)
+    fill_measurements(t, score, r);
 }
 
 wire::trial_result result_of(const running_trial& t, int exit_code) {
@@ -151,12 +155,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   }
   if (exit_code == 0 && log.errors.empty() && score.scored > 0) {
     r.status = trial_status::succeeded;
-    r.tflops_per_gpu = score.tflops_per_gpu;
-    r.iteration_ms = score.iteration_ms;
-    r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
-    r.peak_memory_mib = peak_memory(t);
-    r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
-    r.iterations_scored = score.scored;
+    fill_measurements(t, score, r);
   } else {
     r.status = trial_status::failed;
     if (r.error_message.empty())
@@ -217,15 +216,10 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                                                  const wire::session_opened& s,
                                                                  const wire::proposal& p,
                                                                  const std::string& key) {
-  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
-  auto forward = [weak](auto... xs) {
-    if (auto me = caf::actor_cast<caf::actor>(weak))
-      caf::anon_send(me, xs...);
-  };
-  return std::make_unique<slurm_job_watch>(
-    client_for(pool), request_for(pool, s, p, running.at(key)->session),
-    [=](const std::string& line) { forward(line_atom_v, key, line); },
-    [=](int code) { forward(exited_atom_v, key, code); });
+  auto [on_line, on_exit] = output_handlers(key);
+  return std::make_unique<slurm_job_watch>(client_for(pool),
+                                           request_for(pool, s, p, running.at(key)->session),
+                                           std::move(on_line), std::move(on_exit));
 }
 
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {

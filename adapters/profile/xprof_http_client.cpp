@@ -1,3 +1,4 @@
+#include "adapters/http/curl_easy.hpp"
 #include "adapters/profile/xprof_http_client.hpp"
 
 #include "core/input_error.hpp"
@@ -7,36 +8,12 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
 namespace paratune {
 
 namespace {
 
 using failure = xprof_http_error::failure;
-
-// curl_global_init is not thread-safe; do it once, before the first handle.
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct body_sink {
-  std::string data;
-  std::size_t limit = 0;
-  bool overflowed = false;
-};
-
-std::size_t write_body(char* ptr, std::size_t size, std::size_t n, void* user) {
-  auto* sink = static_cast<body_sink*>(user);
-  std::size_t bytes = size * n;
-  if (sink->data.size() + bytes > sink->limit) {
-    sink->overflowed = true;
-    return 0;  // makes curl stop with CURLE_WRITE_ERROR
-  }
-  sink->data.append(ptr, bytes);
-  return bytes;
-}
 
 failure classify(CURLcode rc, bool overflowed) {
   switch (rc) {
@@ -57,9 +34,6 @@ std::string excerpt(const std::string& body) {
   return body.size() > 160 ? out + "..." : out;
 }
 
-struct curl_deleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
 
 std::string escape(CURL* curl, const std::string& s) {
   char* e = curl_easy_escape(curl, s.c_str(), static_cast<int>(s.size()));
@@ -80,7 +54,7 @@ xprof_http_client::xprof_http_client(std::string base_url, xprof_http_options op
 std::string xprof_http_client::get(
     const std::string& route,
     const std::vector<std::pair<std::string, std::string>>& query) const {
-  std::unique_ptr<CURL, curl_deleter> curl(curl_easy_init());
+  auto curl = make_curl_handle();
   if (!curl)
     throw xprof_http_error(failure::transport, 0, "cannot create a libcurl handle");
   std::string url = base_url_ + options_.route_prefix + route;

@@ -1,3 +1,4 @@
+#include "adapters/http/curl_easy.hpp"
 #include "adapters/slurm/slurmrestd_client.hpp"
 
 #include "adapters/slurm/slurmrestd_json.hpp"
@@ -7,7 +8,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 
 namespace paratune {
@@ -16,32 +16,6 @@ namespace {
 
 constexpr const char* api = "/slurm/v0.0.38";
 
-// curl_global_init is not thread-safe; do it once, before the first handle.
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct body_sink {
-  std::string data;
-  std::size_t limit = 0;
-  bool overflowed = false;
-};
-
-std::size_t write_body(char* ptr, std::size_t size, std::size_t n, void* user) {
-  auto* sink = static_cast<body_sink*>(user);
-  std::size_t bytes = size * n;
-  if (sink->data.size() + bytes > sink->limit) {
-    sink->overflowed = true;
-    return 0;  // makes curl stop with CURLE_WRITE_ERROR
-  }
-  sink->data.append(ptr, bytes);
-  return bytes;
-}
-
-struct curl_deleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
 struct slist_deleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
@@ -104,7 +78,7 @@ slurm_result<slurmrestd_client::reply> slurmrestd_client::request(
     return slurm_error{slurm_failure::invalid_request,
                        "slurmrestd address must be unix:/path or http(s)://host:port, not '"
                            + options_.address + "'"};
-  std::unique_ptr<CURL, curl_deleter> curl(curl_easy_init());
+  auto curl = make_curl_handle();
   if (!curl)
     return slurm_error{slurm_failure::command_failed, "cannot create a libcurl handle"};
   CURL* c = curl.get();
