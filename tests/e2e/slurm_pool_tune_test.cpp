@@ -1,9 +1,11 @@
 // Tuning over a real Slurm (tools/slurm-local): trials submitted by sbatch
-// as batch scripts that exec the rendered launch template, their output
+// or slurmrestd as batch scripts that exec the rendered launch template, their output
 // followed from the job's file, and stopped early by scancel. Skipped when
 // no local Slurm runs (CI starts one).
 
 #include <cstdlib>
+
+#include <sys/stat.h>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -31,15 +33,18 @@ struct slurm_pool_tune : ::testing::Test {
       fs::remove_all(dir);
   }
 
-  nlohmann::json tune(const std::string& extra) {
-    const auto sim = test::bin_dir() + "/paratune-sim";
+  nlohmann::json tune(const std::string& extra,
+                      const std::string& pool = "{name: a100, kind: slurm, partition: a100, "
+                                                "via: sbatch, capacity: 1,",
+                      std::string sim = test::bin_dir() + "/paratune-sim",
+                      const std::string& cluster = "dgx-a100-80g") {
     const auto job = test::write_file(
         dir, "job.yaml",
         "name: llama3-8b-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
         "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
         "pools:\n"
-        "  - {name: a100, kind: slurm, partition: a100, via: sbatch, capacity: 1,\n"
-        "     launch: [\"" + sim + "\", --sim-cluster, dgx-a100-80g, --sim-world-size,\n"
+        "  - " + pool + "\n"
+        "     launch: [\"" + sim + "\", --sim-cluster, \"" + cluster + "\", --sim-world-size,\n"
         "              \"{gpus_per_node}\", --sim-time-scale, \"0.002\", --sim-failure-rate, \"0\",\n"
         "              --sim-seed, \"{trial}\", \"{megatron_args}\"]}\n" + extra);
     const auto r = test::run_program(
@@ -67,6 +72,30 @@ TEST_F(slurm_pool_tune, trials_run_as_batch_jobs_on_the_partition) {
     EXPECT_TRUE(output) << trial_dir;
   }
   EXPECT_GE(succeeded, 2);
+}
+
+// slurmrestd's Unix socket (rest_auth/local): the jobs run as slurmrestd's
+// user, so what they read and write must be theirs to reach: the test puts
+// the simulator and its cluster file in a world-readable folder and makes
+// the trial directories world-writable (umask 0 for paratune, which makes
+// them).
+TEST_F(slurm_pool_tune, trials_run_over_slurmrestd) {
+  const char* socket = std::getenv("PARATUNE_SLURM_REST_SOCKET");
+  ASSERT_TRUE(socket && *socket);
+  fs::permissions(dir, fs::perms::all);
+  fs::copy_file(test::bin_dir() + "/paratune-sim", dir + "/paratune-sim");
+  fs::copy_file(test::source_dir() + "/configs/clusters/dgx-a100-80g.yaml", dir + "/cluster.yaml");
+  const mode_t old = umask(0);
+  const auto j = tune("trials: 2\nsimulation: {train_iters: 8}\n",
+                      std::string("{name: h100, kind: slurm, partition: h100, via: slurmrestd, url: \"")
+                          + socket + "\",",
+                      dir + "/paratune-sim", dir + "/cluster.yaml");
+  umask(old);
+  ASSERT_EQ(j["trials"].size(), 2u);
+  for (const auto& t : j["trials"]) {
+    EXPECT_EQ(t["pool"], "h100") << t.dump();
+    EXPECT_EQ(t["status"], "succeeded") << t.dump();
+  }
 }
 
 TEST_F(slurm_pool_tune, an_early_stop_cancels_the_job) {
