@@ -57,4 +57,29 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+namespace {
+
+bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+} // namespace
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || ascii_digit(s.front()))
+    return false;
+  for (char c : s)
+    if (!(ascii_letter(c) || ascii_digit(c) || c == '_'))
+      return false;
+  return true;
+}
+
+bool is_plain_name(std::string_view s, size_t max_size) {
+  if (s.empty() || s.size() > max_size)
+    return false;
+  for (char c : s)
+    if (!(ascii_letter(c) || ascii_digit(c) || c == '_' || c == '-' || c == '.'))
+      return false;
+  return true;
+}
+
 } // namespace paratune

@@ -25,6 +25,15 @@ std::string trim(std::string_view s, std::string_view blanks = " \t");
 /// opens no empty last piece: the items of a "KEY=VALUE,..." list.
 std::vector<std::string> split(std::string_view s, char sep);
 
+/// A shell identifier, as environment variable names are:
+/// [A-Za-z_][A-Za-z0-9_]*.
+bool is_identifier(std::string_view s);
+
+/// A name that may stand in a path, an argv entry or a message as it is:
+/// 1 to `max_size` letters, digits, '_', '-' or '.' (pool, partition and
+/// catalog names).
+bool is_plain_name(std::string_view s, size_t max_size);
+
 /// `items` with `sep` between them ("tp, pp, cp").
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 

@@ -104,11 +104,7 @@ std::vector<std::string> yaml_stems(const std::string& dir) {
 
 // A catalog name is a file name stem: letters, digits, '.', '_' and '-'.
 bool catalog_name(const std::string& name) {
-  return !name.empty() && name.size() <= 128 && name.front() != '.'
-         && std::all_of(name.begin(), name.end(), [](char ch) {
-              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'
-                     || ch == '-';
-            });
+  return is_plain_name(name, 128) && name.front() != '.';
 }
 
 std::string catalog_file(const std::string& kind, const std::string& name,

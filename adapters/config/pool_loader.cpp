@@ -6,6 +6,7 @@
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -19,20 +20,7 @@ const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partiti
                                   "url", "token_env", "token_file", "user", "gpus_per_node"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
-bool plain_name(const std::string& s) {
-  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
-           || c == '-' || c == '.';
-  });
-}
-
-bool identifier(const std::string& s) {
-  return !s.empty() && !(s[0] >= '0' && s[0] <= '9')
-         && std::all_of(s.begin(), s.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                     || c == '_';
-            });
-}
+constexpr size_t name_size = 64;
 
 void check_keys(const YAML::Node& n, const std::string& at) {
   for (const auto& kv : n) {
@@ -65,7 +53,7 @@ std::vector<std::string> read_launch(const YAML::Node& n, const std::string& at)
 
 void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
   p.partition = required<std::string>(n, "partition", at);
-  if (!plain_name(p.partition))
+  if (!is_plain_name(p.partition, name_size))
     throw input_error(at + ": field 'partition': '" + p.partition
                       + "' is not a partition name (letters, digits, '_', '-', '.')");
   const auto via = optional<std::string>(n, "via", at, "sbatch");
@@ -81,7 +69,7 @@ void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
   p.token_env = optional<std::string>(n, "token_env", at, "");
   p.token_file = optional<std::string>(n, "token_file", at, "");
   p.user = optional<std::string>(n, "user", at, "");
-  if (!p.token_env.empty() && !identifier(p.token_env))
+  if (!p.token_env.empty() && !is_identifier(p.token_env))
     throw input_error(at + ": field 'token_env': '" + p.token_env
                       + "' is not an environment variable name");
   if (!unix_socket && p.token_env.empty() && p.token_file.empty())
@@ -94,7 +82,7 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
   check_keys(n, at);
   pool_spec p;
   p.name = required<std::string>(n, "name", at);
-  if (!plain_name(p.name))
+  if (!is_plain_name(p.name, name_size))
     throw input_error(at + ": field 'name': '" + p.name
                       + "' must be 1 to 64 letters, digits, '_', '-' or '.'");
   const auto kind = required<std::string>(n, "kind", at);

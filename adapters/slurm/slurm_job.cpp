@@ -1,7 +1,8 @@
 #include "adapters/slurm/slurm_job.hpp"
 
-#include <cctype>
 #include <set>
+
+#include "core/text.hpp"
 
 namespace paratune {
 
@@ -12,15 +13,6 @@ bool has_control_char(const std::string& s) {
     if (c < 0x20 || c == 0x7f)
       return true;
   return false;
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-    return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '_'))
-      return false;
-  return true;
 }
 
 slurm_error bad(const std::string& why) { return {slurm_failure::invalid_request, why}; }
@@ -35,9 +27,8 @@ std::optional<slurm_error> check_request(const slurm_job_request& job) {
     return bad("job name must be 1 to 200 characters without control characters");
   if (job.partition.empty() || job.partition.size() > 64)
     return bad("partition must be 1 to 64 characters");
-  for (unsigned char c : job.partition)
-    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.'))
-      return bad("partition '" + job.partition + "' may hold only letters, digits, '_', '-', '.'");
+  if (!is_plain_name(job.partition, 64))
+    return bad("partition '" + job.partition + "' may hold only letters, digits, '_', '-', '.'");
   if (job.nodes < 1 || job.nodes > 100000)
     return bad("nodes must be between 1 and 100000, not " + std::to_string(job.nodes));
   if (job.gpus_per_node < 0 || job.gpus_per_node > 1024)

@@ -2,21 +2,9 @@
 
 #include "core/input_error.hpp"
 #include "core/shell_quote.hpp"
+#include "core/text.hpp"
 
 namespace paratune {
-
-namespace {
-
-bool identifier(const std::string& name) {
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
-    return false;
-  for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return true;
-}
-
-} // namespace
 
 std::string batch_script(const std::vector<std::string>& argv, const std::string& workdir,
                          const std::map<std::string, std::string>& env) {
@@ -28,7 +16,7 @@ std::string batch_script(const std::vector<std::string>& argv, const std::string
   if (!workdir.empty())
     out += "cd -- " + shell_quote(workdir) + "\n";
   for (const auto& [name, value] : env) {
-    if (!identifier(name))
+    if (!is_identifier(name))
       throw input_error("batch script: environment name '" + name
                         + "' is not a shell identifier ([A-Za-z_][A-Za-z0-9_]*)");
     out += "export " + name + "=" + shell_quote(value) + "\n";

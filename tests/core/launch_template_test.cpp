@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
+#include "tests/fixtures/refusal.hpp"
 #include "core/launch/batch_script.hpp"
 #include "core/launch/launch_template.hpp"
 #include "core/shell_quote.hpp"
@@ -33,14 +34,7 @@ const std::vector<std::string> hostile = {
   "caf\xc3\xa9 \xff",
 };
 
-std::string refusal(auto&& f) {
-  try {
-    f();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "accepted";
-}
+using test::refusal;
 
 TEST(shell_quote, leaves_plain_words_bare_and_quotes_the_rest) {
   EXPECT_EQ(shell_quote("--tensor-model-parallel-size"), "--tensor-model-parallel-size");

@@ -31,5 +31,17 @@ TEST(text, splits_a_list_without_an_empty_last_item) {
   EXPECT_EQ(join({}, ", "), "");
 }
 
+TEST(text, identifiers_and_plain_names) {
+  EXPECT_TRUE(is_identifier("PARATUNE_JWT"));
+  EXPECT_TRUE(is_identifier("_x1"));
+  EXPECT_FALSE(is_identifier("1x"));
+  EXPECT_FALSE(is_identifier("BAD NAME"));
+  EXPECT_FALSE(is_identifier(""));
+  EXPECT_TRUE(is_plain_name("llama3.1-405b", 64));
+  EXPECT_FALSE(is_plain_name("a100; rm -rf ~", 64));
+  EXPECT_FALSE(is_plain_name(std::string(65, 'a'), 64));
+  EXPECT_FALSE(is_plain_name("", 64));
+}
+
 } // namespace
 } // namespace paratune

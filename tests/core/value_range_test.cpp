@@ -3,19 +3,13 @@
 #include <limits>
 
 #include "core/input_error.hpp"
+#include "tests/fixtures/refusal.hpp"
 #include "core/value_range.hpp"
 
 namespace paratune {
 namespace {
 
-std::string refusal(auto&& f) {
-  try {
-    f();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "accepted";
-}
+using test::refusal;
 
 TEST(value_range, integers_parse_whole_and_in_range) {
   EXPECT_EQ(parse_integer("k", "42", {1, 100}), 42);

@@ -48,8 +48,8 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
     row.change = proposal->change;
     if (r.status == trial_status::succeeded)
       row.reason = proposal->why;
-  } else {
-    row.change = "Run the initial configuration.";
+  } else if (r.status == trial_status::skipped) {
+    row.change = "Run the initial configuration."; // refused before launch: no proposal
   }
   return row;
 }

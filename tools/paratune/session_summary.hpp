@@ -37,7 +37,7 @@ struct trial_row {
 };
 
 /// The row of one trial result, with the proposal's change and reasoning
-/// when `proposal` is given.
+/// when `proposal` is given (a skipped initial run has none).
 trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal);
 
 /// A session read back from the pool.
