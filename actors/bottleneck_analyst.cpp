@@ -11,15 +11,15 @@ namespace paratune {
 analyst_state::analyst_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::analysis_request>([this](const wire::envelope& e, const wire::analysis_request& r) {
     const auto session = e.session;
-    const int after = r.after_trial;
-    with_history(session, [this, session, after](std::vector<wire::envelope> history) {
-      analyse(session, after, history);
+    with_history(session, [this, session, r](std::vector<wire::envelope> history) {
+      analyse(session, r, history);
     });
   });
 }
 
-void analyst_state::analyse(const std::string& session, int after_trial,
+void analyst_state::analyse(const std::string& session, const wire::analysis_request& request,
                             const std::vector<wire::envelope>& history) {
+  const int after_trial = request.after_trial;
   const auto* opened = find_first<wire::session_opened>(history);
   if (!opened) {
     spdlog::warn("bottleneck_analyst: session {} has no session_opened record", session);
@@ -28,7 +28,8 @@ void analyst_state::analyse(const std::string& session, int after_trial,
   wire::analysis_report report;
   try {
     auto ctx = wire::context_of(wire::body_of<wire::session_opened>(*opened));
-    report = wire::to_wire(analyze(ctx, wire::outcomes_of(history)), after_trial);
+    report = wire::to_wire(analyze(ctx, wire::outcomes_of(history), wire::pending_of(history)),
+                           after_trial);
   } catch (const std::exception& e) {
     // A history that does not read: the session learns why and ends,
     // instead of asking again for an analysis that cannot succeed.
@@ -36,6 +37,8 @@ void analyst_state::analyse(const std::string& session, int after_trial,
     report.after_trial = after_trial;
     report.error = e.what();
   }
+  report.request = request.request;
+  report.slots = request.slots;
   store_and_publish(topics::report(session), wire::make_envelope(session, after_trial, report));
 }
 

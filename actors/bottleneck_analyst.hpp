@@ -13,8 +13,9 @@ namespace paratune {
 struct analyst_state : agent_state {
   explicit analyst_state(caf::event_based_actor* self);
 
-  /// Analyses `session` after `after_trial` trials, from its stored history.
-  void analyse(const std::string& session, int after_trial,
+  /// Analyses `session` from its stored history for `request`: its
+  /// results, and the trials still running, which no candidate repeats.
+  void analyse(const std::string& session, const wire::analysis_request& request,
                const std::vector<wire::envelope>& history);
 
   static inline const char* name = "bottleneck_analyst";

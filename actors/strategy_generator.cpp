@@ -1,10 +1,14 @@
 #include "actors/strategy_generator.hpp"
 
+#include <map>
+#include <set>
+
 #include <caf/all.hpp>
 
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
 #include "core/megatron_args.hpp"
+#include "core/pool_placement.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
@@ -12,17 +16,71 @@ namespace paratune {
 
 namespace {
 
-const wire::envelope* stored_proposal(const std::vector<wire::envelope>& history, int trial) {
-  for (const auto& e : history)
-    if (e.type == wire::type_name<wire::proposal>() && e.trial == trial)
-      return &e;
-  return nullptr;
+/// What a session's records say about its trials, for placing the next ones.
+struct trial_ledger {
+  int next_trial = 1;   ///< one past the highest trial number in use
+  int latest_request = 0;
+  std::map<int, wire::proposal> in_flight;        ///< proposed, no result yet
+  std::map<int, wire::trial_result> failed;       ///< failed trials, by number
+  std::map<int, wire::failure_diagnosis> diagnosed;
+  std::set<int> retried;                          ///< failed trials already run again
+  std::map<std::string, failure_kind> last_end;   ///< by pool: how its latest trial ended
+};
+
+trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
+  trial_ledger l;
+  std::map<std::string, int> last_trial_of_pool;
+  for (const auto& e : history) {
+    if (e.type == wire::type_name<wire::analysis_request>()) {
+      l.latest_request = std::max(l.latest_request, wire::body_of<wire::analysis_request>(e).request);
+    } else if (e.type == wire::type_name<wire::proposal>()) {
+      auto p = wire::body_of<wire::proposal>(e);
+      if (p.retry_of > 0)
+        l.retried.insert(p.retry_of);
+      if (p.trial > 0) {
+        l.next_trial = std::max(l.next_trial, p.trial + 1);
+        l.in_flight[p.trial] = std::move(p);
+      }
+    } else if (e.type == wire::type_name<wire::trial_result>()) {
+      auto r = wire::body_of<wire::trial_result>(e);
+      l.next_trial = std::max(l.next_trial, r.trial + 1);
+      l.in_flight.erase(r.trial);
+      if (!r.pool.empty() && r.trial >= last_trial_of_pool[r.pool]) {
+        last_trial_of_pool[r.pool] = r.trial;
+        l.last_end[r.pool] = r.status == trial_status::failed ? r.error_kind : failure_kind::none;
+      }
+      if (r.status == trial_status::failed)
+        l.failed[r.trial] = std::move(r);
+    } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
+      auto d = wire::body_of<wire::failure_diagnosis>(e);
+      l.diagnosed[d.trial] = std::move(d);
+    }
+  }
+  return l;
 }
 
-/// The pool a trial runs on: the job's first pool (trials run one at a
-/// time), or none for the built-in simulated pool.
-const wire::pool_wire* pool_for(const wire::session_opened& s) {
-  return s.pools.empty() ? nullptr : &s.pools.front();
+/// The job's pools and what runs on each; a job without pools has one
+/// simulated pool that runs one trial at a time.
+std::vector<pool_load> loads_of(const wire::session_opened& s, const trial_ledger& l) {
+  std::vector<pool_load> loads;
+  for (const auto& p : s.pools)
+    loads.push_back({p.name, p.capacity, 0, false});
+  if (loads.empty())
+    loads.push_back({"sim", 1, 0, false});
+  for (auto& load : loads) {
+    for (const auto& [_, p] : l.in_flight)
+      load.in_flight += p.pool == load.name;
+    const auto end = l.last_end.find(load.name);
+    load.down = end != l.last_end.end() && end->second == failure_kind::launcher_error;
+  }
+  return loads;
+}
+
+const wire::pool_wire* pool_named(const wire::session_opened& s, const std::string& name) {
+  for (const auto& p : s.pools)
+    if (p.name == name)
+      return &p;
+  return nullptr;
 }
 
 megatron_launch megatron_launch_of(const wire::session_opened& s, const training_config& config) {
@@ -48,8 +106,8 @@ std::vector<std::string> local_command(const wire::session_opened& s, const wire
   return launch_template::parse(pool.launch).render(v);
 }
 
-std::vector<std::string> launch_command(const wire::session_opened& s,
-                                        const training_config& config, int trial) {
+std::vector<std::string> simulator_command(const wire::session_opened& s,
+                                           const training_config& config, int trial) {
   const auto l = megatron_launch_of(s, config);
   std::vector<std::string> argv = {
     s.sim_path, "--sim-cluster", s.sim_cluster, "--sim-world-size", std::to_string(s.world_size),
@@ -61,11 +119,24 @@ std::vector<std::string> launch_command(const wire::session_opened& s,
   return argv;
 }
 
+/// Sets where `p` runs and the command it runs there. Throws input_error
+/// when the pool's launch template does not render.
+void place(wire::proposal& p, const wire::session_opened& s, const std::string& pool_name,
+           const std::string& session) {
+  p.pool = pool_name;
+  const auto config = wire::from_wire(p.config);
+  const auto* pool = pool_named(s, pool_name);
+  if (!pool || pool->kind == pool_kind::simulated) {
+    p.argv = simulator_command(s, config, p.trial);
+    return;
+  }
+  if (!s.workdir.empty())
+    p.workdir = s.workdir + "/" + session + "/" + std::to_string(p.trial);
+  p.argv = local_command(s, *pool, config, session, p.trial, p.workdir);
+}
+
 /// The initial configuration, refused before launch, becomes a skipped trial.
-std::optional<wire::trial_result> skipped_initial(const wire::analysis_report& r,
-                                                  int trial) {
-  if (trial != 1)
-    return std::nullopt;
+std::optional<wire::trial_result> skipped_initial(const wire::analysis_report& r) {
   for (const auto& s : r.rejected)
     if (s.group == candidate_group::initial) {
       wire::trial_result t;
@@ -78,36 +149,102 @@ std::optional<wire::trial_result> skipped_initial(const wire::analysis_report& r
   return std::nullopt;
 }
 
-wire::proposal make_proposal(const wire::analysis_report& r, const wire::session_opened& s,
-                             const std::string& session, int trial) {
+wire::proposal from_suggestion(const wire::analysis_report& r, const wire::suggestion_wire& best,
+                               int trial) {
   wire::proposal p;
   p.trial = trial;
+  p.request = r.request;
   p.health = r.health;
   p.reasoning = r.reasoning;
   for (const auto& x : r.ranked)
     p.ranked.push_back(x.text);
-  if (r.ranked.empty()) {
-    p.exhausted = true;
-    return p;
-  }
-  const auto& best = r.ranked.front();
   p.config = best.config;
   p.change = best.text;
   p.group = best.group;
   p.why = best.why;
   p.predicted_tflops = best.predicted_tflops;
   p.predicted_peak_mib = best.predicted_peak_mib;
-  const auto config = wire::from_wire(best.config);
-  const auto* pool = pool_for(s);
-  p.pool = pool ? pool->name : "sim";
-  if (pool && pool->kind != pool_kind::simulated) {
-    if (!s.workdir.empty())
-      p.workdir = s.workdir + "/" + session + "/" + std::to_string(trial);
-    p.argv = local_command(s, *pool, config, session, trial, p.workdir);
-  } else {
-    p.argv = launch_command(s, config, trial);
-  }
   return p;
+}
+
+/// A failed trial's configuration once more, as trial `trial`.
+wire::proposal retry_of(const wire::analysis_report& r, const wire::trial_result& failed,
+                        const wire::failure_diagnosis& d, int trial) {
+  wire::proposal p;
+  p.trial = trial;
+  p.request = r.request;
+  p.retry_of = failed.trial;
+  p.health = r.health;
+  p.config = failed.config;
+  p.group = candidate_group::retry;
+  p.change = "Run trial " + std::to_string(failed.trial) + " again.";
+  p.why = "trial " + std::to_string(failed.trial) + " failed on pool '" + failed.pool
+          + "' for a reason that says nothing about its configuration: " + d.summary;
+  p.reasoning = p.why;
+  return p;
+}
+
+/// An answer that launches nothing: no slot is free, or nothing new and
+/// valid remains (exhausted).
+wire::proposal nothing_to_run(const wire::analysis_report& r) {
+  wire::proposal p;
+  p.request = r.request;
+  p.exhausted = r.ranked.empty();
+  p.health = r.health;
+  p.reasoning = r.reasoning;
+  return p;
+}
+
+/// The failed trials due a retry: infrastructure or low-confidence
+/// failures (the failure analyst's `retry`), each once; a retry is not
+/// retried.
+std::vector<int> retries_due(const trial_ledger& l) {
+  std::vector<int> due;
+  for (const auto& [trial, r] : l.failed) {
+    const auto d = l.diagnosed.find(trial);
+    if (d != l.diagnosed.end() && d->second.retry && r.retry_of == 0 && !l.retried.count(trial))
+      due.push_back(trial);
+  }
+  return due;
+}
+
+/// Up to the report's slots trials for the free slots of the pools: the
+/// failed trials due a retry first, each on another pool than the one it
+/// failed on, then the ranked suggestions in order, skipping any
+/// configuration running now.
+std::vector<wire::proposal> choose(const wire::analysis_report& report,
+                                   const wire::session_opened& job, const trial_ledger& ledger) {
+  auto loads = loads_of(job, ledger);
+  int want = std::min(report.slots, free_slots(loads));
+  int trial = ledger.next_trial;
+  std::vector<wire::proposal> out;
+  std::set<std::string> taken; // configurations running or chosen now
+  for (const auto& [_, p] : ledger.in_flight)
+    taken.insert(fingerprint(wire::from_wire(p.config)));
+  const auto take = [&](wire::proposal p, const std::string& avoid) {
+    const auto at = place_trial(loads, avoid);
+    if (!at)
+      return false;
+    p.pool = loads[*at].name;
+    ++loads[*at].in_flight;
+    --want;
+    taken.insert(fingerprint(wire::from_wire(p.config)));
+    out.push_back(std::move(p));
+    ++trial;
+    return true;
+  };
+  for (int failed : retries_due(ledger))
+    if (want > 0) {
+      const auto& r = ledger.failed.at(failed);
+      take(retry_of(report, r, ledger.diagnosed.at(failed), trial), r.pool);
+    }
+  for (const auto& s : report.ranked) {
+    if (want <= 0)
+      break;
+    if (!taken.count(fingerprint(wire::from_wire(s.config))))
+      take(from_suggestion(report, s, trial), {});
+  }
+  return out;
 }
 
 } // namespace
@@ -126,28 +263,56 @@ void generator_state::generate(const std::string& session, const wire::analysis_
   const auto* opened = find_first<wire::session_opened>(history);
   if (!opened || !report.error.empty())
     return; // an analysis that failed ends the session (tuning_session)
-  const int trial = count_of<wire::trial_result>(history) + 1;
-  if (report.after_trial + 1 != trial)
-    return; // a stale report: the session has moved on
-  if (const auto* stored = stored_proposal(history, trial))
-    return publish_only(topics::proposal(session), *stored);
-  if (auto skipped = skipped_initial(report, trial))
-    return store_and_publish(topics::trial_state(session, trial),
-                             wire::make_envelope(session, trial, *skipped));
-  wire::proposal p;
-  try {
-    p = make_proposal(report, wire::body_of<wire::session_opened>(*opened), session, trial);
-  } catch (const input_error& e) {
-    // A stored launch template that does not render (the job loader checks
-    // it; a record from elsewhere may not): the trial fails, not the agent.
-    wire::trial_result failed;
-    failed.trial = trial;
-    failed.status = trial_status::failed;
-    failed.error_message = failed.reason = std::string("launch command: ") + e.what();
-    return store_and_publish(topics::trial_state(session, trial),
-                             wire::make_envelope(session, trial, failed));
+  const auto ledger = ledger_of(history);
+  if (report.request != ledger.latest_request)
+    return; // a stale report: the session has asked again since
+  if (republish_answer(session, report.request, history))
+    return;
+  if (ledger.next_trial == 1)
+    if (auto skipped = skipped_initial(report))
+      return store_and_publish(topics::trial_state(session, 1),
+                               wire::make_envelope(session, 1, *skipped));
+  const auto job = wire::body_of<wire::session_opened>(*opened);
+  auto proposals = choose(report, job, ledger);
+  if (proposals.empty())
+    proposals.push_back(nothing_to_run(report));
+  for (auto& p : proposals)
+    publish_proposal(session, job, p);
+}
+
+bool generator_state::republish_answer(const std::string& session, int request,
+                                       const std::vector<wire::envelope>& history) {
+  bool found = false;
+  for (const auto& e : history)
+    if (e.type == wire::type_name<wire::proposal>()
+        && wire::body_of<wire::proposal>(e).request == request) {
+      publish_only(topics::proposal(session), e);
+      found = true;
+    }
+  return found;
+}
+
+void generator_state::publish_proposal(const std::string& session, const wire::session_opened& job,
+                                       wire::proposal& p) {
+  if (p.trial > 0) {
+    try {
+      place(p, job, p.pool, session);
+    } catch (const input_error& e) {
+      // A stored launch template that does not render (the job loader
+      // checks it; a record from elsewhere may not): the trial fails, not
+      // the agent.
+      wire::trial_result failed;
+      failed.trial = p.trial;
+      failed.config = p.config;
+      failed.pool = p.pool;
+      failed.status = trial_status::failed;
+      failed.error_kind = failure_kind::launcher_error;
+      failed.error_message = failed.reason = std::string("launch command: ") + e.what();
+      return store_and_publish(topics::trial_state(session, p.trial),
+                               wire::make_envelope(session, p.trial, failed));
+    }
   }
-  store_and_publish(topics::proposal(session), wire::make_envelope(session, trial, p));
+  store_and_publish(topics::proposal(session), wire::make_envelope(session, p.trial, p));
 }
 
 caf::behavior strategy_generator(caf::stateful_actor<generator_state>* self, agent_deps deps) {

@@ -8,18 +8,30 @@
 
 namespace paratune {
 
-/// The Strategy Generation agent. Subscribes to "report."; turns the best
-/// ranked suggestion into a complete configuration, checks once more that it
-/// repeats no past run, renders its launch command (simulator and
-/// Megatron-LM arguments) and publishes a proposal on "proposal.<session>".
-/// When the job's initial configuration was refused by the guards it records
-/// that trial as skipped instead (no GPU time spent). Idempotent: a report
-/// for a trial that already has a proposal republishes the stored one.
+/// The Strategy Generation agent. Subscribes to "report."; fills the free
+/// slots of the job's pools (at most the slots the request asked for):
+/// first a failed trial due a retry, on another pool than the one it failed
+/// on, then the best ranked suggestions that are not running already. Each
+/// becomes a proposal on "proposal.<session>" with its trial number, its
+/// pool and its launch command (paratune-sim for a simulated pool, the
+/// pool's launch template otherwise). A request that launches nothing (no
+/// free slot, or nothing new and valid: exhausted) is answered by a proposal
+/// for trial 0. When the job's initial configuration was refused by the
+/// guards it records trial 1 as skipped instead (no GPU time spent).
+/// Idempotent: a report for a request already answered republishes the
+/// stored answer; a report for an older request is ignored.
 struct generator_state : agent_state {
   explicit generator_state(caf::event_based_actor* self);
 
   void generate(const std::string& session, const wire::analysis_report& report,
                 const std::vector<wire::envelope>& history);
+  /// Publishes the stored proposals answering `request`; false when none.
+  bool republish_answer(const std::string& session, int request,
+                        const std::vector<wire::envelope>& history);
+  /// Renders `p`'s command for its pool and records it; a command that does
+  /// not render records the trial as failed (a launcher error) instead.
+  void publish_proposal(const std::string& session, const wire::session_opened& job,
+                        wire::proposal& p);
 
   static inline const char* name = "strategy_generator";
 };

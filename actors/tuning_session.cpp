@@ -28,22 +28,45 @@ wire::session_status status_of(session_state end, const std::vector<trial_outcom
   for (size_t i = 0; i < outcomes.size(); ++i)
     if (outcomes[i].measured() && outcomes[i].tflops_per_gpu > s.best_tflops) {
       s.best_tflops = outcomes[i].tflops_per_gpu;
-      s.best_trial = int(i) + 1;
+      s.best_trial = trial_number(outcomes, i);
     }
   s.text = end == session_state::exhausted ? "all plausible configurations have been tried"
                                            : "trial budget spent";
   return s;
 }
 
+int total_capacity(const wire::session_opened& job) {
+  int n = 0;
+  for (const auto& p : job.pools)
+    n += std::max(1, p.capacity);
+  return std::max(1, n);
+}
+
 } // namespace
 
 tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::analysis_request>([this](const wire::envelope&, const wire::analysis_request& r) {
+    // Only from a replay of the pool (the session does not subscribe to
+    // requests): a resumed session learns where its requests stood.
+    if (r.request > requested) {
+      requested = r.request;
+      requested_slots = r.slots;
+      answered = false;
+    }
+  });
   on<wire::proposal>([this](const wire::envelope&, const wire::proposal& p) {
     last_progress_ms = now_ms();
+    if (p.trial > 0 && !results.count(p.trial)) {
+      used.insert(p.trial);
+      in_flight.insert(p.trial);
+    }
+    if (p.request != requested || answered)
+      return;
+    answered = true;
+    answered_after = int(results.size());
     if (p.exhausted)
-      return finish(session_state::exhausted);
-    if (phase == session_phase::analysing && p.trial == int(results.size()) + 1)
-      phase = session_phase::running_trial;
+      exhausted_after = int(results.size());
+    fill_slots();
   });
   on<wire::analysis_report>([this](const wire::envelope&, const wire::analysis_report& r) {
     if (!r.error.empty())
@@ -53,21 +76,26 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     last_progress_ms = now_ms();
   });
   on<wire::trial_result>([this](const wire::envelope&, const wire::trial_result& r) {
+    const bool proposed = in_flight.count(r.trial) > 0;
     if (!results.insert(r.trial).second)
       return;
     last_progress_ms = now_ms();
-    if (r.status != trial_status::skipped)
-      launched.insert(r.trial);
-    if (r.status == trial_status::failed) {
-      awaiting_trial = r.trial;
-      phase = session_phase::awaiting_diagnosis;
-      return;
+    if (!proposed && !answered) {
+      // The generator answered with a result instead of a proposal (the
+      // initial configuration skipped, a command that did not render).
+      answered = true;
+      answered_after = int(results.size()) - 1;
     }
-    next_step();
+    in_flight.erase(r.trial);
+    if (r.status != trial_status::skipped)
+      used.insert(r.trial);
+    if (r.status == trial_status::failed)
+      awaiting.insert(r.trial);
+    fill_slots();
   });
   on<wire::failure_diagnosis>([this](const wire::envelope& e, const wire::failure_diagnosis&) {
-    if (phase == session_phase::awaiting_diagnosis && e.trial == awaiting_trial)
-      next_step();
+    if (awaiting.erase(e.trial))
+      fill_slots();
   });
 }
 
@@ -76,16 +104,18 @@ void tuning_session_state::open(std::string sid, wire::session_opened j, caf::ac
   tick = opts.tick;
   id = std::move(sid);
   job = std::move(j);
+  slots = total_capacity(job);
   listener = std::move(l);
   last_progress_ms = now_ms();
   if (opts.resume) {
     // The pool has the session: the first tick replays it and continues.
-    phase = session_phase::analysing;
+    phase = session_phase::running;
     self->send(self, tick_atom_v);
     return;
   }
   store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, job), [this](uint64_t) {
-    request_analysis(0);
+    phase = session_phase::running;
+    fill_slots();
     self->delayed_send(self, tick, tick_atom_v);
   });
 }
@@ -94,36 +124,51 @@ bool tuning_session_state::wants(const wire::envelope& e) const {
   return phase != session_phase::ending && e.session == id;
 }
 
-void tuning_session_state::request_analysis(int after) {
-  phase = session_phase::analysing;
-  requested_after = after;
+int tuning_session_state::trials_used() const { return int(used.size()); }
+
+void tuning_session_state::send_request(int number, int count) {
+  requested = number;
+  requested_slots = count;
+  answered = false;
   last_progress_ms = now_ms();
+  const int after = int(results.size());
   store_and_publish(topics::analysis(id),
-                    wire::make_envelope(id, after, wire::analysis_request{after}));
+                    wire::make_envelope(id, after, wire::analysis_request{after, number, count}));
 }
 
-void tuning_session_state::next_step() {
-  awaiting_trial = 0;
-  if (int(launched.size()) >= job.trials)
-    return finish(session_state::finished);
-  request_analysis(int(results.size()));
+void tuning_session_state::fill_slots() {
+  if (phase != session_phase::running || !awaiting.empty() || !answered)
+    return;
+  const int budget_left = job.trials - trials_used();
+  const bool news = int(results.size()) > answered_after; // a result since the last answer
+  if (budget_left <= 0 || (!news && requested > 0)) {
+    // Nothing more to ask for now: the budget is spent, or the last answer
+    // already saw every result (what it could not place waits for one).
+    if (in_flight.empty())
+      finish(budget_left <= 0 || exhausted_after < int(results.size()) ? session_state::finished
+                                                                      : session_state::exhausted);
+    return;
+  }
+  const int free = slots - int(in_flight.size());
+  if (free > 0)
+    send_request(requested + 1, std::min(free, budget_left));
 }
 
 void tuning_session_state::replay() {
-  if (phase == session_phase::ending)
+  if (phase != session_phase::running)
     return;
   with_history(
     id,
     [this](std::vector<wire::envelope> history) {
       for (const auto& e : history)
         dispatch(e); // each record counts once; a bad one is logged and skipped
-      const bool waiting = phase == session_phase::analysing
-                           || phase == session_phase::running_trial;
-      if (waiting && now_ms() - last_progress_ms > quiet_limit_ms
-          && int(results.size()) == requested_after) {
-        spdlog::info("session {}: no answer to analysis request {}, asking again", id,
-                     requested_after);
-        request_analysis(requested_after);
+      if (phase != session_phase::running)
+        return;
+      if (!answered && now_ms() - last_progress_ms > quiet_limit_ms) {
+        spdlog::info("session {}: no answer to analysis request {}, asking again", id, requested);
+        send_request(requested, requested_slots);
+      } else {
+        fill_slots();
       }
     },
     [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); });
@@ -140,7 +185,7 @@ void tuning_session_state::finish(session_state end) {
       try {
         s = status_of(end, wire::outcomes_of(history));
       } catch (const std::exception& e) {
-        phase = session_phase::analysing; // let fail() record it
+        phase = session_phase::running; // let fail() record it
         return fail(std::string("the session's history does not read: ") + e.what());
       }
       store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, s),
@@ -150,7 +195,7 @@ void tuning_session_state::finish(session_state end) {
                         });
     },
     [this](const caf::error& err) {
-      phase = session_phase::analysing;
+      phase = session_phase::running;
       fail("cannot read the session's history: " + describe(err));
     });
 }

@@ -24,25 +24,28 @@ struct tuning_session_options {
   std::chrono::milliseconds tick{500};
 };
 
-/// Where the coordinator stands between two trials.
+/// Where the coordinator stands.
 enum class session_phase {
-  opening,            ///< storing the session_opened record
-  analysing,          ///< an analysis was asked for; no proposal for the next trial yet
-  running_trial,      ///< the next trial's proposal is out; its result is awaited
-  awaiting_diagnosis, ///< the last trial failed; its failure diagnosis is awaited
-  ending,             ///< storing the session_status record
+  opening,  ///< storing the session_opened record
+  running,  ///< asking for trials and collecting their results
+  ending,   ///< storing the session_status record
 };
 
-/// The coordinator of one GPU tuning session (OptiCo's loop): records the
-/// job, asks for an analysis after every trial until the budget is spent or
-/// nothing new and valid remains, then records the session's end and tells
-/// `listener` (done_atom, id, session_state, text).
+/// The coordinator of one GPU tuning session (OptiCo's loop, with several
+/// trials in flight): records the job, keeps every pool's slots filled by
+/// asking for as many trials as are free, and after every result asks
+/// again, so that the queued choices are ranked anew on what was just
+/// measured. After a failure it waits for the failure's diagnosis first
+/// (its constraint shapes the next choices). It ends when the trial budget
+/// is spent, or nothing new and valid remains, and no trial is in flight;
+/// then it records the session's end and tells `listener` (done_atom, id,
+/// session_state, text).
 ///
 /// It treats the bus as lossy: a sequence gap on the bus (replay_atom) or a
-/// periodic tick replays what the pool holds, and a step that has gone
-/// quiet is asked for again. It fails, with the reason stored and told,
-/// when its history cannot be read, an analysis of it failed, or an agent
-/// it needs died.
+/// periodic tick replays what the pool holds, and a request that has gone
+/// unanswered is asked again under its own number. It fails, with the
+/// reason stored and told, when its history cannot be read, an analysis of
+/// it failed, or an agent it needs died.
 struct tuning_session_state : agent_state {
   explicit tuning_session_state(caf::event_based_actor* self);
 
@@ -51,21 +54,32 @@ struct tuning_session_state : agent_state {
   /// Only this session's records, and none once it is ending. Each record,
   /// from the bus or replayed from the pool, changes the state once.
   bool wants(const wire::envelope& e) const override;
-  /// Replays the pool and re-asks a quiet step.
+  /// Replays the pool and re-asks an unanswered request.
   void replay();
-  void request_analysis(int after);
-  void next_step();
+  /// Asks for the trials the free slots and the budget allow, or ends the
+  /// session when none may come and none is in flight.
+  void fill_slots();
+  void send_request(int number, int slots);
   void finish(session_state end);
   void fail(const std::string& reason);
+
+  /// Trial numbers that count against the budget (proposed or ended, not skipped).
+  int trials_used() const;
 
   std::string id;
   wire::session_opened job;
   caf::actor listener;
   session_phase phase = session_phase::opening;
+  int slots = 1;                ///< the pools' capacities together
   std::set<int> results;        ///< trials whose result was handled
-  std::set<int> launched;       ///< trials that ran (skipped ones excluded)
-  int awaiting_trial = 0;       ///< the failed trial whose diagnosis comes next
-  int requested_after = -1;     ///< the last analysis request sent
+  std::set<int> used;           ///< trials proposed or run (skipped ones excluded)
+  std::set<int> in_flight;      ///< proposed, no result yet
+  std::set<int> awaiting;       ///< failed trials whose diagnosis comes next
+  int requested = 0;            ///< the number of the last analysis request
+  int requested_slots = 0;      ///< the slots it asked for
+  bool answered = true;         ///< the last request got its answer
+  int exhausted_after = -1;     ///< results when the last "exhausted" answer came
+  int answered_after = -1;      ///< results when the last request was answered
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
   std::chrono::milliseconds tick{500};
   static inline const char* name = "tuning_session";

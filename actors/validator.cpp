@@ -129,10 +129,32 @@ void apply_stop(const running_trial& t, const trial_score& score, wire::trial_re
     fill_measurements(t, score, r);
 }
 
+/// Exit statuses that mean the command never ran: the scheduler refused or
+/// lost the job (125, slurm_job_watch), the command could not be executed
+/// (126) or found (127, also an exec that failed).
+bool never_ran(int exit_code) { return exit_code >= 125 && exit_code <= 127; }
+
+/// A trial that printed no iteration and ended as a launcher does when it
+/// could not start the job: a launcher error, in the launcher's words (the
+/// last line, which names the scheduler's or the exec's reason).
+void classify_launch_failure(const running_trial& t, int exit_code, wire::trial_result& r) {
+  if (!t.parser.log().errors.empty())
+    return;
+  if (!t.tail.empty() && t.tail.back().rfind("slurm: ", 0) == 0)
+    r.error_message = t.tail.back(); // the scheduler's account of the end: NODE_FAIL, ...
+  if (!t.samples.empty() || !never_ran(exit_code))
+    return;
+  r.error_kind = failure_kind::launcher_error;
+  if (!t.tail.empty())
+    r.error_message = t.tail.back();
+}
+
 wire::trial_result result_of(const running_trial& t, int exit_code) {
   wire::trial_result r;
   r.trial = t.proposal.trial;
+  r.retry_of = t.proposal.retry_of;
   r.started_at_ms = t.started_at_ms;
+  r.queued_ms = t.process ? t.process->queued_ms() : 0;
   r.pool = t.proposal.pool;
   r.ended_at_ms = unix_ms();
   double ms = 0;
@@ -149,6 +171,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
     r.error_kind = failure_kind_of(log.errors.front().kind);
     r.error_message = log.errors.front().message;
   }
+  classify_launch_failure(t, exit_code, r);
   if (t.stop) {
     apply_stop(t, score, r);
     return r;

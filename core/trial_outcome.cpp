@@ -30,6 +30,7 @@ const char* to_string(failure_kind k) {
     case failure_kind::config_invalid: return "config_invalid";
     case failure_kind::nccl_timeout: return "nccl_timeout";
     case failure_kind::node_failure: return "node_failure";
+    case failure_kind::launcher_error: return "launcher_error";
     case failure_kind::nan: return "nan";
     case failure_kind::other: return "other";
   }
@@ -39,7 +40,8 @@ const char* to_string(failure_kind k) {
 bool parse_failure_kind(const std::string& text, failure_kind& out) {
   return parse_word_of(text,
                        {failure_kind::none, failure_kind::oom, failure_kind::config_invalid,
-                        failure_kind::nccl_timeout, failure_kind::node_failure, failure_kind::nan,
+                        failure_kind::nccl_timeout, failure_kind::node_failure,
+                        failure_kind::launcher_error, failure_kind::nan,
                         failure_kind::other},
                        out);
 }

@@ -16,7 +16,18 @@ const char* to_string(trial_status s);
 bool parse_trial_status(const std::string& text, trial_status& out);
 
 /// Why a trial failed, as the failure analyst classified it.
-enum class failure_kind { none, oom, config_invalid, nccl_timeout, node_failure, nan, other };
+/// What made a trial fail. launcher_error: the job never reached training
+/// (a scheduler that refused or lost it, a command that could not start).
+enum class failure_kind {
+  none,
+  oom,
+  config_invalid,
+  nccl_timeout,
+  node_failure,
+  launcher_error,
+  nan,
+  other,
+};
 
 const char* to_string(failure_kind k);
 bool parse_failure_kind(const std::string& text, failure_kind& out);
@@ -24,6 +35,7 @@ bool parse_failure_kind(const std::string& text, failure_kind& out);
 /// One finished (or skipped) trial as the reasoner sees it: a row of the
 /// OptiCo performance table.
 struct trial_outcome {
+  int trial = 0;                ///< the session's trial number; 0: its row's position
   training_config config;
   trial_status status = trial_status::succeeded;
   double tflops_per_gpu = 0;
@@ -52,9 +64,20 @@ struct trial_outcome {
   /// A failure that says nothing about the configuration (timeout, node loss).
   bool retryable() const {
     return status == trial_status::failed
-           && (failure == failure_kind::nccl_timeout
-               || failure == failure_kind::node_failure);
+           && (failure == failure_kind::nccl_timeout || failure == failure_kind::node_failure
+               || failure == failure_kind::launcher_error);
   }
+};
+
+/// The trial number of `history[i]`: its own, or its 1-based row.
+inline int trial_number(const std::vector<trial_outcome>& history, size_t i) {
+  return history[i].trial > 0 ? history[i].trial : int(i) + 1;
+}
+
+/// A trial that is running (or queued in its pool) and has no result yet.
+struct pending_trial {
+  int trial = 0;
+  training_config config;
 };
 
 } // namespace paratune

@@ -67,7 +67,7 @@ analysis_report to_wire(const analysis& a, int after_trial) {
   r.after_trial = after_trial;
   r.health = to_string(a.health.state);
   r.directive = directive_of(a.health.state);
-  r.base_trial = a.base_trial + 1;
+  r.base_trial = a.base_number;
   for (const auto& s : a.ranked)
     r.ranked.push_back(to_wire(s));
   for (const auto& s : a.rejected)
@@ -96,6 +96,7 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
     if (e.type == type_name<trial_result>()) {
       auto r = body_of<trial_result>(e);
       trial_outcome o;
+      o.trial = r.trial;
       o.config = from_wire(r.config);
       o.status = r.status;
       o.tflops_per_gpu = r.tflops_per_gpu;
@@ -121,6 +122,23 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
   std::vector<trial_outcome> out;
   for (auto& [_, o] : by_trial)
     out.push_back(std::move(o));
+  return out;
+}
+
+std::vector<pending_trial> pending_of(const std::vector<envelope>& history) {
+  std::map<int, pending_trial> proposed;
+  for (const auto& e : history) {
+    if (e.type == type_name<proposal>()) {
+      auto p = body_of<proposal>(e);
+      if (p.trial > 0 && !p.exhausted)
+        proposed[p.trial] = {p.trial, from_wire(p.config)};
+    } else if (e.type == type_name<trial_result>()) {
+      proposed.erase(e.trial);
+    }
+  }
+  std::vector<pending_trial> out;
+  for (auto& [_, p] : proposed)
+    out.push_back(std::move(p));
   return out;
 }
 

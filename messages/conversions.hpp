@@ -28,5 +28,7 @@ tuning_context context_of(const session_opened& s);
 /// The session's trials as the reasoner sees them, in trial order: every
 /// trial_result, with the failure diagnosis of that trial folded in.
 std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history);
+/// The session's trials that were proposed and have no result yet.
+std::vector<pending_trial> pending_of(const std::vector<envelope>& history);
 
 } // namespace paratune::wire

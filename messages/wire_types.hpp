@@ -129,14 +129,20 @@ struct analysis_report {
   bool exhausted = false;
   std::string reasoning;
   std::string error;      ///< non-empty when the session could not be analysed
+  int request = 0;        ///< the analysis_request it answers
+  int slots = 1;          ///< how many trials that request asked for
   MSGPACK_DEFINE_MAP(after_trial, health, directive, base_trial, ranked, rejected, exhausted,
-                     reasoning, error)
+                     reasoning, error, request, slots)
 };
 
-/// The coordinator asks for the next step after `after_trial` trials.
+/// The coordinator asks for the next `slots` trials, with `after_trial`
+/// results in. Requests are numbered from 1; a repeated request (the first
+/// went unanswered) keeps its number, so it never launches trials twice.
 struct analysis_request {
   int after_trial = 0;
-  MSGPACK_DEFINE_MAP(after_trial)
+  int request = 0;
+  int slots = 1;
+  MSGPACK_DEFINE_MAP(after_trial, request, slots)
 };
 
 /// Bottleneck analysis and strategy generation: the next configuration to
@@ -156,8 +162,11 @@ struct proposal {
   std::vector<std::string> argv;   ///< the launch command (simulator and Megatron-LM arguments)
   std::string pool;                ///< the pool it runs on
   std::string workdir;             ///< its own directory, made before launch; empty: none
+  int request = 0;                 ///< the analysis_request it answers
+  int retry_of = 0;                ///< the failed trial it runs again, 0 for a new configuration
   MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
-                     predicted_tflops, predicted_peak_mib, reasoning, ranked, argv, pool, workdir)
+                     predicted_tflops, predicted_peak_mib, reasoning, ranked, argv, pool, workdir,
+                     request, retry_of)
 };
 
 /// The validator launched a trial.
@@ -202,10 +211,13 @@ struct trial_result {
   /// (what a trial costs; start-up before the first iteration not counted).
   double gpu_hours = 0;
   std::string pool;              ///< the pool it ran on
+  int64_t queued_ms = 0;         ///< how long its pool's scheduler held it before it ran
+  int retry_of = 0;              ///< the failed trial it ran again, 0 for none
   MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
-                     reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours, pool)
+                     reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours, pool,
+                     queued_ms, retry_of)
 };
 
 /// The failure analyst's diagnosis of a failed trial.

@@ -11,6 +11,9 @@ public:
   /// Ends the trial early; its exit is still reported.
   virtual void terminate(int grace_ms = 2000) = 0;
   virtual bool finished() const = 0;
+  /// How long a scheduler held it before it started, ms (0 for a process
+  /// that starts at once).
+  virtual long long queued_ms() const { return 0; }
 };
 
 } // namespace paratune

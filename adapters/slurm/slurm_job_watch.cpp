@@ -70,6 +70,8 @@ void slurm_job_watch::run() {
   }
   const auto id = submitted.value();
   output_file_ = with_job_id(request_.output_path, id);
+  const auto submitted_at = std::chrono::steady_clock::now();
+  bool started = false;
   bool cancel_sent = false;
   int status = scheduler_error;
   for (;;) {
@@ -82,6 +84,11 @@ void slurm_job_watch::run() {
     if (!s) {
       on_line_("slurm: job " + std::to_string(id) + " lost: " + s.error().message);
       break;
+    }
+    if (!started && s.value().state != slurm_state::pending) {
+      started = true;
+      queued_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - submitted_at).count();
     }
     if (is_final(s.value().state)) {
       follow_output(); // the last lines may land with the final state

@@ -34,6 +34,8 @@ public:
   /// Cancels the job (scancel or REST DELETE); its end arrives as on_exit.
   void terminate(int grace_ms = 2000) override;
   bool finished() const override { return finished_; }
+  /// From submission until Slurm first reported the job running (or ended).
+  long long queued_ms() const override { return queued_ms_; }
 
 private:
   void run();
@@ -47,6 +49,7 @@ private:
   std::chrono::milliseconds poll_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> finished_{false};
+  std::atomic<long long> queued_ms_{0};
   std::string output_file_;  ///< request's output path with %j filled in
   long long read_offset_ = 0;
   std::string partial_line_;

@@ -5,12 +5,14 @@
 // looks at its budget, so a shorter run is a prefix of a longer one).
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench/tuning_quality/trial_runner.hpp"
+#include "core/tuning/failure_analysis.hpp"
 #include "core/tuning/reasoner.hpp"
 
 namespace paratune::bench {
@@ -24,13 +26,21 @@ inline uint64_t trial_seed(uint64_t session_seed, int trial) {
 
 /// paratune's loop: analyze() on the history, run its selection, repeat;
 /// stops early when the reasoner says nothing new and valid remains. An
-/// initial configuration the guards refuse becomes a skipped trial, as in
-/// the strategy generator.
+/// initial configuration the guards refuse becomes a skipped trial, and a
+/// failure worth retrying runs once more as the next trial, as in the
+/// strategy generator (one pool, one slot).
 inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int budget,
                               uint64_t seed) {
   trial_log log;
   std::vector<trial_outcome> history;
+  std::optional<training_config> retry; // a failed trial's configuration, run once more
   for (int trial = 1; trial <= budget; ++trial) {
+    if (retry) {
+      log.push_back(runner.run(*retry, trial_seed(seed, trial)));
+      history.push_back(log.back().outcome);
+      retry.reset();
+      continue; // a retry is not retried
+    }
     const analysis a = analyze(s.context, history);
     const bool initial_refused = trial == 1 && std::any_of(
       a.rejected.begin(), a.rejected.end(), [](const suggestion& x) { return x.group == candidate_group::initial; });
@@ -46,6 +56,9 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
       break;
     log.push_back(runner.run(a.selected->config, trial_seed(seed, trial)));
     history.push_back(log.back().outcome);
+    const auto& o = history.back();
+    if (o.status == trial_status::failed && worth_retrying(o.failure, o.confidence, !o.blamed.empty()))
+      retry = o.config;
   }
   return log;
 }

@@ -44,13 +44,34 @@ std::string with_confidence(std::string text, int confidence) {
   return text + " (Confidence: " + std::to_string(confidence) + ")";
 }
 
+/// What Slurm and the launchers print when the node, not the job, failed.
+bool node_lost(const std::string& m) {
+  return has(m, "NODE_FAIL") || has(m, "DUE TO NODE FAILURE") || has(m, "Node failure")
+         || has(m, "BOOT_FAIL") || has(m, "remote process exited") || has(m, "network error")
+         || has(m, "Connection reset");
+}
+
+/// A job that never reached training: refused or lost by the scheduler, or
+/// a command that could not be started.
+bool launcher_failed(failure_kind error_kind, const std::string& m, int exit_code) {
+  return error_kind == failure_kind::launcher_error || exit_code == 126 || exit_code == 127
+         || has(m, "slurm: the job was not submitted") || has(m, "launch failed");
+}
+
+constexpr int confident = 50; ///< below this a diagnosis teaches nothing
+
 } // namespace
+
+bool worth_retrying(failure_kind kind, int confidence, bool parameters_blamed) {
+  if (parameters_blamed)
+    return false;
+  return kind == failure_kind::nccl_timeout || kind == failure_kind::node_failure
+         || kind == failure_kind::launcher_error || confidence < confident;
+}
 
 failure_verdict analyze_failure(failure_kind error_kind, const std::string& message,
                                 const training_config& c, int exit_code) {
   failure_verdict v;
-  const bool network = has(message, "remote process exited")
-                       || has(message, "network error") || has(message, "Connection reset");
   if (error_kind == failure_kind::oom || has(message, "out of memory")) {
     v.kind = failure_kind::oom;
     v.blamed = {"mbs", "recompute"};
@@ -69,12 +90,18 @@ failure_verdict analyze_failure(failure_kind error_kind, const std::string& mess
     // A timeout is a symptom: with a valid configuration that started and
     // ran iterations, a hung collective points at the fabric or a peer.
     v.kind = failure_kind::nccl_timeout;
-    v.retry = true;
     v.confidence = 70;
     v.summary = with_confidence("NCCL watchdog timeout. No parameter issue. RETRY", v.confidence);
-  } else if (network) {
+  } else if (launcher_failed(error_kind, message, exit_code)) {
+    v.kind = failure_kind::launcher_error;
+    v.confidence = 90;
+    v.summary = with_confidence("The job never reached training ("
+                                  + (message.empty() ? "exit status " + std::to_string(exit_code)
+                                                     : message.substr(0, 160))
+                                  + "). No parameter issue. RETRY on another pool",
+                                v.confidence);
+  } else if (node_lost(message)) {
     v.kind = failure_kind::node_failure;
-    v.retry = true;
     v.confidence = 75;
     v.summary = with_confidence("A peer process or node was lost. No parameter issue. RETRY",
                                 v.confidence);
@@ -90,6 +117,7 @@ failure_verdict analyze_failure(failure_kind error_kind, const std::string& mess
                                   + ". Unknown error",
                                 v.confidence);
   }
+  v.retry = worth_retrying(v.kind, v.confidence, !v.blamed.empty());
   return v;
 }
 

@@ -18,8 +18,13 @@ struct failure_verdict {
   std::string summary;             ///< OptiCo's 30-word form, e.g. "MBS 4 caused ... (Confidence: 92)"
 };
 
-/// `error_kind` is how the log parser classified the first error (none when
-/// it saw no error line), `message` that line.
+/// Whether a failure is worth one more run of the same configuration: it
+/// blamed no parameter, and it was infrastructure (timeout, lost node, a
+/// job that never started) or a diagnosis too unsure to learn from.
+bool worth_retrying(failure_kind kind, int confidence, bool parameters_blamed);
+
+/// `error_kind` is how the log parser (or the launcher) classified the
+/// first error (none when it saw no error line), `message` that line.
 failure_verdict analyze_failure(failure_kind error_kind, const std::string& message,
                                 const training_config& config, int exit_code);
 

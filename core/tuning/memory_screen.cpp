@@ -92,7 +92,7 @@ std::optional<std::string> memory_screen::check(const training_config& c,
       std::snprintf(buf, sizeof buf,
                     "memory screen: predicted peak %.0f MiB is close to trial %zu's %.0f MiB, "
                     "which ran out of memory",
-                    p.peak_memory_mib, i + 1, failed_need);
+                    p.peak_memory_mib, size_t(trial_number(history_, i)), failed_need);
       return std::string(buf);
     }
   }

@@ -261,7 +261,7 @@ void rank_by_score(std::vector<suggestion>& v) {
 std::string describe(const analysis& a) {
   std::string r = "Health: " + std::string(to_string(a.health.state)) + " (directive "
                   + directive_of(a.health.state) + "). " + a.health.reasoning + "\n";
-  r += "Base: " + (a.base_trial >= 0 ? "trial " + std::to_string(a.base_trial + 1)
+  r += "Base: " + (a.base_trial >= 0 ? "trial " + std::to_string(a.base_number)
                                      : std::string("the job's initial configuration"))
        + ".\n";
   for (const auto& s : a.rejected)
@@ -296,6 +296,7 @@ const char* to_string(candidate_group g) {
     case candidate_group::model: return "model";
     case candidate_group::exploratory: return "exploratory";
     case candidate_group::initial: return "initial";
+    case candidate_group::retry: return "retry";
   }
   return "standard";
 }
@@ -304,23 +305,25 @@ bool parse_candidate_group(const std::string& text, candidate_group& out) {
   return parse_word_of(text,
                        {candidate_group::directive, candidate_group::standard,
                         candidate_group::model, candidate_group::exploratory,
-                        candidate_group::initial},
+                        candidate_group::initial, candidate_group::retry},
                        out);
 }
 
-analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history) {
+analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
+                 const std::vector<pending_trial>& pending) {
   analysis a;
   throughput_estimator estimator(ctx, history);
   const auto predictor = [&estimator](const training_config& c) -> const perf_prediction& {
     return estimator.raw(c);
   };
-  safety_guards guards(ctx, history, predictor);
+  safety_guards guards(ctx, history, predictor, pending);
   const memory_screen memory(history, predictor);
   const int incumbent = best_success(history);
   const candidate_scorer rank(estimator, memory,
                               incumbent >= 0 ? history[incumbent].tflops_per_gpu : 0);
   a.base_trial = ctx.from_last_run && !history.empty() ? int(history.size()) - 1 : incumbent;
   a.base = a.base_trial >= 0 ? history[a.base_trial].config : ctx.initial;
+  a.base_number = a.base_trial >= 0 ? trial_number(history, size_t(a.base_trial)) : 0;
   trial_outcome base_run;
   if (a.base_trial >= 0 && !history[a.base_trial].ran()) {
     base_run = history[a.base_trial];
@@ -342,7 +345,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
       : "no run has succeeded yet: make the configuration fit first";
   }
   candidate_list cands{a.base, {}};
-  if (history.empty()) {
+  if (history.empty() && pending.empty()) {
     suggestion initial;
     initial.config = a.base;
     initial.text = "Run the initial configuration.";

@@ -17,9 +17,10 @@ enum class candidate_group {
   model,       ///< one of the performance model's best configurations
   exploratory, ///< a fallback when every targeted change was rejected
   initial,     ///< the job's initial configuration (trial 1)
+  retry,       ///< a failed trial's configuration again, on another pool
 };
 
-/// "directive", "standard", "model", "exploratory", "initial".
+/// "directive", "standard", "model", "exploratory", "initial", "retry".
 const char* to_string(candidate_group g);
 bool parse_candidate_group(const std::string& text, candidate_group& out);
 
@@ -42,6 +43,7 @@ struct suggestion {
 struct analysis {
   health_diagnosis health;
   int base_trial = -1;                  ///< history index moved from, -1 for none
+  int base_number = 0;                  ///< that run's trial number, 0 for none
   training_config base;
   std::vector<suggestion> ranked;       ///< passed every guard, best first
   std::vector<suggestion> rejected;     ///< failed a guard, with the reason
@@ -65,6 +67,10 @@ struct analysis {
 /// (throughput_estimator.hpp), times the chance that the configuration
 /// fits: new splits the model ranks close are tried before sub-1% flag
 /// toggles of a measured one, and near-OOM candidates last.
-analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history);
+///
+/// `pending` are the trials running now: a candidate never repeats one, so
+/// that trials launched together each measure something new.
+analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
+                 const std::vector<pending_trial>& pending = {});
 
 } // namespace paratune

@@ -56,8 +56,11 @@ bool needs_at_least_as_much_memory(const training_config& c,
 
 safety_guards::safety_guards(const tuning_context& ctx,
                              const std::vector<trial_outcome>& history,
-                             memory_screen::predictor predict)
+                             memory_screen::predictor predict,
+                             const std::vector<pending_trial>& pending)
   : ctx_(ctx), history_(history), memory_(history, std::move(predict)) {
+  for (const auto& p : pending)
+    running_.emplace(fingerprint(p.config), p.trial);
   std::unordered_map<std::string, bool> failure_seen;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
@@ -88,6 +91,8 @@ std::optional<std::string> safety_guards::constraint(const training_config& c) c
 }
 
 std::optional<std::string> safety_guards::duplicate(const training_config& c) const {
+  if (const auto run = running_.find(fingerprint(c)); run != running_.end())
+    return "already running as trial " + std::to_string(run->second);
   int tries = 0;
   bool only_retryable = ctx_.retry_transient;
   const auto same = trials_of_.find(fingerprint(c));
@@ -97,7 +102,7 @@ std::optional<std::string> safety_guards::duplicate(const training_config& c) co
     ++tries;
     only_retryable = only_retryable && history_[i].retryable();
     if (!ctx_.retry_transient || !history_[i].retryable())
-      return "duplicate of trial " + std::to_string(i + 1);
+      return "duplicate of trial " + std::to_string(trial_number(history_, size_t(i)));
   }
   if (tries >= 2 || (tries == 1 && !only_retryable))
     return "duplicate: already retried after a transient failure";
@@ -107,7 +112,7 @@ std::optional<std::string> safety_guards::duplicate(const training_config& c) co
 std::optional<std::string> safety_guards::known_failure(const training_config& c) const {
   for (int i : failures_) {
     const auto& h = history_[i];
-    const auto trial = [i] { return "trial " + std::to_string(i + 1); };
+    const auto trial = [&, i] { return "trial " + std::to_string(trial_number(history_, size_t(i))); };
     if (h.failure == failure_kind::oom && needs_at_least_as_much_memory(c, h.config))
       return "known failure: needs at least the memory of " + trial()
              + ", which ran out of memory";

@@ -17,13 +17,15 @@ namespace paratune {
 /// the reason for rejecting, or nothing when the candidate passes.
 class safety_guards {
 public:
+  /// `pending`: trials running now, which a candidate must not repeat either.
   safety_guards(const tuning_context& ctx, const std::vector<trial_outcome>& history,
-                memory_screen::predictor predict);
+                memory_screen::predictor predict, const std::vector<pending_trial>& pending = {});
 
   /// A Megatron start-up rule or a value outside the search space.
   std::optional<std::string> constraint(const training_config& c) const;
   /// The same configuration was tried before (any outcome; with
-  /// retry_transient, a transient failure may be tried once more).
+  /// retry_transient, a transient failure may be tried once more) or is
+  /// running now.
   std::optional<std::string> duplicate(const training_config& c) const;
   /// The configuration matches a known failure: an OOM of a configuration
   /// that needs no more memory, or the blamed values of an invalid one.
@@ -50,6 +52,8 @@ private:
   /// History indices of each configuration's trials, by fingerprint: a
   /// candidate's duplicates without a walk over every row.
   std::unordered_map<std::string, std::vector<int>> trials_of_;
+  /// Trial numbers of the running trials, by fingerprint.
+  std::unordered_map<std::string, int> running_;
   /// The first of each distinct failure known_failure() learns from (an
   /// OOM, or an invalid configuration with blamed keys), in history order.
   std::vector<int> failures_;

@@ -122,6 +122,29 @@ TEST(reasoner, empty_history_runs_the_initial_configuration) {
   EXPECT_EQ(a.selected->config, c);
 }
 
+TEST(reasoner, never_proposes_a_configuration_that_is_running_now) {
+  auto ctx = appendix_d_context();
+  auto c = parse_config("tp=2,mbs=1,recompute=full", base_config());
+  ctx.initial = c;
+  // Trial 1 (the initial configuration) is running: the first free slot
+  // gets something else, and the initial run is not proposed again.
+  const auto first = analyze(ctx, {});
+  ASSERT_TRUE(first.selected);
+  const auto a = analyze(ctx, {}, {{1, c}});
+  ASSERT_TRUE(a.selected) << a.reasoning;
+  EXPECT_NE(a.selected->group, candidate_group::initial);
+  EXPECT_NE(fingerprint(a.selected->config), fingerprint(c));
+  // Whatever was ranked first, once running as trial 7, is refused by name.
+  const auto next = analyze(ctx, {}, {{1, c}, {7, a.selected->config}});
+  for (const auto& s : next.ranked)
+    EXPECT_NE(fingerprint(s.config), fingerprint(a.selected->config));
+  safety_guards guards(ctx, {}, [&](const training_config&) -> const perf_prediction& {
+    static perf_prediction p;
+    return p;
+  }, {{7, a.selected->config}});
+  EXPECT_EQ(guards.duplicate(a.selected->config), "already running as trial 7");
+}
+
 TEST(reasoner, stops_when_nothing_new_and_valid_remains) {
   auto ctx = appendix_d_context();
   ctx.search = {{"mbs", {"1", "2"}}};
@@ -224,6 +247,46 @@ TEST(failure_analysis, timeouts_and_lost_nodes_are_retried) {
   EXPECT_EQ(n.kind, failure_kind::node_failure);
   EXPECT_TRUE(n.retry);
   EXPECT_EQ(n.summary, "A peer process or node was lost. No parameter issue. RETRY (Confidence: 75)");
+}
+
+TEST(failure_analysis, a_job_that_never_started_is_a_launcher_error_retried_elsewhere) {
+  training_config c;
+  const auto refused = analyze_failure(
+    failure_kind::launcher_error,
+    "slurm: the job was not submitted: sbatch: error: invalid partition specified: gone", c, 125);
+  EXPECT_EQ(refused.kind, failure_kind::launcher_error);
+  EXPECT_TRUE(refused.retry);
+  EXPECT_EQ(refused.confidence, 90);
+  EXPECT_EQ(refused.summary, "The job never reached training (slurm: the job was not submitted: "
+                             "sbatch: error: invalid partition specified: gone). No parameter "
+                             "issue. RETRY on another pool (Confidence: 90)");
+  const auto missing = analyze_failure(failure_kind::none, "", c, 127);
+  EXPECT_EQ(missing.kind, failure_kind::launcher_error);
+  EXPECT_NE(missing.summary.find("exit status 127"), std::string::npos);
+}
+
+TEST(failure_analysis, slurm_node_failures_are_node_failures) {
+  training_config c;
+  const auto v = analyze_failure(failure_kind::none,
+                                 "slurm: job 42 ended NODE_FAIL (NodeDown)", c, 1);
+  EXPECT_EQ(v.kind, failure_kind::node_failure);
+  EXPECT_TRUE(v.retry);
+  const auto step = analyze_failure(
+    failure_kind::none, "slurmstepd: error: *** JOB 42 ON gpu7 CANCELLED AT 2026-11-25T10:00:01 "
+                        "DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***", c, 1);
+  EXPECT_EQ(step.kind, failure_kind::node_failure);
+}
+
+TEST(failure_analysis, only_unsure_or_infrastructure_failures_are_retried) {
+  EXPECT_TRUE(worth_retrying(failure_kind::other, 10, false));
+  EXPECT_TRUE(worth_retrying(failure_kind::nan, 40, false));
+  EXPECT_FALSE(worth_retrying(failure_kind::config_invalid, 60, false));
+  EXPECT_FALSE(worth_retrying(failure_kind::oom, 92, true));
+  EXPECT_FALSE(worth_retrying(failure_kind::config_invalid, 95, true));
+  EXPECT_TRUE(worth_retrying(failure_kind::node_failure, 75, false));
+  training_config c;
+  EXPECT_TRUE(analyze_failure(failure_kind::other, "Segmentation fault", c, 139).retry);
+  EXPECT_FALSE(analyze_failure(failure_kind::oom, "CUDA out of memory", c, 1).retry);
 }
 
 } // namespace

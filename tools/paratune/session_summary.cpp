@@ -44,6 +44,9 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.iterations_scored = r.iterations_scored;
   row.gpu_hours = r.gpu_hours;
   row.pool = r.pool;
+  row.queued_ms = r.queued_ms;
+  row.retry_of = r.retry_of;
+  row.failure = r.error_kind;
   if (proposal) {
     row.change = proposal->change;
     if (r.status == trial_status::succeeded)
@@ -71,8 +74,10 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
       rows[r.trial] = row_of(r, it != proposals.end() ? &it->second : nullptr);
     } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
       auto d = wire::body_of<wire::failure_diagnosis>(e);
-      if (auto it = rows.find(d.trial); it != rows.end())
+      if (auto it = rows.find(d.trial); it != rows.end()) {
         it->second.reason = d.summary;
+        it->second.failure = d.kind;
+      }
     } else if (e.type == wire::type_name<wire::session_status>()) {
       auto st = wire::body_of<wire::session_status>(e);
       if (is_final(st.state))
@@ -137,6 +142,12 @@ nlohmann::json to_json(const session_summary& s) {
                         {"ended_at", utc_time(r.ended_at_ms)}};
     if (r.stop != stop_reason::none)
       t["stop"] = to_string(r.stop);
+    if (r.queued_ms > 0)
+      t["queued_s"] = double(r.queued_ms) / 1000;
+    if (r.retry_of > 0)
+      t["retry_of"] = r.retry_of;
+    if (r.status == trial_status::failed && r.failure != failure_kind::none)
+      t["failure"] = to_string(r.failure);
     j["trials"].push_back(std::move(t));
   }
   return j;

@@ -28,6 +28,9 @@ struct trial_row {
   int iterations_scored = 0;
   double gpu_hours = 0;
   std::string pool;
+  int64_t queued_ms = 0;   ///< held by its pool's scheduler before it ran
+  int retry_of = 0;        ///< the failed trial it ran again
+  failure_kind failure = failure_kind::none; ///< how a failed trial failed
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {
