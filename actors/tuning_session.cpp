@@ -51,6 +51,7 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     if (r.request > requested) {
       requested = r.request;
       requested_slots = r.slots;
+      requested_after = r.after_trial;
       answered = false;
     }
   });
@@ -63,7 +64,6 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     if (p.request != requested || answered)
       return;
     answered = true;
-    answered_after = int(results.size());
     if (p.exhausted)
       exhausted_after = int(results.size());
     fill_slots();
@@ -84,7 +84,6 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
       // The generator answered with a result instead of a proposal (the
       // initial configuration skipped, a command that did not render).
       answered = true;
-      answered_after = int(results.size()) - 1;
     }
     in_flight.erase(r.trial);
     if (r.status != trial_status::skipped)
@@ -132,6 +131,7 @@ void tuning_session_state::send_request(int number, int count) {
   answered = false;
   last_progress_ms = now_ms();
   const int after = int(results.size());
+  requested_after = after;
   store_and_publish(topics::analysis(id),
                     wire::make_envelope(id, after, wire::analysis_request{after, number, count}));
 }
@@ -140,10 +140,11 @@ void tuning_session_state::fill_slots() {
   if (phase != session_phase::running || !awaiting.empty() || !answered)
     return;
   const int budget_left = job.trials - trials_used();
-  const bool news = int(results.size()) > answered_after; // a result since the last answer
+  // A result the last analysis did not see: ask again for what is free.
+  const bool news = int(results.size()) > requested_after;
   if (budget_left <= 0 || (!news && requested > 0)) {
-    // Nothing more to ask for now: the budget is spent, or the last answer
-    // already saw every result (what it could not place waits for one).
+    // Nothing more to ask for now: the budget is spent, or the last
+    // analysis saw every result (what it could not place waits for one).
     if (in_flight.empty())
       finish(budget_left <= 0 || exhausted_after < int(results.size()) ? session_state::finished
                                                                       : session_state::exhausted);

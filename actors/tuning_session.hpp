@@ -79,7 +79,7 @@ struct tuning_session_state : agent_state {
   int requested_slots = 0;      ///< the slots it asked for
   bool answered = true;         ///< the last request got its answer
   int exhausted_after = -1;     ///< results when the last "exhausted" answer came
-  int answered_after = -1;      ///< results when the last request was answered
+  int requested_after = -1;     ///< results when the last request was sent
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
   std::chrono::milliseconds tick{500};
   static inline const char* name = "tuning_session";

@@ -31,6 +31,9 @@ struct job_spec {
   int trials = 20;            ///< trial budget
   int train_iters = 12;       ///< iterations per trial run
   uint64_t seed = 1;          ///< simulated cluster seed
+  /// Wall seconds a simulated trial takes per simulated second (each
+  /// iteration's pause is capped at 0.5 s): the simulated pool's pace.
+  double sim_time_scale = 0.0002;
   bool retry_transient = false; ///< rerun a config after an NCCL timeout or lost node
   /// End trials once their answer is known (the job's `early_stop:`); absent,
   /// every trial runs its command to the end.

@@ -152,6 +152,8 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
     job.seed = optional<uint64_t>(sim, "seed", path + ": simulation", 1);
     // At least 4: the warm-up iterations are not scored.
     job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
+    job.sim_time_scale = yaml_fields::optional_real(sim, "time_scale", path + ": simulation", 0, 1,
+                                       job.sim_time_scale);
   }
   if (root["pools"])
     job.pools = read_pools(root["pools"], path);

@@ -18,7 +18,7 @@ namespace paratune {
 ///     tp: [1, 2, 4, 8]
 ///   trials: 20
 ///   retry_transient_failures: false   # rerun after an NCCL timeout / lost node
-///   simulation: {seed: 7, train_iters: 12}
+///   simulation: {seed: 7, train_iters: 12, time_scale: 0.0002}
 ///
 /// Throws input_error naming the file and the field that is missing or
 /// wrong, or saying that the search space holds no valid configuration.

@@ -54,6 +54,7 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.train_iters = job.train_iters;
   s.retry_transient = job.retry_transient;
   s.seed = job.seed;
+  s.sim_time_scale = job.sim_time_scale;
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = read_text_file(o.job_file);
