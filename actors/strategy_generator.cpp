@@ -25,6 +25,7 @@ struct trial_ledger {
   std::map<int, wire::failure_diagnosis> diagnosed;
   std::set<int> retried;                          ///< failed trials already run again
   std::map<std::string, failure_kind> last_end;   ///< by pool: how its latest trial ended
+  std::set<int> used;                             ///< trials that count against the budget
 };
 
 trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
@@ -38,6 +39,7 @@ trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
       if (p.retry_of > 0)
         l.retried.insert(p.retry_of);
       if (p.trial > 0) {
+        l.used.insert(p.trial);
         l.next_trial = std::max(l.next_trial, p.trial + 1);
         l.in_flight[p.trial] = std::move(p);
       }
@@ -45,6 +47,8 @@ trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
       auto r = wire::body_of<wire::trial_result>(e);
       l.next_trial = std::max(l.next_trial, r.trial + 1);
       l.in_flight.erase(r.trial);
+      if (r.status != trial_status::skipped)
+        l.used.insert(r.trial);
       if (!r.pool.empty() && r.trial >= last_trial_of_pool[r.pool]) {
         last_trial_of_pool[r.pool] = r.trial;
         l.last_end[r.pool] = r.status == trial_status::failed ? r.error_kind : failure_kind::none;
@@ -233,11 +237,14 @@ std::vector<wire::proposal> choose(const wire::analysis_report& report,
     ++trial;
     return true;
   };
-  for (int failed : retries_due(ledger))
-    if (want > 0) {
-      const auto& r = ledger.failed.at(failed);
-      take(retry_of(report, r, ledger.diagnosed.at(failed), trial), r.pool);
-    }
+  int waiting = 0; // retries due that wait for a slot on another pool
+  for (int failed : retries_due(ledger)) {
+    const auto& r = ledger.failed.at(failed);
+    waiting += want <= 0 || !take(retry_of(report, r, ledger.diagnosed.at(failed), trial), r.pool);
+  }
+  // The budget a waiting retry will need is not spent on new candidates.
+  const int budget_left = job.trials - int(ledger.used.size()) - int(out.size());
+  want = std::min(want, budget_left - waiting);
   for (const auto& s : report.ranked) {
     if (want <= 0)
       break;

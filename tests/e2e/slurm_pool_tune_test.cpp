@@ -3,15 +3,19 @@
 // followed from the job's file, and stopped early by scancel. Skipped when
 // no local Slurm runs (CI starts one).
 
+#include <algorithm>
 #include <cstdlib>
+#include <ctime>
 
 #include <sys/stat.h>
 #include <filesystem>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/trial_times.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
@@ -53,59 +57,112 @@ struct slurm_pool_tune : ::testing::Test {
     return nlohmann::json::parse(r.out);
   }
 
+  /// A slurm pool over sbatch whose trials run paratune-sim with `sim_args`.
+  std::string sbatch_pool(const std::string& name, const std::string& partition, int capacity,
+                          const std::string& sim_args = "--sim-failure-rate, \"0\"") const {
+    return "  - {name: " + name + ", kind: slurm, partition: " + partition
+           + ", via: sbatch, capacity: " + std::to_string(capacity) + ",\n"
+             "     launch: [\"" + test::bin_dir() + "/paratune-sim\", --sim-world-size,\n"
+             "              \"{gpus_per_node}\", --sim-time-scale, \"0.02\", " + sim_args + ",\n"
+             "              --sim-seed, \"{trial}\", \"{megatron_args}\"]}\n";
+  }
+
+  /// `paratune tune --json` on a job with these pools and the rest of its text.
+  /// (exit status 1 when no trial measured anything.)
+  nlohmann::json tune_pools(const std::string& pools, const std::string& extra,
+                            int expected_status = 0) {
+    const auto job = test::write_file(
+        dir, "job.yaml",
+        "name: llama3-8b-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
+        "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
+        "pools:\n" + pools + extra);
+    const auto r = test::run_program(
+        {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
+    EXPECT_EQ(r.status, expected_status) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+
   std::string dir;
 };
 
-TEST_F(slurm_pool_tune, trials_run_as_batch_jobs_on_the_partition) {
-  const auto j = tune("trials: 3\nsimulation: {train_iters: 8}\n");
-  ASSERT_EQ(j["trials"].size(), 3u);
-  int succeeded = 0;
+// Two partitions, two slots each, on a node with two CPUs: four jobs are
+// submitted at once, two run and two wait in Slurm's queue.
+TEST_F(slurm_pool_tune, trials_queue_and_run_at_the_same_time_on_two_partitions) {
+  const auto j = tune_pools(sbatch_pool("a100", "a100", 2) + sbatch_pool("h100", "h100", 2),
+                            "trials: 6\nsimulation: {train_iters: 8}\n");
+  ASSERT_EQ(j["trials"].size(), 6u) << j.dump();
+  std::set<std::string> pools;
+  double longest_queue = 0;
   for (const auto& t : j["trials"]) {
-    EXPECT_EQ(t["pool"], "a100") << t.dump();
-    succeeded += t["status"] == "succeeded";
-    // The batch job wrote its output beside the script Slurm ran.
-    const auto trial_dir = dir + "/pool/trials/" + j["session"].get<std::string>() + "/"
-                           + std::to_string(t["index"].get<int>());
-    bool output = false;
-    for (const auto& e : fs::directory_iterator(trial_dir))
-      output = output || e.path().filename().string().rfind("slurm-", 0) == 0;
-    EXPECT_TRUE(output) << trial_dir;
-  }
-  EXPECT_GE(succeeded, 2);
-}
-
-// slurmrestd's Unix socket (rest_auth/local): the jobs run as slurmrestd's
-// user, so what they read and write must be theirs to reach: the test puts
-// the simulator and its cluster file in a world-readable folder and makes
-// the trial directories world-writable (umask 0 for paratune, which makes
-// them).
-TEST_F(slurm_pool_tune, trials_run_over_slurmrestd) {
-  const char* socket = std::getenv("PARATUNE_SLURM_REST_SOCKET");
-  ASSERT_TRUE(socket && *socket);
-  fs::permissions(dir, fs::perms::all);
-  fs::copy_file(test::bin_dir() + "/paratune-sim", dir + "/paratune-sim");
-  fs::copy_file(test::source_dir() + "/configs/clusters/dgx-a100-80g.yaml", dir + "/cluster.yaml");
-  const mode_t old = umask(0);
-  const auto j = tune("trials: 2\nsimulation: {train_iters: 8}\n",
-                      std::string("{name: h100, kind: slurm, partition: h100, via: slurmrestd, url: \"")
-                          + socket + "\",",
-                      dir + "/paratune-sim", dir + "/cluster.yaml");
-  umask(old);
-  ASSERT_EQ(j["trials"].size(), 2u);
-  for (const auto& t : j["trials"]) {
-    EXPECT_EQ(t["pool"], "h100") << t.dump();
     EXPECT_EQ(t["status"], "succeeded") << t.dump();
+    pools.insert(t["pool"].get<std::string>());
+    longest_queue = std::max(longest_queue, t.value("queued_s", 0.0));
   }
+  EXPECT_EQ(pools, (std::set<std::string>{"a100", "h100"}));
+  EXPECT_GE(test::most_running_at_once(j["trials"]), 2) << j.dump();
+  EXPECT_GE(longest_queue, 1.0) << "no job waited in Slurm's queue: " << j.dump();
 }
 
-TEST_F(slurm_pool_tune, an_early_stop_cancels_the_job) {
-  const auto j = tune("trials: 2\nsimulation: {train_iters: 200}\n"
-                      "early_stop: {warmup: 2, stable_after: 3, tolerance: 0.05}\n");
-  ASSERT_EQ(j["trials"].size(), 2u);
-  for (const auto& t : j["trials"]) {
-    EXPECT_EQ(t["status"], "stopped") << t.dump();
-    EXPECT_LT(t["iterations_scored"].get<int>(), 20) << t.dump();
+// Every job on a100 loses a node or hangs a collective (the simulator's
+// injected failures): the failed trial runs again, once, on h100.
+TEST_F(slurm_pool_tune, a_failed_trial_is_retried_once_on_the_other_partition) {
+  const auto j = tune_pools(sbatch_pool("a100", "a100", 1, "--sim-failure-rate, \"1\"")
+                              + sbatch_pool("h100", "h100", 1),
+                            "trials: 3\nsimulation: {train_iters: 8}\n");
+  ASSERT_EQ(j["trials"].size(), 3u) << j.dump();
+  const auto& first = j["trials"][0];
+  EXPECT_EQ(first["pool"], "a100");
+  EXPECT_EQ(first["status"], "failed");
+  const auto kind = first["failure"].get<std::string>();
+  EXPECT_TRUE(kind == "node_failure" || kind == "nccl_timeout") << first.dump();
+  const auto& retry = j["trials"][2];
+  EXPECT_EQ(retry["retry_of"], 1) << j.dump();
+  EXPECT_EQ(retry["pool"], "h100");
+  EXPECT_EQ(retry["status"], "succeeded") << retry.dump();
+  EXPECT_EQ(retry["config"], first["config"]);
+}
+
+// A partition Slurm does not have: sbatch refuses the job, the trial is a
+// launcher error, the pool gets no more trials, and the trial runs again
+// on the pool that works.
+TEST_F(slurm_pool_tune, a_partition_that_refuses_jobs_is_reported_and_skipped) {
+  const auto j = tune_pools(sbatch_pool("gone", "no-such-partition", 1)
+                              + sbatch_pool("h100", "h100", 1),
+                            "trials: 4\nsimulation: {train_iters: 8}\n");
+  ASSERT_EQ(j["trials"].size(), 4u) << j.dump();
+  const auto& first = j["trials"][0];
+  EXPECT_EQ(first["pool"], "gone");
+  EXPECT_EQ(first["status"], "failed");
+  EXPECT_EQ(first["failure"], "launcher_error") << first.dump();
+  EXPECT_NE(first["reason"].get<std::string>().find("nvalid partition"), std::string::npos)
+    << first.dump();
+  int retries = 0;
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(j["trials"][i]["pool"], "h100") << j["trials"][i].dump();
+    EXPECT_EQ(j["trials"][i]["status"], "succeeded") << j["trials"][i].dump();
+    retries += j["trials"][i].value("retry_of", 0) == 1;
   }
+  EXPECT_EQ(retries, 1);
+}
+
+// A collective that never returns: nothing is printed after iteration 3;
+// the hang limit ends the trial and scancel removes its job.
+TEST_F(slurm_pool_tune, a_hung_trial_is_ended_and_its_job_cancelled) {
+  const auto j = tune_pools(sbatch_pool("a100", "a100", 1,
+                                        "--sim-failure-rate, \"0\", --sim-hang-at, \"4\""),
+                            "trials: 1\nsimulation: {train_iters: 50}\n"
+                            "early_stop: {warmup: 2, stable_after: 40, hang_s: 3, wall_s: 600}\n",
+                            1 /* nothing measured */);
+  ASSERT_EQ(j["trials"].size(), 1u);
+  const auto& t = j["trials"][0];
+  EXPECT_EQ(t["status"], "failed") << t.dump();
+  EXPECT_EQ(t["stop"], "hang") << t.dump();
+  EXPECT_EQ(t["failure"], "nccl_timeout") << t.dump();
+  EXPECT_LT(test::seconds_of(t["ended_at"]) - test::seconds_of(t["started_at"]), 60.0) << t.dump();
+  const auto q = test::run_program({"/usr/bin/squeue", "-h", "-o", "%j", "-n",
+                                    "paratune-" + j["session"].get<std::string>() + "-1"});
+  EXPECT_EQ(q.status, 0) << q.err;
+  EXPECT_EQ(q.out, "") << "the hung job is still queued or running";
 }
 
 } // namespace

@@ -62,6 +62,14 @@ void pause_for(double simulated_ms, double scale) {
   std::this_thread::sleep_for(std::chrono::microseconds(int64_t(wall_ms * 1000)));
 }
 
+/// A collective that never returns: silent until killed (NCCL's own
+/// watchdog would give up after its timeout, 10 minutes by default).
+[[noreturn]] void hang() {
+  std::fflush(stdout);
+  for (;;)
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+}
+
 void report_oom(sim::megatron_output& out, const run_plan& plan, const simulated_outcome& sim) {
   const auto& c = plan.launch.config;
   const auto& s = sim.truth.stages[sim.oom_stage];
@@ -125,6 +133,8 @@ int run(const run_plan& plan) {
   const int log_interval = std::max(1, l.log_interval);
   for (int64_t it = 1; it <= l.train_iters; ++it) {
     const auto step = run.next();
+    if (it == o.hang_at)
+      hang();
     pause_for(step.elapsed_ms, o.time_scale);
     if (it == 1 && sim.out_of_memory) {
       report_oom(out, plan, sim);

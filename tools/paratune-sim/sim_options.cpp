@@ -33,6 +33,8 @@ sim_options parse_sim_options(int argc, char** argv) {
       o.time_scale = parse_real("argument " + a, value(), 0, 1000);
     else if (a == "--sim-failure-rate")
       o.failure_rate = parse_real("argument " + a, value(), 0, 1);
+    else if (a == "--sim-hang-at")
+      o.hang_at = parse_integer("argument " + a, value(), {1, 1000000});
     else if (a == "--sim-megatron-version") o.megatron_version = value();
     else if (a == "--evaluate") o.evaluate = true;
     else if (a == "--json") o.json = true;

@@ -13,6 +13,9 @@ struct sim_options {
   uint64_t seed = 1;                      ///< --sim-seed S: noise and injected failures
   double time_scale = 0.0002;             ///< --sim-time-scale X: wall seconds per simulated second
   double failure_rate = 0.03;             ///< --sim-failure-rate P: NCCL timeouts and node losses
+  /// --sim-hang-at N: iteration N never finishes and nothing more is
+  /// printed, as when a collective waits on a peer that is gone (0: never).
+  int64_t hang_at = 0;
   std::string megatron_version = "0.15";  ///< --sim-megatron-version 0.5|0.8|0.15|0.16
   bool evaluate = false;                  ///< --evaluate: print the truth, do not run
   bool json = false;                      ///< --json (with --evaluate)
