@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/config/job_loader.hpp"
 #include "adapters/config/pool_loader.hpp"
+#include "core/launch/launch_template.hpp"
+#include "core/megatron_args.hpp"
+#include "tests/fixtures/test_paths.hpp"
 #include "core/input_error.hpp"
 
 namespace paratune {
@@ -78,6 +82,43 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node)");
   EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
+}
+
+// The README's own-cluster example loads, and its h100 pool renders a
+// torchrun command carrying the trial's Megatron-LM arguments.
+TEST(pool_loader, the_readme_torchrun_example_renders_a_megatron_command) {
+  setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+  const auto job = load_job(test::source_dir() + "/configs/examples/llama3-8b-slurm-torchrun.yaml");
+  ASSERT_EQ(job.pools.size(), 2u);
+  const auto& h100 = job.pools[0];
+  EXPECT_EQ(h100.capacity, 2);
+  EXPECT_EQ(h100.partition, "gpu-h100");
+  EXPECT_EQ(job.pools[1].via, slurm_via::slurmrestd);
+  EXPECT_EQ(job.pools[1].token_env, "SLURM_JWT");
+  megatron_launch l;
+  l.model = job.model;
+  l.config = job.initial;
+  l.prec = job.prec;
+  l.train_iters = job.train_iters;
+  launch_values v;
+  v.megatron_args = render_megatron_args(l);
+  v.gpus_per_node = h100.gpus_per_node;
+  v.trial = 1;
+  const auto argv = launch_template::parse(h100.launch).render(v);
+  ASSERT_GT(argv.size(), 20u);
+  EXPECT_EQ(argv[0], "/opt/conda/bin/torchrun");
+  EXPECT_EQ(argv[3], "8");
+  EXPECT_EQ(argv[4], "/shared/Megatron-LM/pretrain_gpt.py");
+  const auto at = [&](const std::string& flag) {
+    const auto it = std::find(argv.begin(), argv.end(), flag);
+    return it == argv.end() || it + 1 == argv.end() ? std::string("absent") : *(it + 1);
+  };
+  EXPECT_EQ(at("--tensor-model-parallel-size"), "2");
+  EXPECT_EQ(at("--micro-batch-size"), "1");
+  EXPECT_EQ(at("--global-batch-size"), "256");
+  EXPECT_EQ(at("--train-iters"), "30");
+  EXPECT_EQ(at("--tokenizer-type"), "NullTokenizer");
+  EXPECT_EQ(argv.back(), "transformer_engine");
 }
 
 } // namespace
