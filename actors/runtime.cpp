@@ -16,6 +16,7 @@
 #include "actors/tuning_session.hpp"
 #include "actors/watchdog.hpp"
 #include "actors/strategy_generator.hpp"
+#include "actors/telemetry_agent.hpp"
 #include "actors/validator.hpp"
 #include "messages/ec.hpp"
 #include "storage/message_pool.hpp"
@@ -77,15 +78,20 @@ caf::expected<void> runtime::start_tuning_agents() {
   auto generator = sys_.spawn(strategy_generator, deps_);
   auto valid = sys_.spawn(validator, deps_);
   auto failures = sys_.spawn(failure_analyst, deps_);
+  // Detached: its dcgm scrapes block its own thread, never a shared one.
+  auto telemetry = sys_.spawn<caf::detached>(telemetry_agent, deps_);
   b.subscribe("analysis.", analyst);
   b.subscribe("report.", generator);
   b.subscribe("proposal.", valid);
   b.subscribe("trial.", failures);
+  b.subscribe("output.", telemetry);
+  b.subscribe("trial.", telemetry);
   adopt_agent(analyst, "bottleneck_analyst");
   adopt_agent(generator, "strategy_generator");
   adopt_agent(valid, "validator");
   adopt_agent(failures, "failure_analyst");
-  if (!b.await_subscribed(sys_, {"analysis.", "report.", "proposal.", "trial."},
+  adopt_agent(telemetry, "telemetry_agent");
+  if (!b.await_subscribed(sys_, {"analysis.", "report.", "proposal.", "trial.", "output."},
                           std::chrono::seconds(10)))
     return caf::make_error(ec::bus_failure,
                            "the agents' topics never reached the bus at " + bus_.publish);

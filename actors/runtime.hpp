@@ -26,13 +26,13 @@ struct runtime_options {
   std::chrono::milliseconds grace{5000};
   /// How often a session replays the pool without a bus gap to prompt it.
   std::chrono::milliseconds session_tick{500};
-  /// Start OptiCo's four agents (GPU tuning). `diagnose` and the TPU loop
+  /// Start OptiCo's four agents and the telemetry agent (GPU tuning). `diagnose` and the TPU loop
   /// use the diagnosis agents alone (actors/diagnosis_agents.hpp).
   bool tuning_agents = true;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
-/// and the four agents, started in dependency order and stopped in reverse.
+/// and the tuning agents, started in dependency order and stopped in reverse.
 /// Sessions are started on it; it serves any number of them. A watchdog
 /// monitors every actor it starts (actors/watchdog.hpp).
 class runtime {

@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/output_batch.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
@@ -35,6 +36,7 @@ struct running_trial {
   int gpu_util_n = 0;
   double monitor_peak_mib = 0;
   std::deque<std::string> tail;  ///< last lines, for the failure analyst
+  std::optional<output_batch> output;  ///< lines for "output.<sid>.<n>" (the telemetry agent)
   std::unique_ptr<trial_process> process;  ///< a child process or a Slurm job
   std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
   stop_decision stop;                    ///< set once the stopper ended it
@@ -282,6 +284,8 @@ void validator_state::on_line(const std::string& key, const std::string& line) {
   t.tail.push_back(line);
   if (t.tail.size() > tail_lines)
     t.tail.pop_front();
+  if (t.output->add(line))
+    publish_output(t);
   if (auto g = parse_gpu_monitor_line(line)) {
     t.gpu_util_sum += g->utilization_pct;
     ++t.gpu_util_n;
@@ -307,6 +311,12 @@ void validator_state::on_line(const std::string& key, const std::string& line) {
   if (t.stopper && !t.stop && errors.size() > t.errors_seen)
     end_early(key, t.stopper->on_failure(errors[t.errors_seen].message));
   t.errors_seen = errors.size();
+}
+
+void validator_state::publish_output(running_trial& t) {
+  if (auto batch = t.output->take())
+    publish_only(topics::output(t.session, t.proposal.trial),
+                 wire::make_envelope(t.session, t.proposal.trial, *batch));
 }
 
 void validator_state::end_early(const std::string& key, stop_decision d) {
@@ -338,6 +348,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   auto t = std::make_shared<running_trial>();
   t->session = session;
   t->proposal = p;
+  t->output.emplace(p.trial);
   precision prec = precision::bf16;
   parse_precision(opened.precision, prec);
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
@@ -379,6 +390,7 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
   auto t = it->second;
   running.erase(it);
   t->parser.finish();
+  publish_output(*t); // every line before the result
   auto r = result_of(*t, exit_code);
   store_and_publish(topics::trial_state(t->session, r.trial),
                     wire::make_envelope(t->session, r.trial, r));

@@ -34,6 +34,8 @@ struct validator_state : agent_state {
               const wire::session_opened& opened, incumbent_rate incumbent);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
+  /// Publishes the trial's gathered output lines on "output.<sid>.<n>".
+  void publish_output(running_trial& t);
   /// Ends a trial before its command finishes (core/tuning/early_stop.hpp):
   /// signals its process, whose exit then records the result as stopped.
   void end_early(const std::string& key, stop_decision d);

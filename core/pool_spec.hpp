@@ -41,6 +41,10 @@ struct pool_spec {
   std::string token_file;           ///< ... or a file holding it
   std::string user;                 ///< slurmrestd over TCP: X-SLURM-USER-NAME
   int gpus_per_node = 0;            ///< devices per node the pool's nodes have (0: the cluster's)
+  /// The pool's dcgm-exporter ("http://node:9400/metrics"): while a trial
+  /// runs there, its GPUs are scraped every dcgm_period_s. Empty: none.
+  std::string dcgm_url;
+  double dcgm_period_s = 5;
 };
 
 } // namespace paratune

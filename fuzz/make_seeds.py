@@ -42,6 +42,12 @@ def megatron_log():
             out("megatron_log", path.stem + ".tail.txt", tail[tail.find(b"\n") + 1:])
 
 
+def prometheus_text():
+    # The recorded dcgm-exporter answers, whole (a few KB each).
+    for path in sorted((ROOT / "data/dcgm").glob("*.prom")):
+        out("prometheus_text", path.name, path.read_bytes())
+
+
 def trim_tables(node, rows):
     """A DataTable (or a list of them) with at most `rows` rows each."""
     if isinstance(node, list):
@@ -288,6 +294,7 @@ def main():
     yaml_seeds()
     text_seeds()
     bus_envelope()
+    prometheus_text()
     for d in sorted(SEEDS.iterdir()):
         size = sum(f.stat().st_size for f in d.iterdir())
         print(f"{d.name:16} {len(list(d.iterdir())):3} files {size // 1024:5} KB")

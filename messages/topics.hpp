@@ -18,6 +18,12 @@ inline std::string trial_prefix(const std::string& sid) { return "trial." + sid 
 inline std::string telemetry(const std::string& sid, int trial) {
   return "telemetry." + sid + "." + std::to_string(trial);
 }
+inline std::string output(const std::string& sid, int trial) {
+  return "output." + sid + "." + std::to_string(trial);
+}
+inline std::string metrics(const std::string& sid, int trial) {
+  return "metrics." + sid + "." + std::to_string(trial);
+}
 inline std::string failure(const std::string& sid, int trial) {
   return "failure." + sid + "." + std::to_string(trial);
 }

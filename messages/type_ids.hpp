@@ -51,6 +51,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   /// A self-message on a timer: (tick_atom) a session's periodic replay,
   /// (tick_atom, step) a TPU session's step timeout.
   CAF_ADD_ATOM(paratune, paratune, tick_atom, "tick")
+  /// A telemetry agent's timer: (scrape_atom, trial key) scrapes the
+  /// dcgm-exporter of the trial's pool.
+  CAF_ADD_ATOM(paratune, paratune, scrape_atom, "scrape")
   /// Runtime -> watchdog: (watch_atom, actor) to tell of agent deaths.
   CAF_ADD_ATOM(paratune, paratune, watch_atom, "watch")
   /// Watchdog -> session: (agent_down_atom, agent name, reason).

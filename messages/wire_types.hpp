@@ -75,8 +75,10 @@ struct pool_wire {
   std::string partition;            ///< slurm pools
   bool via_rest = false;            ///< slurmrestd, else sbatch and friends
   std::string url, token_env, token_file, user;
+  std::string dcgm;                 ///< its dcgm-exporter's /metrics URL; empty: none
+  double dcgm_period_s = 5;         ///< how often a running trial's GPUs are scraped
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
-                     token_env, token_file, user)
+                     token_env, token_file, user, dcgm, dcgm_period_s)
 };
 
 struct session_opened {
@@ -185,6 +187,34 @@ struct telemetry {
   double elapsed_ms = 0;
   double tflops_per_gpu = 0;
   MSGPACK_DEFINE_MAP(trial, iteration, elapsed_ms, tflops_per_gpu)
+};
+
+/// A running trial's output lines, in batches (published, not stored): the
+/// telemetry agent reads them with its own Megatron-LM parser.
+struct trial_output {
+  int trial = 0;
+  int64_t first_line_no = 1;       ///< 1-based number of lines[0] in the trial's output
+  std::vector<std::string> lines;
+  MSGPACK_DEFINE_MAP(trial, first_line_no, lines)
+};
+
+/// One reading of a metric series: when (Unix time, ms) and what.
+struct metric_point {
+  int64_t t_ms = 0;
+  double value = 0;
+  MSGPACK_DEFINE_MAP(t_ms, value)
+};
+
+/// A trial's readings of one metric, in time order: from its Megatron-LM
+/// lines, or from one of its GPUs' dcgm-exporter. A long trial's series
+/// may come in several records, each continuing the last.
+struct metric_series {
+  int trial = 0;
+  trial_metric metric = trial_metric::tflops_per_gpu;
+  std::string unit;                ///< unit_of(metric), for people reading the pool
+  int gpu = -1;                    ///< the GPU index of a dcgm series; -1 for the trial's log
+  std::vector<metric_point> points;
+  MSGPACK_DEFINE_MAP(trial, metric, unit, gpu, points)
 };
 
 /// A finished trial: its metrics, or why it failed.
@@ -346,6 +376,8 @@ template <> constexpr const char* type_name<analysis_report>() { return "analysi
 template <> constexpr const char* type_name<proposal>() { return "proposal"; }
 template <> constexpr const char* type_name<trial_started>() { return "trial_started"; }
 template <> constexpr const char* type_name<telemetry>() { return "telemetry"; }
+template <> constexpr const char* type_name<trial_output>() { return "trial_output"; }
+template <> constexpr const char* type_name<metric_series>() { return "metric_series"; }
 template <> constexpr const char* type_name<trial_result>() { return "trial_result"; }
 template <> constexpr const char* type_name<failure_diagnosis>() { return "failure_diagnosis"; }
 template <> constexpr const char* type_name<session_status>() { return "session_status"; }

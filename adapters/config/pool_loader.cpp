@@ -12,12 +12,14 @@ namespace paratune {
 
 using yaml_fields::optional;
 using yaml_fields::optional_int;
+using yaml_fields::optional_real;
 using yaml_fields::required;
 
 namespace {
 
 const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
-                                  "url", "token_env", "token_file", "user", "gpus_per_node"};
+                                  "url", "token_env", "token_file", "user", "gpus_per_node",
+                                  "dcgm", "dcgm_period_s"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
@@ -28,7 +30,7 @@ void check_keys(const YAML::Node& n, const std::string& at) {
     if (std::find(std::begin(known_keys), std::end(known_keys), key) == std::end(known_keys))
       throw input_error(at + ": unknown key '" + key
                         + "' (known: name, kind, capacity, launch, partition, via, url, "
-                          "token_env, token_file, user, gpus_per_node)");
+                          "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s)");
   }
 }
 
@@ -76,6 +78,37 @@ void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
     throw input_error(at + ": slurmrestd over TCP needs a JWT: give token_env or token_file");
 }
 
+// An http(s) URL with a host and nothing a request line cannot carry: it is
+// handed to libcurl as is, and any other scheme (file:, ftp:) is refused.
+bool is_http_url(const std::string& url) {
+  std::string rest;
+  if (url.rfind("http://", 0) == 0)
+    rest = url.substr(7);
+  else if (url.rfind("https://", 0) == 0)
+    rest = url.substr(8);
+  else
+    return false;
+  if (rest.empty() || rest.front() == '/' || rest.front() == ':' || url.size() > 2048)
+    return false;
+  for (unsigned char c : url)
+    if (c <= 0x20 || c >= 0x7f)
+      return false;
+  return true;
+}
+
+void read_dcgm(const YAML::Node& n, const std::string& at, pool_spec& p) {
+  if (!n["dcgm"]) {
+    if (n["dcgm_period_s"])
+      throw input_error(at + ": field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
+    return;
+  }
+  p.dcgm_url = required<std::string>(n, "dcgm", at);
+  if (!is_http_url(p.dcgm_url))
+    throw input_error(at + ": field 'dcgm': expected http(s)://HOST:PORT/metrics, got '"
+                      + p.dcgm_url + "'");
+  p.dcgm_period_s = optional_real(n, "dcgm_period_s", at, 0.1, 3600, 5);
+}
+
 pool_spec read_pool(const YAML::Node& n, const std::string& at) {
   if (!n.IsMap())
     throw input_error(at + ": expected a mapping such as {name: a100, kind: slurm, ...}");
@@ -96,6 +129,7 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
   else if (p.kind != pool_kind::simulated)
     throw input_error(at + ": a " + std::string(to_string(p.kind))
                       + " pool needs field 'launch' (the training command)");
+  read_dcgm(n, at, p);
   if (p.kind == pool_kind::slurm)
     read_slurm(n, at, p);
   else

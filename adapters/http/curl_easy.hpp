@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -33,5 +34,28 @@ struct body_sink {
 
 /// CURLOPT_WRITEFUNCTION for a body_sink given as CURLOPT_WRITEDATA.
 std::size_t write_body(char* ptr, std::size_t size, std::size_t n, void* sink);
+
+struct http_get_options {
+  std::chrono::milliseconds connect_timeout{3000};
+  std::chrono::milliseconds total_timeout{60000};
+  std::size_t max_body_bytes = std::size_t{1} << 30;
+  bool verify_tls = true;
+  long max_redirects = 0;  ///< 0: a redirect is the answer
+  std::string user_agent = "paratune";
+};
+
+/// What one GET brought back.
+struct http_get_answer {
+  CURLcode code = CURLE_OK;  ///< libcurl's verdict on the transfer
+  std::string error;         ///< its words for a code other than CURLE_OK
+  long status = 0;           ///< the HTTP status, when an answer came
+  std::string body;
+  bool overflowed = false;   ///< the body passed max_body_bytes and was cut off
+};
+
+/// One blocking GET of an http(s) URL on `curl` (other schemes refused),
+/// with the options' timeouts and limit, a compressed answer decoded, and
+/// no signals (a timeout works on any thread).
+http_get_answer http_get(CURL* curl, const std::string& url, const http_get_options& options);
 
 } // namespace paratune

@@ -61,41 +61,26 @@ std::string xprof_http_client::get(
   for (std::size_t i = 0; i < query.size(); ++i)
     url += (i == 0 ? "?" : "&") + query[i].first + "=" + escape(curl.get(), query[i].second);
 
-  body_sink sink;
-  sink.limit = options_.max_body_bytes;
-  char error_text[CURL_ERROR_SIZE] = {};
-  CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM (threads)
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // xprof gzips large answers
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "paratune-xprof-client");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
-
-  CURLcode rc = curl_easy_perform(c);
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  if (rc != CURLE_OK) {
-    failure kind = classify(rc, sink.overflowed);
-    std::string why = error_text[0] ? error_text : curl_easy_strerror(rc);
+  http_get_options o;
+  o.connect_timeout = options_.connect_timeout;
+  o.total_timeout = options_.total_timeout;
+  o.max_body_bytes = options_.max_body_bytes;
+  o.verify_tls = options_.verify_tls;
+  o.max_redirects = 3;  // (xprof gzips large answers: http_get decodes them)
+  o.user_agent = "paratune-xprof-client";
+  auto a = http_get(curl.get(), url, o);
+  if (a.code != CURLE_OK) {
+    failure kind = classify(a.code, a.overflowed);
+    std::string why = a.error;
     if (kind == failure::too_large)
       why = "answer larger than " + std::to_string(options_.max_body_bytes) + " bytes";
-    throw xprof_http_error(kind, status, "GET " + url + " failed: " + why);
+    throw xprof_http_error(kind, a.status, "GET " + url + " failed: " + why);
   }
-  if (status != 200)
-    throw xprof_http_error(failure::http_status, status,
-                           "GET " + url + " answered HTTP " + std::to_string(status) + ": "
-                               + excerpt(sink.data));
-  return std::move(sink.data);
+  if (a.status != 200)
+    throw xprof_http_error(failure::http_status, a.status,
+                           "GET " + url + " answered HTTP " + std::to_string(a.status) + ": "
+                               + excerpt(a.body));
+  return std::move(a.body);
 }
 
 std::vector<std::string> xprof_http_client::get_string_list(

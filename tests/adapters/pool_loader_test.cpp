@@ -46,6 +46,35 @@ TEST(pool_loader, reads_the_three_kinds_as_the_issue_writes_them) {
   EXPECT_TRUE(p[2].launch.empty());
 }
 
+TEST(pool_loader, reads_a_dcgm_exporter_and_its_period) {
+  const auto p = pools(R"([
+    {name: h100, kind: simulated, dcgm: "http://node7:9400/metrics", dcgm_period_s: 2.5},
+    {name: a100, kind: simulated, dcgm: "https://node8:9400/metrics"},
+    {name: sim, kind: simulated}])");
+  EXPECT_EQ(p[0].dcgm_url, "http://node7:9400/metrics");
+  EXPECT_DOUBLE_EQ(p[0].dcgm_period_s, 2.5);
+  EXPECT_EQ(p[1].dcgm_url, "https://node8:9400/metrics");
+  EXPECT_DOUBLE_EQ(p[1].dcgm_period_s, 5);
+  EXPECT_EQ(p[2].dcgm_url, "");
+}
+
+TEST(pool_loader, refuses_a_dcgm_url_that_is_not_http) {
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"file:///etc/passwd\"}]"),
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
+            "'file:///etc/passwd'");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://\"}]"),
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
+            "'http://'");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://a b:9400/metrics\"}]"),
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
+            "'http://a b:9400/metrics'");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://n:9400/metrics\", "
+                    "dcgm_period_s: 0}]"),
+            "job.yaml: pools[0]: field 'dcgm_period_s': 0 is outside the allowed range 0.1..3600");
+  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm_period_s: 5}]"),
+            "job.yaml: pools[0]: field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
+}
+
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(refusal("[{name: x, kind: cloud}]"),
             "job.yaml: pools[0]: field 'kind': expected simulated, local or slurm, got 'cloud'");
@@ -80,7 +109,7 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "or '.'");
   EXPECT_EQ(refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
-            "partition, via, url, token_env, token_file, user, gpus_per_node)");
+            "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s)");
   EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
 }
 

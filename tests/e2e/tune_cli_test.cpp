@@ -1,7 +1,9 @@
 // The paratune executable end to end: real child processes, the real
 // ZeroMQ bus and RocksDB pool inside it, paratune-sim trials.
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "bench/tuning_quality/strategies.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
+#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "storage/message_pool.hpp"
 #include "tests/fixtures/run_program.hpp"
@@ -104,6 +107,33 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
     << "paratune's best (true " << best.truth.tflops_per_gpu << ") below the expert's " << expert;
   EXPECT_GT(j["best"]["gain_over_first"].get<double>(), 0.2);
   EXPECT_GT(j["best"]["megatron_args"].size(), 10u);
+
+  // The telemetry agent stored each run's TFLOP/s series: the trial's
+  // reported rate (a median of its steady iterations) lies within it.
+  auto pool = message_pool::open(dir + "/pool");
+  ASSERT_TRUE(pool);
+  auto history = (*pool)->session_history(j["session"].get<std::string>());
+  ASSERT_TRUE(history);
+  std::map<int, std::vector<double>> tflops;
+  for (const auto& e : *history)
+    if (e.type == wire::type_name<wire::metric_series>()) {
+      const auto s = wire::body_of<wire::metric_series>(e);
+      if (s.metric == trial_metric::tflops_per_gpu)
+        for (const auto& p : s.points)
+          tflops[s.trial].push_back(p.value);
+    }
+  int measured = 0;
+  for (const auto& t : j["trials"]) {
+    if (t["status"] != "succeeded")
+      continue;
+    ++measured;
+    const auto& series = tflops[t["index"].get<int>()];
+    ASSERT_GE(series.size(), t["iterations_scored"].get<size_t>()) << t.dump();
+    const double rate = t["tflops_per_gpu"].get<double>();
+    EXPECT_LE(*std::min_element(series.begin(), series.end()), rate) << t.dump();
+    EXPECT_GE(*std::max_element(series.begin(), series.end()), rate) << t.dump();
+  }
+  EXPECT_GT(measured, 10);
 }
 
 // bench_tuning_quality scores paratune by replaying its loop in process

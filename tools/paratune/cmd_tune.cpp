@@ -60,7 +60,8 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.job_yaml = read_text_file(o.job_file);
   for (const auto& p : job.pools)
     s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
-                       p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user});
+                       p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
+                       p.dcgm_url, p.dcgm_period_s});
   s.workdir = std::filesystem::absolute(o.db).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;

@@ -1,0 +1,201 @@
+#include "actors/telemetry_agent.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "adapters/megatron/megatron_log_parser.hpp"
+#include "adapters/telemetry/dcgm_scrape.hpp"
+#include "messages/topics.hpp"
+
+namespace paratune {
+
+/// One running trial: its parser, its series so far, its GPUs' exporter.
+struct trial_telemetry {
+  std::string session;
+  int trial = 0;
+  megatron_log_parser parser;
+  /// Points by (metric, GPU index; -1 for the log's metrics), in time order.
+  std::map<std::pair<trial_metric, int>, std::vector<wire::metric_point>> series;
+  std::string dcgm_url;                       ///< empty: no exporter to scrape
+  std::chrono::milliseconds dcgm_period{5000};
+  int scrape_failures = 0;
+};
+
+namespace {
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string key_of(const std::string& session, int trial) {
+  return session + "/" + std::to_string(trial);
+}
+
+void add_point(trial_telemetry& t, trial_metric m, int gpu, double value) {
+  t.series[{m, gpu}].push_back({unix_ms(), value});
+}
+
+/// The log's metrics, read as the parser appends each record.
+void read_log_into_series(trial_telemetry& t) {
+  t.parser.on_iteration = [&t](const iteration_record& r) {
+    if (r.tflops_per_gpu)
+      add_point(t, trial_metric::tflops_per_gpu, -1, *r.tflops_per_gpu);
+    add_point(t, trial_metric::iteration_ms, -1, r.elapsed_ms);
+    if (auto loss = find_number(r, "lm loss"))
+      add_point(t, trial_metric::loss, -1, *loss);
+  };
+  t.parser.on_memory = [&t](const memory_record& m) {
+    add_point(t, trial_metric::max_reserved_mib, -1, m.max_reserved_mib);
+  };
+}
+
+/// The scrape's timeout: short, so that a dead exporter holds this agent's
+/// thread (and the output lines queued behind it) for at most 2 s, and never
+/// longer than the period between scrapes.
+dcgm_scrape_options scrape_options(std::chrono::milliseconds period) {
+  dcgm_scrape_options o;
+  o.total_timeout = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(2000), period);
+  o.connect_timeout = std::min(o.connect_timeout, o.total_timeout);
+  return o;
+}
+
+} // namespace
+
+telemetry_agent_state::telemetry_agent_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::trial_started>([this](const wire::envelope& e, const wire::trial_started& s) {
+    on_started(e.session, s);
+  });
+  on<wire::trial_output>([this](const wire::envelope& e, const wire::trial_output& o) {
+    on_output(e.session, o);
+  });
+  on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
+    on_result(e.session, r);
+  });
+}
+
+telemetry_agent_state::~telemetry_agent_state() = default;
+
+namespace {
+
+// A trial is known from its first line or its trial_started, whichever
+// comes first: output is published at once, trial_started only once stored.
+trial_telemetry& trial_entry(telemetry_agent_state& a, const std::string& session, int trial) {
+  auto& slot = a.trials[key_of(session, trial)];
+  if (!slot) {
+    slot = std::make_unique<trial_telemetry>();
+    slot->session = session;
+    slot->trial = trial;
+    read_log_into_series(*slot);
+  }
+  return *slot;
+}
+
+} // namespace
+
+void telemetry_agent_state::on_started(const std::string& session, const wire::trial_started& s) {
+  trial_entry(*this, session, s.trial);
+  const auto key = key_of(session, s.trial);
+  with_history(session, [this, key, pool = s.pool](std::vector<wire::envelope> history) {
+    watch_gpus(key, history, pool);
+  });
+}
+
+void telemetry_agent_state::watch_gpus(const std::string& key,
+                                       const std::vector<wire::envelope>& history,
+                                       const std::string& pool) {
+  const auto it = trials.find(key);
+  const auto* opened = find_first<wire::session_opened>(history);
+  if (it == trials.end() || !opened || !it->second->dcgm_url.empty())
+    return; // ended already, or not a tuning session, or watched already
+  const auto pools = wire::body_of<wire::session_opened>(*opened).pools;
+  const auto p = std::find_if(pools.begin(), pools.end(),
+                              [&](const wire::pool_wire& w) { return w.name == pool; });
+  if (p == pools.end() || p->dcgm.empty())
+    return;
+  it->second->dcgm_url = p->dcgm;
+  it->second->dcgm_period = std::chrono::milliseconds(int64_t(p->dcgm_period_s * 1000));
+  self->send(self, scrape_atom_v, key);
+}
+
+void telemetry_agent_state::scrape(const std::string& key) {
+  const auto it = trials.find(key);
+  if (it == trials.end())
+    return; // the trial ended: its timer ends with it
+  auto& t = *it->second;
+  // A blocking call on this actor's own thread (it runs detached), bounded
+  // by scrape_options(): simpler than a helper actor and its messages, and
+  // no scheduler thread shared with other agents waits on it.
+  const auto result = scrape_dcgm(t.dcgm_url, scrape_options(t.dcgm_period));
+  if (const auto* s = std::get_if<dcgm_scrape>(&result)) {
+    for (const auto& gpu : s->gpus)
+      for (const auto& [metric, value] : gpu.values)
+        add_point(t, metric, gpu.gpu, value);
+  } else if (t.scrape_failures++ % 12 == 0) { // once a minute at the default period
+    spdlog::warn("telemetry: trial {} of {}: {}", t.trial, t.session,
+                 std::get<scrape_error>(result).message);
+  }
+  record(t, false);
+  self->delayed_send(self, t.dcgm_period, scrape_atom_v, key);
+}
+
+void telemetry_agent_state::on_output(const std::string& session, const wire::trial_output& o) {
+  auto& t = trial_entry(*this, session, o.trial);
+  for (const auto& line : o.lines) {
+    t.parser.feed(line);
+    t.parser.feed("\n");
+  }
+  record(t, false);
+}
+
+void telemetry_agent_state::on_result(const std::string& session, const wire::trial_result& r) {
+  const auto it = trials.find(key_of(session, r.trial));
+  if (it == trials.end())
+    return; // never ran (skipped), or recorded already
+  auto t = std::move(it->second);
+  trials.erase(it);
+  t->parser.finish();
+  record(*t, true);
+}
+
+void telemetry_agent_state::record(trial_telemetry& t, bool all, bool publish) {
+  for (auto& [id, points] : t.series) {
+    if (points.empty() || (!all && points.size() < flush_points))
+      continue;
+    wire::metric_series s{t.trial, id.first, unit_of(id.first), id.second, std::move(points)};
+    points.clear();
+    auto e = wire::make_envelope(t.session, t.trial, s);
+    if (publish)
+      store_and_publish(topics::metrics(t.session, t.trial), std::move(e));
+    else
+      store(std::move(e));
+  }
+}
+
+void telemetry_agent_state::on_shutdown() {
+  for (auto& [_, t] : trials)
+    record(*t, true, false);
+  trials.clear();
+}
+
+caf::behavior telemetry_agent(caf::stateful_actor<telemetry_agent_state>* self, agent_deps deps) {
+  self->state.start(std::move(deps));
+  // The runtime stops the sessions first, then the agents: the result of a
+  // session's last trial may still wait in this mailbox behind the exit.
+  // The pool outlives the agents, so what was gathered is stored on the way out.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    self->state.on_shutdown();
+    self->quit(msg.reason);
+  });
+  return {
+    [=](bus_atom, const std::string& topic, const std::string& payload) {
+      self->state.dispatch(topic, payload);
+    },
+    [=](scrape_atom, const std::string& key) { self->state.scrape(key); },
+  };
+}
+
+} // namespace paratune

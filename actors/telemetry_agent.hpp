@@ -1,0 +1,53 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "actors/agent.hpp"
+
+namespace paratune {
+
+struct trial_telemetry; // defined in telemetry_agent.cpp
+
+/// The telemetry agent. Subscribes to "output." and "trial."; turns each
+/// running trial's output lines (its own Megatron-LM parser per trial) and,
+/// when the trial's pool names a dcgm-exporter, its GPUs' readings (a
+/// scrape every dcgm_period_s from trial_started to trial_result) into
+/// metric series: TFLOP/s per GPU, iteration time, loss and reserved memory
+/// from the log; utilisation, tensor activity, graphics engine activity,
+/// framebuffer, power and SM clock per GPU. When the trial's result comes
+/// it records each series as a metric_series on "metrics.<session>.<trial>"
+/// (a long series also every flush_points points on the way).
+struct telemetry_agent_state : agent_state {
+  explicit telemetry_agent_state(caf::event_based_actor* self);
+  ~telemetry_agent_state() override;
+
+  void on_started(const std::string& session, const wire::trial_started& s);
+  void on_output(const std::string& session, const wire::trial_output& o);
+  void on_result(const std::string& session, const wire::trial_result& r);
+  /// Starts scraping the pool's dcgm-exporter, if it has one.
+  void watch_gpus(const std::string& key, const std::vector<wire::envelope>& history,
+                  const std::string& pool);
+  /// One scrape of a trial's dcgm-exporter, then the next one scheduled.
+  void scrape(const std::string& key);
+  /// Records the series of `t`: every one (`all`), or those past flush_points;
+  /// stored and published, or only stored (`publish` false: the bus is going).
+  void record(trial_telemetry& t, bool all, bool publish = true);
+  /// The runtime is stopping: what running trials gathered is stored, since
+  /// a trial_result still in the mailbox would not be read.
+  void on_shutdown();
+
+  /// A series longer than this is recorded before the trial ends.
+  static constexpr size_t flush_points = 1000;
+
+  /// Trials now running, by "<session>/<trial>".
+  std::map<std::string, std::unique_ptr<trial_telemetry>> trials;
+  static inline const char* name = "telemetry_agent";
+};
+
+caf::behavior telemetry_agent(caf::stateful_actor<telemetry_agent_state>* self, agent_deps deps);
+
+} // namespace paratune
