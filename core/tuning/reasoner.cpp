@@ -357,7 +357,11 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
                          || a.health.state == health_state::high_pp_overhead;
   if (directive)
     directive_candidates(a.base, cands);
-  if (a.health.state == health_state::memory_bound || a.base_trial < 0
+  // Memory relief first once a run has failed to fit or nothing has run
+  // successfully; not before the first result, when the initial run (in
+  // flight, or first in line) says whether it is needed and the other
+  // slots are better spent on the best predicted configurations.
+  if (a.health.state == health_state::memory_bound || (a.base_trial < 0 && !history.empty())
       || !base_run.ran())
     memory_relief_candidates(a.base, base_run.memory_usage_pct(), cands);
   const size_t targeted = cands.items.size();
