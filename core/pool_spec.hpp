@@ -41,6 +41,12 @@ struct pool_spec {
   std::string token_file;           ///< ... or a file holding it
   std::string user;                 ///< slurmrestd over TCP: X-SLURM-USER-NAME
   int gpus_per_node = 0;            ///< devices per node the pool's nodes have (0: the cluster's)
+  /// The trial's output reaches paratune through paratune-relay on the node
+  /// (its lines published on the bus, numbered, gaps fetched again) rather
+  /// than through the job's output file.
+  bool relay = false;
+  std::string relay_path;           ///< the relay program on the nodes (default: beside paratune)
+  std::string relay_bind;           ///< the bus address the relays reach (default tcp://127.0.0.1:*)
 };
 
 } // namespace paratune

@@ -109,11 +109,32 @@ uint64_t random_publisher_id() {
 
 } // namespace
 
-bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep)
-  : socket_(ctx, zmq::socket_type::pub), id_(random_publisher_id()) {
+bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions)
+  : sees_subscriptions_(sees_subscriptions),
+    socket_(ctx, sees_subscriptions ? zmq::socket_type::xpub : zmq::socket_type::pub),
+    id_(random_publisher_id()) {
   set_common(socket_);
   socket_.set(zmq::sockopt::sndhwm, high_water_mark);
   socket_.connect(ep.publish);
+}
+
+bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::milliseconds timeout) {
+  if (!sees_subscriptions_)
+    return false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto now = std::chrono::steady_clock::now(); now < deadline;
+       now = std::chrono::steady_clock::now()) {
+    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    zmq::message_t m;
+    while (socket_.recv(m, zmq::recv_flags::dontwait)) {
+      // "\x01PREFIX" subscribes, "\x00PREFIX" unsubscribes.
+      const auto text = m.to_string_view();
+      if (!text.empty() && text[0] == 1 && topic.compare(0, text.size() - 1, text.substr(1)) == 0)
+        return true;
+    }
+  }
+  return false;
 }
 
 void bus_publisher::publish(const std::string& topic, const std::string& payload) {
