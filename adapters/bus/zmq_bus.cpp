@@ -118,23 +118,39 @@ bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool 
   socket_.connect(ep.publish);
 }
 
+void bus_publisher::read_subscriptions() {
+  zmq::message_t m;
+  while (socket_.recv(m, zmq::recv_flags::dontwait)) {
+    // "\x01PREFIX" subscribes, "\x00PREFIX" unsubscribes.
+    const auto text = m.to_string_view();
+    if (!text.empty() && text[0] == 1)
+      prefixes_.emplace(text.substr(1));
+    else if (!text.empty() && text[0] == 0)
+      prefixes_.erase(std::string(text.substr(1)));
+  }
+}
+
+bool bus_publisher::takes(const std::string& topic) const {
+  for (const auto& prefix : prefixes_)
+    if (topic.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
 bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::milliseconds timeout) {
   if (!sees_subscriptions_)
     return false;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (auto now = std::chrono::steady_clock::now(); now < deadline;
-       now = std::chrono::steady_clock::now()) {
+  for (;;) {
+    read_subscriptions();
+    const auto now = std::chrono::steady_clock::now();
+    if (takes(topic))
+      return true;
+    if (now >= deadline)
+      return false;
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
-    zmq::message_t m;
-    while (socket_.recv(m, zmq::recv_flags::dontwait)) {
-      // "\x01PREFIX" subscribes, "\x00PREFIX" unsubscribes.
-      const auto text = m.to_string_view();
-      if (!text.empty() && text[0] == 1 && topic.compare(0, text.size() - 1, text.substr(1)) == 0)
-        return true;
-    }
   }
-  return false;
 }
 
 void bus_publisher::publish(const std::string& topic, const std::string& payload) {

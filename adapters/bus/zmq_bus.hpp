@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -83,7 +84,12 @@ public:
   bool await_subscriber(const std::string& topic, std::chrono::milliseconds timeout);
 
 private:
+  /// Reads the subscription messages waiting (XPUB) into prefixes_.
+  void read_subscriptions();
+  bool takes(const std::string& topic) const;
+
   bool sees_subscriptions_ = false;
+  std::set<std::string> prefixes_;            ///< subscriptions seen, when it sees them
   zmq::socket_t socket_;
   uint64_t id_;                               ///< random, new for every publisher
   std::map<std::string, uint64_t> next_seq_;  ///< per topic
