@@ -248,8 +248,10 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                              std::move(on_line), std::move(on_exit));
   // The lines come from the trial's relay over the bus; the job's own output
   // file holds only what the relay itself says (a bad option, a lost bus).
-  relay_receiver_options o{s.relay_subscribe, topics::relay(session, p.trial),
-                           p.workdir + "/relay.log"};
+  relay_receiver_options o;
+  o.bus_subscribe = s.relay_subscribe;
+  o.topic = topics::relay(session, p.trial);
+  o.log_path = p.workdir + "/relay.log";
   auto job = [&](relayed_trial::exit_handler ended) {
     return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request), on_line,
                                              std::move(ended));

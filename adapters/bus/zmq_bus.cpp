@@ -1,6 +1,7 @@
 #include "adapters/bus/zmq_bus.hpp"
 
 #include <array>
+#include <cerrno>
 #include <future>
 #include <optional>
 #include <random>
@@ -149,7 +150,13 @@ bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::mill
     if (now >= deadline)
       return false;
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    try {
+      zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR)
+        throw;
+      return false; // a signal: the caller is being stopped
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 #include "adapters/relay/relay_fetch.hpp"
 
+#include <cerrno>
+
 namespace paratune {
 
 std::optional<fetch_reply> fetch_from_relay(zmq::context_t& ctx, const std::string& endpoint,
@@ -37,6 +39,15 @@ std::string relay_fetch_server::announced(const std::string& host) const {
 }
 
 void relay_fetch_server::serve(const relay_line_buffer& lines, std::chrono::milliseconds wait) {
+  try {
+    answer(lines, wait);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR)
+      throw; // a signal (scancel's SIGTERM) only ends this turn
+  }
+}
+
+void relay_fetch_server::answer(const relay_line_buffer& lines, std::chrono::milliseconds wait) {
   zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
   if (zmq::poll(&item, 1, wait) == 0)
     return;

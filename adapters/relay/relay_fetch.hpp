@@ -32,11 +32,14 @@ public:
 
   /// Answers one waiting request, if any, from `lines`; waits at most
   /// `wait` for one. A request that does not decode gets an empty reply
-  /// (REP must answer before it can read the next).
+  /// (REP must answer before it can read the next). A signal that
+  /// interrupts the wait ends it early.
   void serve(const relay_line_buffer& lines, std::chrono::milliseconds wait);
   uint64_t served() const { return served_; }
 
 private:
+  void answer(const relay_line_buffer& lines, std::chrono::milliseconds wait);
+
   zmq::socket_t socket_;
   std::string bound_;
   uint64_t served_ = 0;

@@ -174,6 +174,7 @@ relay_receiver_counts relay_receiver::counts() const {
   c.duplicates = sequencer_.duplicates();
   c.refused = sequencer_.refused();
   c.lost = sequencer_.lost();
+  c.ended = sequencer_.end_seq().has_value();
   return c;
 }
 

@@ -38,6 +38,7 @@ struct relay_receiver_counts {
   uint64_t bad = 0;          ///< messages that did not decode or contradicted the sequence
   uint64_t duplicates = 0;
   uint64_t refused = 0;      ///< numbers out of bounds (relay_sequencer)
+  bool ended = false;        ///< the relay's end message arrived
 };
 
 /// paratune's side of one trial's relay (tools/paratune-relay): subscribes

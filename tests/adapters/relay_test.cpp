@@ -7,13 +7,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <atomic>
+#include <csignal>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <msgpack.hpp>
 #include <zmq.hpp>
 
 #include "adapters/bus/zmq_bus.hpp"
+#include "adapters/process/child_process.hpp"
 #include "adapters/relay/relay_log.hpp"
 #include "adapters/relay/relay_receiver.hpp"
 #include "adapters/relay/relay_wire.hpp"
@@ -125,6 +129,46 @@ TEST_F(relay_test, a_receiver_that_heard_nothing_takes_every_line_from_the_log) 
   receiver->finish(std::chrono::milliseconds(200));
   EXPECT_EQ(received(), numbered(5));
   EXPECT_EQ(receiver->counts().from_log, 5u);
+}
+
+TEST_F(relay_test, a_followed_file_is_relayed_while_the_command_beside_it_runs) {
+  receive();
+  // The command writes a training log (its path is $0 of the script: no
+  // quoting) and prints a line of its own, which goes to the relay's stderr.
+  const auto train_log = dir + "/train.log";
+  const auto r = test::run_program(
+      {relay, "--bus", proxy->bound().publish, "--session", "s1", "--trial", "1", "--log", log,
+       "--follow", train_log, "--linger-ms", "0", "--", "/bin/sh", "-c",
+       "printf 'iteration 1\niteration 2\n' > \"$0\"; echo to-stderr; printf 'last' >> \"$0\"",
+       train_log});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("to-stderr"), std::string::npos) << r.err;
+  receiver->finish(std::chrono::seconds(5));
+  // The last line has no newline: it is relayed once the command ended.
+  EXPECT_EQ(received(), (lines{"iteration 1", "iteration 2", "last"}));
+  EXPECT_EQ(receiver->counts().lost, 0u);
+}
+
+// scancel ends a job with SIGTERM: the relay passes it to the command and
+// still publishes its end, with the command's status (143).
+TEST_F(relay_test, a_sigterm_is_passed_to_the_command_and_the_end_still_published) {
+  receive();
+  std::atomic<int> status{-1};
+  child_process relay_process(
+      {relay, "--bus", proxy->bound().publish, "--session", "s1", "--trial", "1", "--log", log,
+       "--linger-ms", "0", "--", "/bin/sh", "-c", "echo started; exec sleep 30"},
+      {}, [&](int s) { status = s; });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (received().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(received(), lines{"started"});
+  ::kill(relay_process.pid(), SIGTERM);
+  while (status < 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(status, 143);
+  receiver->finish(std::chrono::seconds(5));
+  EXPECT_TRUE(receiver->counts().ended);
+  EXPECT_EQ(receiver->counts().from_log, 0u);
 }
 
 TEST_F(relay_test, the_commands_exit_status_is_the_relays) {

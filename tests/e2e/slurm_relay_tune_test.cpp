@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/e2e/local_slurm.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -23,11 +24,8 @@ namespace fs = std::filesystem;
 
 struct slurm_relay_tune : ::testing::Test {
   void SetUp() override {
-    const char* conf = std::getenv("PARATUNE_SLURM_CONF");
-    if (!conf || !*conf)
-      GTEST_SKIP() << "no local Slurm: tools/slurm-local start; eval \"$(tools/slurm-local env)\"";
-    setenv("SLURM_CONF", conf, 1);
-    setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+    if (!test::use_local_slurm())
+      GTEST_SKIP() << test::no_local_slurm;
     dir = test::make_temp_dir("slurm-relay");
   }
   void TearDown() override {
@@ -35,15 +33,16 @@ struct slurm_relay_tune : ::testing::Test {
       fs::remove_all(dir);
   }
 
-  /// `paratune tune --json` of two trials on partition a100 through the
-  /// relay at `relay_path`, with the pool directory `db`.
-  nlohmann::json tune(const std::string& relay_path, const std::string& db) {
+  /// `paratune tune --json` on partition a100 through the relay at
+  /// `relay_path`, with the pool directory `db`; `extra`: the job's budget,
+  /// simulation and early stop.
+  nlohmann::json tune(const std::string& relay_path, const std::string& db,
+                      const std::string& extra = "trials: 2\nsimulation: {train_iters: 8}\n") {
     const auto job = test::write_file(
         dir, "job.yaml",
         "name: llama3-8b-relay\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
         "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-        "trials: 2\nsimulation: {train_iters: 8}\n"
-        "pools:\n"
+        + extra + "pools:\n"
         "  - {name: a100, kind: slurm, partition: a100, via: sbatch, relay: true,\n"
         "     relay_path: \"" + relay_path + "\",\n"
         "     launch: [\"" + test::bin_dir() + "/paratune-sim\", --sim-cluster, dgx-a100-80g,\n"
@@ -91,6 +90,20 @@ TEST_F(slurm_relay_tune, dropped_lines_are_recovered_and_the_trials_score_the_sa
     const auto trial_dir = dir + "/dropped/trials/" + dropped["session"].get<std::string>() + "/"
                            + std::to_string(d["index"].get<int>());
     EXPECT_TRUE(fs::exists(trial_dir + "/relay.log")) << trial_dir;
+  }
+}
+
+// An early stop cancels the job: scancel's SIGTERM reaches the relay, which
+// passes it to the command and still publishes its end.
+TEST_F(slurm_relay_tune, an_early_stop_cancels_the_relayed_job) {
+  const auto j = tune(test::bin_dir() + "/paratune-relay", dir + "/pool",
+                      "trials: 2\nsimulation: {train_iters: 200}\n"
+                      "early_stop: {warmup: 2, stable_after: 3, tolerance: 0.05}\n");
+  ASSERT_EQ(j["trials"].size(), 2u);
+  for (const auto& t : j["trials"]) {
+    EXPECT_EQ(t["status"], "stopped") << t.dump();
+    EXPECT_LT(t["iterations_scored"].get<int>(), 20) << t.dump();
+    EXPECT_EQ(t["relay"]["lost"], 0) << t.dump();
   }
 }
 
