@@ -107,7 +107,24 @@ std::vector<std::string> local_command(const wire::session_opened& s, const wire
   v.nodes = s.nodes;
   v.gpus_per_node = pool.gpus_per_node > 0 ? pool.gpus_per_node : s.cluster.devices_per_node;
   v.workdir = workdir;
+  v.relay = s.relay_endpoint;
   return launch_template::parse(pool.launch).render(v);
+}
+
+/// A relay pool's command runs under paratune-relay, which publishes its
+/// lines to the bus and keeps them in the trial's relay.log
+/// (tools/paratune-relay); the command itself is an argv after "--".
+std::vector<std::string> relayed_command(const wire::session_opened& s, const wire::pool_wire& pool,
+                                         const std::string& session, int trial,
+                                         const std::string& workdir,
+                                         std::vector<std::string> command) {
+  std::vector<std::string> argv = {pool.relay_path, "--bus",   s.relay_endpoint,
+                                   "--session",     session,   "--trial",
+                                   std::to_string(trial), "--log", workdir + "/relay.log",
+                                   "--"};
+  argv.insert(argv.end(), std::make_move_iterator(command.begin()),
+              std::make_move_iterator(command.end()));
+  return argv;
 }
 
 std::vector<std::string> simulator_command(const wire::session_opened& s,
@@ -137,6 +154,8 @@ void place(wire::proposal& p, const wire::session_opened& s, const std::string& 
   if (!s.workdir.empty())
     p.workdir = s.workdir + "/" + session + "/" + std::to_string(p.trial);
   p.argv = local_command(s, *pool, config, session, p.trial, p.workdir);
+  if (pool->kind == pool_kind::slurm && pool->relay)
+    p.argv = relayed_command(s, *pool, session, p.trial, p.workdir, std::move(p.argv));
 }
 
 /// The initial configuration, refused before launch, becomes a skipped trial.

@@ -12,6 +12,7 @@
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
+#include "adapters/relay/relayed_trial.hpp"
 #include "adapters/slurm/slurm_cli_client.hpp"
 #include "adapters/slurm/slurm_job_watch.hpp"
 #include "adapters/slurm/slurmrestd_client.hpp"
@@ -242,9 +243,22 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                                                  const wire::proposal& p,
                                                                  const std::string& key) {
   auto [on_line, on_exit] = output_handlers(key);
-  return std::make_unique<slurm_job_watch>(client_for(pool),
-                                           request_for(pool, s, p, running.at(key)->session),
-                                           std::move(on_line), std::move(on_exit));
+  const auto& session = running.at(key)->session;
+  auto request = request_for(pool, s, p, session);
+  if (!pool.relay)
+    return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request),
+                                             std::move(on_line), std::move(on_exit));
+  // The lines come from the trial's relay over the bus; the job's own output
+  // file holds only what the relay itself says (a bad option, a lost bus).
+  relay_receiver_options o;
+  o.bus_subscribe = s.relay_subscribe;
+  o.topic = topics::relay(session, p.trial);
+  o.log_path = p.workdir + "/relay.log";
+  auto job = [&](relayed_trial::exit_handler ended) {
+    return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request), on_line,
+                                             std::move(ended));
+  };
+  return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), job);
 }
 
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
@@ -392,6 +406,10 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
   t->parser.finish();
   publish_output(*t); // every line before the result
   auto r = result_of(*t, exit_code);
+  if (const auto* relayed = dynamic_cast<const relayed_trial*>(t->process.get())) {
+    const auto c = relayed->counts();
+    r.relay = {true, c.delivered, c.gaps, c.from_relay, c.from_log, c.lost, c.bad};
+  }
   store_and_publish(topics::trial_state(t->session, r.trial),
                     wire::make_envelope(t->session, r.trial, r));
 }

@@ -45,6 +45,12 @@ struct pool_spec {
   /// runs there, its GPUs are scraped every dcgm_period_s. Empty: none.
   std::string dcgm_url;
   double dcgm_period_s = 5;
+  /// The trial's output reaches paratune through paratune-relay on the node
+  /// (its lines published on the bus, numbered, gaps fetched again) rather
+  /// than through the job's output file.
+  bool relay = false;
+  std::string relay_path;           ///< the relay program on the nodes (default: beside paratune)
+  std::string relay_bind;           ///< the bus address the relays reach (default tcp://127.0.0.1:*)
 };
 
 } // namespace paratune

@@ -283,6 +283,26 @@ def bus_envelope():
         out("bus_envelope", type_name + ".msgpack", msgpack(env))
 
 
+def relay_wire():
+    # What paratune-relay publishes and serves (adapters/relay/relay_wire.hpp).
+    fetch = "tcp://127.0.0.1:41235"
+    seeds = {
+        "line": {"kind": "line", "seq": 3, "line": " iteration 3/ 12 | elapsed time per iteration (ms): 811.2", "fetch": fetch},
+        "end": {"kind": "end", "seq": 12, "exit": 0, "fetch": fetch},
+        "fetch_request": {"first": 3, "last": 5},
+        "fetch_reply": {"lines": [[3, "line 3"], [5, "line 5"]], "last_seq": 8},
+    }
+    for name, body in seeds.items():
+        out("relay_wire", name + ".msgpack", msgpack(body))
+
+
+def relay_args():
+    out("relay_args", "wrap.txt", "--bus tcp://127.0.0.1:5555 --session s1 --trial 1 "
+        "--log /tmp/relay.log --drop-seq 3,5 -- /usr/bin/printf x")
+    out("relay_args", "follow.txt", "--bus tcp://node7:5555 --session s1 --trial 2 "
+        "--log relay.log --follow train.log --fetch-bind tcp://*:* --linger-ms 0")
+
+
 def main():
     if SEEDS.exists():
         shutil.rmtree(SEEDS)
@@ -295,6 +315,8 @@ def main():
     text_seeds()
     bus_envelope()
     prometheus_text()
+    relay_wire()
+    relay_args()
     for d in sorted(SEEDS.iterdir()):
         size = sum(f.stat().st_size for f in d.iterdir())
         print(f"{d.name:16} {len(list(d.iterdir())):3} files {size // 1024:5} KB")

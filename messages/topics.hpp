@@ -28,5 +28,10 @@ inline std::string failure(const std::string& sid, int trial) {
   return "failure." + sid + "." + std::to_string(trial);
 }
 inline std::string failure_prefix(const std::string& sid) { return "failure." + sid + "."; }
+/// What a trial's paratune-relay publishes its lines on (adapters/relay's
+/// relay_topic, which the relay program uses, is the same text).
+inline std::string relay(const std::string& sid, int trial) {
+  return "relay." + sid + "." + std::to_string(trial);
+}
 
 } // namespace paratune::topics

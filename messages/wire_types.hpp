@@ -77,8 +77,10 @@ struct pool_wire {
   std::string url, token_env, token_file, user;
   std::string dcgm;                 ///< its dcgm-exporter's /metrics URL; empty: none
   double dcgm_period_s = 5;         ///< how often a running trial's GPUs are scraped
+  bool relay = false;               ///< slurm: the output comes through paratune-relay
+  std::string relay_path;           ///< the relay program the job runs
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
-                     token_env, token_file, user, dcgm, dcgm_period_s)
+                     token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path)
 };
 
 struct session_opened {
@@ -102,9 +104,15 @@ struct session_opened {
   early_stop_wire early_stop;
   std::vector<pool_wire> pools;  ///< empty: one simulated pool
   std::string workdir;           ///< trials' directories are made under it ({workdir})
+  /// The bus as bound for relay pools (empty otherwise): relays publish to
+  /// relay_endpoint ({relay}), the validator's receivers subscribe at
+  /// relay_subscribe. Both tcp://, valid while this process runs.
+  std::string relay_endpoint;
+  std::string relay_subscribe;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
-                     sim_failure_rate, job_yaml, early_stop, pools, workdir)
+                     sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
+                     relay_subscribe)
 };
 
 /// One ranked candidate of an analysis.
@@ -218,6 +226,20 @@ struct metric_series {
 };
 
 /// A finished trial: its metrics, or why it failed.
+/// How a trial's lines came through paratune-relay (relay pools only):
+/// gaps on the bus and the lines recovered from the relay's buffer or its
+/// log file.
+struct relay_counts_wire {
+  bool used = false;
+  uint64_t lines = 0;       ///< delivered to the parser, in order, once each
+  uint64_t gaps = 0;        ///< missing ranges fetched again
+  uint64_t from_relay = 0;  ///< lines recovered from the relay's buffer
+  uint64_t from_log = 0;    ///< ... and from its log file
+  uint64_t lost = 0;        ///< lines found nowhere
+  uint64_t bad = 0;         ///< messages that did not decode
+  MSGPACK_DEFINE_MAP(used, lines, gaps, from_relay, from_log, lost, bad)
+};
+
 struct trial_result {
   int trial = 0;
   config_map config;
@@ -243,11 +265,12 @@ struct trial_result {
   std::string pool;              ///< the pool it ran on
   int64_t queued_ms = 0;         ///< how long its pool's scheduler held it before it ran
   int retry_of = 0;              ///< the failed trial it ran again, 0 for none
+  relay_counts_wire relay;       ///< a relay pool's trial: how its lines arrived
   MSGPACK_DEFINE_MAP(trial, config, status, tflops_per_gpu, mfu, iteration_ms,
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
                      reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours, pool,
-                     queued_ms, retry_of)
+                     queued_ms, retry_of, relay)
 };
 
 /// The failure analyst's diagnosis of a failed trial.

@@ -1,6 +1,7 @@
 #include "adapters/bus/zmq_bus.hpp"
 
 #include <array>
+#include <cerrno>
 #include <future>
 #include <optional>
 #include <random>
@@ -109,11 +110,54 @@ uint64_t random_publisher_id() {
 
 } // namespace
 
-bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep)
-  : socket_(ctx, zmq::socket_type::pub), id_(random_publisher_id()) {
+bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions)
+  : sees_subscriptions_(sees_subscriptions),
+    socket_(ctx, sees_subscriptions ? zmq::socket_type::xpub : zmq::socket_type::pub),
+    id_(random_publisher_id()) {
   set_common(socket_);
   socket_.set(zmq::sockopt::sndhwm, high_water_mark);
   socket_.connect(ep.publish);
+}
+
+void bus_publisher::read_subscriptions() {
+  zmq::message_t m;
+  while (socket_.recv(m, zmq::recv_flags::dontwait)) {
+    // "\x01PREFIX" subscribes, "\x00PREFIX" unsubscribes.
+    const auto text = m.to_string_view();
+    if (!text.empty() && text[0] == 1)
+      prefixes_.emplace(text.substr(1));
+    else if (!text.empty() && text[0] == 0)
+      prefixes_.erase(std::string(text.substr(1)));
+  }
+}
+
+bool bus_publisher::takes(const std::string& topic) const {
+  for (const auto& prefix : prefixes_)
+    if (topic.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::milliseconds timeout) {
+  if (!sees_subscriptions_)
+    return false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    read_subscriptions();
+    const auto now = std::chrono::steady_clock::now();
+    if (takes(topic))
+      return true;
+    if (now >= deadline)
+      return false;
+    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    try {
+      zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR)
+        throw;
+      return false; // a signal: the caller is being stopped
+    }
+  }
 }
 
 void bus_publisher::publish(const std::string& topic, const std::string& payload) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -65,14 +66,30 @@ struct bus_sequence {
 /// uses it after construction.
 class bus_publisher {
 public:
-  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep);
+  /// `sees_subscriptions`: an XPUB socket instead of a PUB, which also reads
+  /// the subscriptions coming up the bus (await_subscriber). A process that
+  /// publishes to one receiver from afar (paratune-relay) waits this way
+  /// rather than lose its first messages to the slow joiner.
+  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions = false);
   /// Sends topic | payload | bus_sequence. Drops at the high-water mark, as
   /// PUB does: subscribers see the gap, and the pool is the source of truth.
   void publish(const std::string& topic, const std::string& payload);
 
   uint64_t id() const { return id_; }
 
+  /// Waits until some subscriber's prefix takes `topic` (its subscription
+  /// reached this publisher, so what is published now reaches it). False
+  /// after `timeout`, and always for a publisher that does not see
+  /// subscriptions.
+  bool await_subscriber(const std::string& topic, std::chrono::milliseconds timeout);
+
 private:
+  /// Reads the subscription messages waiting (XPUB) into prefixes_.
+  void read_subscriptions();
+  bool takes(const std::string& topic) const;
+
+  bool sees_subscriptions_ = false;
+  std::set<std::string> prefixes_;            ///< subscriptions seen, when it sees them
   zmq::socket_t socket_;
   uint64_t id_;                               ///< random, new for every publisher
   std::map<std::string, uint64_t> next_seq_;  ///< per topic

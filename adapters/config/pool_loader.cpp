@@ -19,7 +19,7 @@ namespace {
 
 const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
                                   "url", "token_env", "token_file", "user", "gpus_per_node",
-                                  "dcgm", "dcgm_period_s"};
+                                  "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
@@ -30,7 +30,8 @@ void check_keys(const YAML::Node& n, const std::string& at) {
     if (std::find(std::begin(known_keys), std::end(known_keys), key) == std::end(known_keys))
       throw input_error(at + ": unknown key '" + key
                         + "' (known: name, kind, capacity, launch, partition, via, url, "
-                          "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s)");
+                          "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, relay, "
+                          "relay_path, relay_bind)");
   }
 }
 
@@ -51,6 +52,19 @@ std::vector<std::string> read_launch(const YAML::Node& n, const std::string& at)
     throw input_error(at + ": " + e.what());
   }
   return tokens;
+}
+
+/// relay, relay_path, relay_bind: the relay's bus must be TCP, since the
+/// relay runs on another machine (tools/paratune-relay).
+void read_relay(const YAML::Node& n, const std::string& at, pool_spec& p) {
+  p.relay = optional<bool>(n, "relay", at, false);
+  p.relay_path = optional<std::string>(n, "relay_path", at, "");
+  p.relay_bind = optional<std::string>(n, "relay_bind", at, "");
+  if (!p.relay && (n["relay_path"] || n["relay_bind"]))
+    throw input_error(at + ": fields 'relay_path' and 'relay_bind' need 'relay: true'");
+  if (!p.relay_bind.empty() && p.relay_bind.rfind("tcp://", 0) != 0)
+    throw input_error(at + ": field 'relay_bind': expected tcp://HOST:PORT (a port of * takes "
+                           "a free one), got '" + p.relay_bind + "'");
 }
 
 void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
@@ -130,10 +144,12 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
     throw input_error(at + ": a " + std::string(to_string(p.kind))
                       + " pool needs field 'launch' (the training command)");
   read_dcgm(n, at, p);
-  if (p.kind == pool_kind::slurm)
+  if (p.kind == pool_kind::slurm) {
     read_slurm(n, at, p);
-  else
-    for (const char* key : {"partition", "via", "url", "token_env", "token_file", "user"})
+    read_relay(n, at, p);
+  } else
+    for (const char* key : {"partition", "via", "url", "token_env", "token_file", "user", "relay",
+                            "relay_path", "relay_bind"})
       if (n[key])
         throw input_error(at + ": field '" + key + "' is only for slurm pools");
   return p;

@@ -15,7 +15,7 @@ enum class launch_field {
   nodes,          ///< {nodes}: nodes the trial runs on
   gpus_per_node,  ///< {gpus_per_node}: devices per node
   workdir,        ///< {workdir}: the trial's own directory
-  relay,          ///< {relay}: host:port the trial's output is relayed to
+  relay,          ///< {relay}: the bus endpoint (tcp://host:port) relays publish to
 };
 
 const char* to_string(launch_field f);

@@ -75,6 +75,29 @@ TEST(pool_loader, refuses_a_dcgm_url_that_is_not_http) {
             "job.yaml: pools[0]: field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
 }
 
+TEST(pool_loader, a_slurm_pool_may_relay_its_output) {
+  const auto p = pools(R"([
+    {name: a, kind: slurm, partition: a100, relay: true, launch: [run]},
+    {name: b, kind: slurm, partition: a100, relay: true, relay_path: /opt/paratune-relay,
+     relay_bind: "tcp://0.0.0.0:*", launch: [run]},
+    {name: c, kind: slurm, partition: a100, launch: [run]}])");
+  EXPECT_TRUE(p[0].relay);
+  EXPECT_EQ(p[0].relay_path, "");
+  EXPECT_EQ(p[1].relay_path, "/opt/paratune-relay");
+  EXPECT_EQ(p[1].relay_bind, "tcp://0.0.0.0:*");
+  EXPECT_FALSE(p[2].relay);
+  EXPECT_EQ(refusal("[{name: x, kind: local, relay: true, launch: [run]}]"),
+            "job.yaml: pools[0]: field 'relay' is only for slurm pools");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay_path: /r, launch: [run]}]"),
+            "job.yaml: pools[0]: fields 'relay_path' and 'relay_bind' need 'relay: true'");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay: true, relay_bind: \"ipc:///x\", "
+                    "launch: [run]}]"),
+            "job.yaml: pools[0]: field 'relay_bind': expected tcp://HOST:PORT (a port of * takes "
+            "a free one), got 'ipc:///x'");
+  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay: maybe, launch: [run]}]"),
+            "job.yaml: pools[0]: field 'relay' has the wrong type (got 'maybe')");
+}
+
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(refusal("[{name: x, kind: cloud}]"),
             "job.yaml: pools[0]: field 'kind': expected simulated, local or slurm, got 'cloud'");
@@ -109,7 +132,8 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "or '.'");
   EXPECT_EQ(refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
-            "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s)");
+            "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
+            "relay, relay_path, relay_bind)");
   EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
 }
 

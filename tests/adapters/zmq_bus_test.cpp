@@ -75,6 +75,26 @@ TEST(zmq_bus, works_over_loopback_tcp_between_sockets) {
   EXPECT_EQ(box.got[99].second, "99");
 }
 
+// A publisher that sees subscriptions (paratune-relay's) waits until its
+// receiver's subscription has come up the bus, and then loses nothing of
+// what it publishes first: no slow joiner.
+TEST(zmq_bus, a_publisher_waits_for_a_subscription_to_its_topic) {
+  zmq::context_t ctx{1};
+  bus_proxy proxy{ctx, {"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}};
+  bus_publisher plain{ctx, proxy.bound()};
+  EXPECT_FALSE(plain.await_subscriber("relay.s.1", std::chrono::milliseconds(50)));
+  bus_publisher pub{ctx, proxy.bound(), true};
+  EXPECT_FALSE(pub.await_subscriber("relay.s.1", std::chrono::milliseconds(200)));  // nobody yet
+  bus_subscriber sub{ctx, proxy.bound()};
+  inbox box;
+  sub.subscribe("relay.s.1", [&](auto& t, auto& p) { box.push(t, p); });
+  EXPECT_FALSE(pub.await_subscriber("relay.s.2", std::chrono::milliseconds(200)));  // not its topic
+  ASSERT_TRUE(pub.await_subscriber("relay.s.1", std::chrono::seconds(5)));
+  pub.publish("relay.s.1", "first");
+  ASSERT_TRUE(box.wait_for(1));
+  EXPECT_EQ(box.got[0].second, "first");
+}
+
 TEST(zmq_bus, a_throwing_handler_is_counted_and_does_not_stop_delivery) {
   local_bus bus{"bus-test-3"};
   auto& [ctx, ep, proxy, pub, sub] = bus;

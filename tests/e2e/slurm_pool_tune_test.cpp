@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/e2e/local_slurm.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/trial_times.hpp"
 #include "tests/fixtures/test_paths.hpp"
@@ -25,11 +26,8 @@ namespace fs = std::filesystem;
 
 struct slurm_pool_tune : ::testing::Test {
   void SetUp() override {
-    const char* conf = std::getenv("PARATUNE_SLURM_CONF");
-    if (!conf || !*conf)
-      GTEST_SKIP() << "no local Slurm: tools/slurm-local start; eval \"$(tools/slurm-local env)\"";
-    setenv("SLURM_CONF", conf, 1); // what sbatch, scontrol and scancel read
-    setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+    if (!test::use_local_slurm())
+      GTEST_SKIP() << test::no_local_slurm;
     dir = test::make_temp_dir("slurm-pool");
   }
   void TearDown() override {

@@ -40,6 +40,35 @@ std::string sim_executable() {
   return sibling_executable("paratune-sim", "PARATUNE_SIM");
 }
 
+/// The relay program a relay pool's jobs run: the pool's relay_path, else
+/// the paratune-relay beside this executable.
+std::string relay_executable(const pool_spec& p) {
+  return !p.relay_path.empty() ? p.relay_path
+                               : sibling_executable("paratune-relay", "PARATUNE_RELAY");
+}
+
+/// The bus a relay pool needs: TCP, so that relays on the nodes reach it;
+/// the pool's relay_bind for the side they publish to, else the loopback
+/// (a node that is this machine). Empty (a private inproc bus) otherwise.
+bus_endpoints bus_for(const job_spec& job) {
+  for (const auto& p : job.pools)
+    if (p.relay)
+      return {p.relay_bind.empty() ? "tcp://127.0.0.1:*" : p.relay_bind, "tcp://127.0.0.1:*"};
+  return {};
+}
+
+/// A bound endpoint others can connect to: a wildcard host ("0.0.0.0",
+/// "*") becomes this machine's name.
+std::string reachable(const std::string& bound) {
+  for (const std::string wildcard : {"tcp://0.0.0.0:", "tcp://*:"})
+    if (bound.rfind(wildcard, 0) == 0) {
+      char host[256] = {};
+      if (gethostname(host, sizeof host - 1) == 0 && host[0])
+        return "tcp://" + std::string(host) + ":" + bound.substr(wildcard.size());
+    }
+  return bound;
+}
+
 wire::session_opened session_record(const job_spec& job, const tune_options& o) {
   wire::session_opened s;
   s.job_name = job.name;
@@ -61,7 +90,7 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   for (const auto& p : job.pools)
     s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
                        p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
-                       p.dcgm_url, p.dcgm_period_s});
+                       p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : ""});
   s.workdir = std::filesystem::absolute(o.db).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;
@@ -76,9 +105,13 @@ int run_tune(const tune_options& o) {
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
   auto record = session_record(job, o);
-  command_runtime rt{o.db};
+  command_runtime rt{o.db, true, bus_for(job)};
   if (!rt.started())
     return 1;
+  if (!bus_for(job).publish.empty()) {
+    record.relay_endpoint = reachable(rt->bus().publish);
+    record.relay_subscribe = rt->bus().subscribe;
+  }
   auto& sys = rt.system();
   const auto id = new_session_id();
   if (!o.json)

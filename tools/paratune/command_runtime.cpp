@@ -14,10 +14,10 @@ caf::actor_system_config& command_runtime::configured(caf::actor_system_config& 
   return cfg;
 }
 
-command_runtime::command_runtime(const std::string& db, bool tuning_agents)
+command_runtime::command_runtime(const std::string& db, bool tuning_agents, bus_endpoints bus)
   : sys_(configured(cfg_)) {
   spdlog::set_level(spdlog::level::warn);
-  runtime_options opts{db, {}, true, false};
+  runtime_options opts{db, std::move(bus), true, false};
   opts.tuning_agents = tuning_agents;
   auto rt = runtime::start(sys_, opts);
   if (!rt) {

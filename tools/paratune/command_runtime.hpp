@@ -13,10 +13,12 @@ namespace paratune::cli {
 /// The actor system and the runtime a command runs its agents on, in this
 /// process, on a private bus and the pool at `db`. The log shows warnings
 /// and errors only: the command's own output is the report.
-/// `tuning_agents`: start OptiCo's agents too (runtime_options).
+/// `tuning_agents`: start OptiCo's agents too (runtime_options). `bus`:
+/// where to bind the bus instead (tcp://, for relays on other machines).
 class command_runtime {
 public:
-  explicit command_runtime(const std::string& db, bool tuning_agents = true);
+  explicit command_runtime(const std::string& db, bool tuning_agents = true,
+                           bus_endpoints bus = {});
   ~command_runtime();
 
   /// False when the runtime did not start; the reason was printed to stderr

@@ -47,6 +47,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.queued_ms = r.queued_ms;
   row.retry_of = r.retry_of;
   row.failure = r.error_kind;
+  row.relay = r.relay;
   if (proposal) {
     row.change = proposal->change;
     if (r.status == trial_status::succeeded)
@@ -148,6 +149,10 @@ nlohmann::json to_json(const session_summary& s) {
       t["retry_of"] = r.retry_of;
     if (r.status == trial_status::failed && r.failure != failure_kind::none)
       t["failure"] = to_string(r.failure);
+    if (r.relay.used)
+      t["relay"] = {{"lines", r.relay.lines},           {"gaps", r.relay.gaps},
+                    {"from_relay", r.relay.from_relay}, {"from_log", r.relay.from_log},
+                    {"lost", r.relay.lost},             {"bad", r.relay.bad}};
     j["trials"].push_back(std::move(t));
   }
   return j;

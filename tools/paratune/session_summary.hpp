@@ -31,6 +31,7 @@ struct trial_row {
   int64_t queued_ms = 0;   ///< held by its pool's scheduler before it ran
   int retry_of = 0;        ///< the failed trial it ran again
   failure_kind failure = failure_kind::none; ///< how a failed trial failed
+  wire::relay_counts_wire relay;  ///< a relay pool's trial: how its lines arrived
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {
