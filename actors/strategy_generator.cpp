@@ -80,13 +80,6 @@ std::vector<pool_load> loads_of(const wire::session_opened& s, const trial_ledge
   return loads;
 }
 
-const wire::pool_wire* pool_named(const wire::session_opened& s, const std::string& name) {
-  for (const auto& p : s.pools)
-    if (p.name == name)
-      return &p;
-  return nullptr;
-}
-
 megatron_launch megatron_launch_of(const wire::session_opened& s, const training_config& config) {
   megatron_launch l;
   l.model = wire::from_wire(s.model);
@@ -146,7 +139,7 @@ void place(wire::proposal& p, const wire::session_opened& s, const std::string& 
            const std::string& session) {
   p.pool = pool_name;
   const auto config = wire::from_wire(p.config);
-  const auto* pool = pool_named(s, pool_name);
+  const auto* pool = wire::pool_named(s, pool_name);
   if (!pool || pool->kind == pool_kind::simulated) {
     p.argv = simulator_command(s, config, p.trial);
     return;

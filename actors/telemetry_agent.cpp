@@ -8,6 +8,7 @@
 
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/telemetry/dcgm_scrape.hpp"
+#include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
 namespace paratune {
@@ -111,10 +112,9 @@ void telemetry_agent_state::watch_gpus(const std::string& key,
   const auto* opened = find_first<wire::session_opened>(history);
   if (it == trials.end() || !opened || !it->second->dcgm_url.empty())
     return; // ended already, or not a tuning session, or watched already
-  const auto pools = wire::body_of<wire::session_opened>(*opened).pools;
-  const auto p = std::find_if(pools.begin(), pools.end(),
-                              [&](const wire::pool_wire& w) { return w.name == pool; });
-  if (p == pools.end() || p->dcgm.empty())
+  const auto job = wire::body_of<wire::session_opened>(*opened);
+  const auto* p = wire::pool_named(job, pool);
+  if (!p || p->dcgm.empty())
     return;
   it->second->dcgm_url = p->dcgm;
   it->second->dcgm_period = std::chrono::milliseconds(int64_t(p->dcgm_period_s * 1000));

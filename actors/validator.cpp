@@ -192,13 +192,6 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   return r;
 }
 
-const wire::pool_wire* pool_named(const wire::session_opened& s, const std::string& name) {
-  for (const auto& p : s.pools)
-    if (p.name == name)
-      return &p;
-  return nullptr;
-}
-
 /// The pool's Slurm interface: the client commands (SLURM_CONF of this
 /// process, else /etc/slurm), or slurmrestd with a token where it needs one.
 std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
@@ -386,7 +379,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   try {
     if (!p.workdir.empty())
       std::filesystem::create_directories(p.workdir); // the template's {workdir}
-    const auto* pool = pool_named(opened, p.pool);
+    const auto* pool = wire::pool_named(opened, p.pool);
     if (pool && pool->kind == pool_kind::slurm)
       t->process = launch_slurm_job(*pool, opened, p, key);
     else

@@ -125,6 +125,13 @@ std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
   return out;
 }
 
+const pool_wire* pool_named(const session_opened& s, const std::string& name) {
+  for (const auto& p : s.pools)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
 std::vector<pending_trial> pending_of(const std::vector<envelope>& history) {
   std::map<int, pending_trial> proposed;
   for (const auto& e : history) {
