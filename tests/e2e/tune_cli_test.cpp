@@ -282,5 +282,41 @@ TEST_F(tune_cli, advise_shows_the_peak_its_memory_screen_used) {
   EXPECT_TRUE(tp2_without_sp) << r.out;
 }
 
+// `export` reads the session back from the pool: the best run's Megatron-LM
+// arguments on one line, or JSON, as `tune --json` reported them.
+TEST_F(tune_cli, export_gives_the_best_configuration_as_megatron_arguments_or_json) {
+  const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+  auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "4", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto tuned = nlohmann::json::parse(r.out);
+  const auto session = tuned["session"].get<std::string>();
+  std::string line;
+  for (const auto& a : tuned["best"]["megatron_args"])
+    line += (line.empty() ? "" : " ") + a.get<std::string>();
+  auto m = paratune({"export", session, "--db", dir + "/pool"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_EQ(m.out, line + "\n");
+  EXPECT_NE(m.out.find("--tensor-model-parallel-size"), std::string::npos);
+  auto j = paratune({"export", session, "--db", dir + "/pool", "--format", "json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto best = nlohmann::json::parse(j.out);
+  EXPECT_EQ(best["session"], session);
+  EXPECT_EQ(best["job"], "llama3-8b-a100x8");
+  EXPECT_EQ(best["config"], tuned["best"]["config"]);
+  EXPECT_DOUBLE_EQ(best["tflops_per_gpu"].get<double>(), tuned["best"]["tflops_per_gpu"].get<double>());
+  EXPECT_EQ(best["megatron_args"], tuned["best"]["megatron_args"]);
+
+  const auto unknown = paratune({"export", "s20990101T000000-0000", "--db", dir + "/pool"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.err, "error: no GPU tuning session 's20990101T000000-0000' in the pool "
+                         + dir + "/pool\n");
+  const auto hostile = paratune({"export", "x'; rm -rf ~", "--db", dir + "/pool"});
+  EXPECT_EQ(hostile.status, 2);
+  EXPECT_NE(hostile.err.find("expected a session id"), std::string::npos) << hostile.err;
+  const auto nowhere = paratune({"export", session, "--db", dir + "/absent"});
+  EXPECT_EQ(nowhere.status, 2);
+  EXPECT_FALSE(fs::exists(dir + "/absent")) << "export created a pool";
+}
+
 } // namespace
 } // namespace paratune
