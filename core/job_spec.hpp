@@ -29,6 +29,9 @@ struct job_spec {
   /// should consider them. Keys absent here keep their initial value.
   std::map<std::string, std::vector<std::string>> search;
   int trials = 20;            ///< trial budget
+  /// Tokens the full training run will see (`tokens:`; 0 when not given):
+  /// what the best configuration is worth is priced in them.
+  double tokens = 0;
   int train_iters = 12;       ///< iterations per trial run
   uint64_t seed = 1;          ///< simulated cluster seed
   /// Wall seconds a simulated trial takes per simulated second (each

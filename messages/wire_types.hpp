@@ -104,6 +104,7 @@ struct session_opened {
   early_stop_wire early_stop;
   std::vector<pool_wire> pools;  ///< empty: one simulated pool
   std::string workdir;           ///< trials' directories are made under it ({workdir})
+  double tokens = 0;             ///< the full run's token budget; 0: not given
   /// The bus as bound for relay pools (empty otherwise): relays publish to
   /// relay_endpoint ({relay}), the validator's receivers subscribe at
   /// relay_subscribe. Both tcp://, valid while this process runs.
@@ -112,7 +113,7 @@ struct session_opened {
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
-                     relay_subscribe)
+                     relay_subscribe, tokens)
 };
 
 /// One ranked candidate of an analysis.

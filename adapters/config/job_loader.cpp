@@ -144,6 +144,7 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
                       + prec + "'");
   job.initial = read_initial(root["initial"], path);
   job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
+  job.tokens = yaml_fields::optional_real(root, "tokens", path, 1, 1e18, 0);
   job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
   if (auto sim = root["simulation"]) {
     if (!sim.IsMap())

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -316,6 +317,43 @@ TEST_F(tune_cli, export_gives_the_best_configuration_as_megatron_arguments_or_js
   const auto nowhere = paratune({"export", session, "--db", dir + "/absent"});
   EXPECT_EQ(nowhere.status, 2);
   EXPECT_FALSE(fs::exists(dir + "/absent")) << "export created a pool";
+}
+
+// With the job's token budget, the answer prices the full run at the best
+// and at the first measured pace (OptiCo section 3.5).
+TEST_F(tune_cli, a_token_budget_prices_the_full_run_at_the_best_and_the_first_pace) {
+  const auto example = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+  std::ifstream in(example);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto job = test::write_file(dir, "job.yaml", text + "tokens: 15e12\n");
+  auto r = paratune({"tune", job, "--db", dir + "/pool", "--trials", "4", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("full_run")) << r.out;
+  const auto& f = j["full_run"];
+  EXPECT_DOUBLE_EQ(f["tokens"].get<double>(), 15e12);
+  const double iterations = 15e12 / (512.0 * 8192.0);  // gbs 512, seq 8192
+  for (const char* pace : {"best", "first"}) {
+    EXPECT_DOUBLE_EQ(f[pace]["iterations"].get<double>(), iterations) << pace;
+    EXPECT_NEAR(f[pace]["days"].get<double>() * 24 * 8, f[pace]["gpu_hours"].get<double>(), 1e-6);
+  }
+  EXPECT_GT(f["gpu_hours_saved"].get<double>(), 0);
+  EXPECT_NEAR(f["gpu_hours_saved"].get<double>(),
+              f["first"]["gpu_hours"].get<double>() - f["best"]["gpu_hours"].get<double>(), 1e-6);
+  EXPECT_DOUBLE_EQ(f["tuning_gpu_hours"].get<double>(), j["gpu_hours"].get<double>());
+  // A faster best run trains the budget in fewer days, in proportion to its
+  // iteration time: 8B dense at ~236 TFLOP/s/GPU needs ~100 s per batch.
+  EXPECT_GT(f["best"]["days"].get<double>(), 3000);
+  EXPECT_LT(f["best"]["days"].get<double>(), f["first"]["days"].get<double>());
+
+  auto text_run = paratune({"tune", job, "--db", dir + "/pool2", "--trials", "2"});
+  ASSERT_EQ(text_run.status, 0) << text_run.err;
+  EXPECT_NE(text_run.out.find("full run of 1.5e+13 tokens: "), std::string::npos) << text_run.out;
+
+  const auto bad = test::write_file(dir, "bad.yaml", text + "tokens: -5\n");
+  const auto refused = paratune({"tune", bad, "--db", dir + "/pool3"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("tokens"), std::string::npos) << refused.err;
 }
 
 } // namespace

@@ -36,7 +36,8 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"tflops_per_gpu", b.tflops_per_gpu},
           {"mfu", b.mfu},
           {"peak_memory_mib", b.peak_memory_mib},
-          {"megatron_args", megatron_args_of(s, b.config)}};
+          {"megatron_args", megatron_args_of(s, b.config)},
+          {"full_run", full_run_json(s)}};
 }
 
 int export_session(const std::string& db, const std::string& id, export_format format) {

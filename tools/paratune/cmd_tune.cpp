@@ -80,6 +80,7 @@ wire::session_opened session_record(const job_spec& job, const tune_options& o) 
   s.initial = wire::to_wire(job.initial);
   s.search = job.search;
   s.trials = o.trials > 0 ? o.trials : job.trials;
+  s.tokens = job.tokens;
   s.train_iters = job.train_iters;
   s.retry_transient = job.retry_transient;
   s.seed = job.seed;

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <map>
 
+#include "core/full_run_cost.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
 #include "messages/codec.hpp"
@@ -27,7 +28,45 @@ nlohmann::json utc_time(int64_t unix_ms) {
   return out;
 }
 
+full_run_cost cost_at(const session_summary& s, const trial_row& r) {
+  const auto c = wire::from_wire(r.config);
+  return cost_of_training(s.job.tokens, c.gbs, c.seq, r.iteration_ms, s.job.world_size);
+}
+
+double tuning_gpu_hours(const session_summary& s) {
+  double h = 0;
+  for (const auto& r : s.trials)
+    h += r.gpu_hours;
+  return h;
+}
+
 } // namespace
+
+std::optional<full_run_value> full_run_of(const session_summary& s) {
+  if (s.job.tokens <= 0 || !s.best || !s.first_success)
+    return std::nullopt;
+  full_run_value v;
+  v.best = cost_at(s, *s.best);
+  v.first = cost_at(s, *s.first_success);
+  v.tuning_gpu_hours = tuning_gpu_hours(s);
+  if (v.best.gpu_hours <= 0 || v.first.gpu_hours <= 0)
+    return std::nullopt; // a stored result without its iteration time
+  return v;
+}
+
+nlohmann::json full_run_json(const session_summary& s) {
+  const auto v = full_run_of(s);
+  if (!v)
+    return nullptr;
+  const auto cost = [](const full_run_cost& c) {
+    return nlohmann::json{{"iterations", c.iterations}, {"days", c.days}, {"gpu_hours", c.gpu_hours}};
+  };
+  return {{"tokens", s.job.tokens},
+          {"best", cost(v->best)},
+          {"first", cost(v->first)},
+          {"gpu_hours_saved", v->first.gpu_hours - v->best.gpu_hours},
+          {"tuning_gpu_hours", v->tuning_gpu_hours}};
+}
 
 trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   trial_row row;
@@ -44,6 +83,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.iterations_scored = r.iterations_scored;
   row.gpu_hours = r.gpu_hours;
   row.pool = r.pool;
+  row.iteration_ms = r.iteration_ms;
   row.queued_ms = r.queued_ms;
   row.retry_of = r.retry_of;
   row.failure = r.error_kind;
@@ -122,10 +162,9 @@ nlohmann::json to_json(const session_summary& s) {
   } else {
     j["best"] = nullptr;
   }
-  double gpu_hours = 0;
-  for (const auto& r : s.trials)
-    gpu_hours += r.gpu_hours;
-  j["gpu_hours"] = gpu_hours; // what the session's trials cost
+  j["gpu_hours"] = tuning_gpu_hours(s); // what the session's trials cost
+  if (auto v = full_run_json(s); !v.is_null())
+    j["full_run"] = std::move(v);
   j["trials"] = nlohmann::json::array();
   for (const auto& r : s.trials) {
     nlohmann::json t = {{"index", r.index},
@@ -191,6 +230,16 @@ std::string render_text(const session_summary& s) {
     std::snprintf(buf, sizeof buf, "gain over the first run (trial %d): %+.1f%%\n",
                   s.first_success->index,
                   100 * (s.best->tflops_per_gpu / s.first_success->tflops_per_gpu - 1));
+    out += buf;
+  }
+  if (const auto v = full_run_of(s)) {
+    std::snprintf(buf, sizeof buf,
+                  "full run of %.3g tokens: %.1f days, %.0f GPU-hours with the best configuration; "
+                  "%.1f days, %.0f GPU-hours with the first; %.0f GPU-hours saved, %.1f spent "
+                  "tuning\n",
+                  s.job.tokens, v->best.days, v->best.gpu_hours, v->first.days,
+                  v->first.gpu_hours, v->first.gpu_hours - v->best.gpu_hours,
+                  v->tuning_gpu_hours);
     out += buf;
   }
   out += "configuration:";

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/full_run_cost.hpp"
 #include "core/session_state.hpp"
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
@@ -28,6 +29,7 @@ struct trial_row {
   int iterations_scored = 0;
   double gpu_hours = 0;
   std::string pool;
+  double iteration_ms = 0; ///< its scored iterations' mean time
   int64_t queued_ms = 0;   ///< held by its pool's scheduler before it ran
   int retry_of = 0;        ///< the failed trial it ran again
   failure_kind failure = failure_kind::none; ///< how a failed trial failed
@@ -53,6 +55,18 @@ struct session_summary {
   std::optional<trial_row> best;
   std::optional<trial_row> first_success;
 };
+
+/// What the best configuration is worth over the job's whole token budget
+/// (`tokens:`), against the first measured configuration, and what tuning
+/// spent; none without a budget or a measured run.
+struct full_run_value {
+  full_run_cost best, first;
+  double tuning_gpu_hours = 0;
+};
+std::optional<full_run_value> full_run_of(const session_summary& s);
+/// The same as JSON (`tokens`, `best` and `first` {iterations, days,
+/// gpu_hours}, `gpu_hours_saved`, `tuning_gpu_hours`), or null.
+nlohmann::json full_run_json(const session_summary& s);
 
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);
 
