@@ -108,8 +108,8 @@ std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string
 }
 
 void agent_state::with_history(const std::string& session, history_handler then,
-                               failure_handler failed) {
-  self->request(deps.pool, caf::infinite, history_atom_v, session)
+                               failure_handler failed, uint64_t after_seq) {
+  self->request(deps.pool, caf::infinite, history_atom_v, session, after_seq)
     .then(
       [this, session, then](std::vector<wire::envelope>& records) {
         guarded(session, [&] { then(std::move(records)); });

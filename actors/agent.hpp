@@ -103,11 +103,12 @@ public:
   };
   output_callbacks output_handlers(const std::string& key);
 
-  /// Reads a session's records from the pool, then calls `then`. A read the
-  /// pool refuses goes to `failed`, or is logged when there is none. An
-  /// exception from `then` is logged with the session.
+  /// Reads a session's records from the pool (those after `after_seq`
+  /// only, when given), then calls `then`. A read the pool refuses goes to
+  /// `failed`, or is logged when there is none. An exception from `then` is
+  /// logged with the session.
   void with_history(const std::string& session, history_handler then,
-                    failure_handler failed = {});
+                    failure_handler failed = {}, uint64_t after_seq = 0);
 
   /// Messages that did not decode or whose handler threw.
   uint64_t dropped() const { return dropped_; }

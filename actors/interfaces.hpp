@@ -21,8 +21,9 @@ namespace paratune {
 using pool_actor = caf::typed_actor<
   // Stores an envelope; replies with its sequence number.
   caf::replies_to<append_atom, wire::envelope>::with<uint64_t>,
-  // Every envelope of a session, in order.
-  caf::replies_to<history_atom, std::string>::with<std::vector<wire::envelope>>>;
+  // The envelopes of a session with a sequence number above the given one
+  // (0: all of them), in order.
+  caf::replies_to<history_atom, std::string, uint64_t>::with<std::vector<wire::envelope>>>;
 
 /// Owns the bus PUB socket (a ZeroMQ socket must stay on one thread).
 using egress_actor = caf::typed_actor<

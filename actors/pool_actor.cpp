@@ -18,8 +18,9 @@ pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
         spdlog::error("pool: {}", describe(seq.error()));
       return seq;
     },
-    [=](history_atom, const std::string& session) -> caf::result<std::vector<wire::envelope>> {
-      auto records = self->state.pool->session_history(session);
+    [=](history_atom, const std::string& session,
+        uint64_t after_seq) -> caf::result<std::vector<wire::envelope>> {
+      auto records = self->state.pool->session_history(session, after_seq);
       if (!records)
         return records.error();
       return std::move(*records);

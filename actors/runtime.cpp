@@ -127,7 +127,7 @@ void runtime::adopt_agent(caf::actor agent, const std::string& name) {
 caf::expected<std::vector<wire::envelope>> runtime::history(const std::string& session) {
   caf::scoped_actor self{sys_};
   caf::expected<std::vector<wire::envelope>> out{std::vector<wire::envelope>{}};
-  self->request(deps_.pool, std::chrono::seconds(30), history_atom_v, session)
+  self->request(deps_.pool, std::chrono::seconds(30), history_atom_v, session, uint64_t(0))
     .receive([&](std::vector<wire::envelope>& records) { out = std::move(records); },
              [&](caf::error& err) { out = std::move(err); });
   return out;

@@ -1,5 +1,6 @@
 #include "actors/tuning_session.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <caf/all.hpp>
@@ -158,11 +159,17 @@ void tuning_session_state::fill_slots() {
 void tuning_session_state::replay() {
   if (phase != session_phase::running)
     return;
+  // Only what the pool gained since the last replay: every record up to
+  // `replayed_to` was dispatched by an earlier one (the pool appends in
+  // sequence order and serves reads between appends), so a tick costs what
+  // is new, not the whole history.
   with_history(
     id,
     [this](std::vector<wire::envelope> history) {
-      for (const auto& e : history)
+      for (const auto& e : history) {
+        replayed_to = std::max(replayed_to, e.seq);
         dispatch(e); // each record counts once; a bad one is logged and skipped
+      }
       if (phase != session_phase::running)
         return;
       if (!answered && now_ms() - last_progress_ms > quiet_limit_ms) {
@@ -172,7 +179,8 @@ void tuning_session_state::replay() {
         fill_slots();
       }
     },
-    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); });
+    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); },
+    replayed_to);
 }
 
 void tuning_session_state::finish(session_state end) {

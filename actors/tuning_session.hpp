@@ -81,6 +81,7 @@ struct tuning_session_state : agent_state {
   int exhausted_after = -1;     ///< results when the last "exhausted" answer came
   int requested_after = -1;     ///< results when the last request was sent
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
+  uint64_t replayed_to = 0;     ///< the pool sequence number replays have read up to
   std::chrono::milliseconds tick{500};
   static inline const char* name = "tuning_session";
 };

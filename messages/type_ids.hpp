@@ -38,7 +38,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, publish_atom, "publish")
   /// Agent -> pool: (append_atom, envelope) -> seq.
   CAF_ADD_ATOM(paratune, paratune, append_atom, "append")
-  /// Agent -> pool: (history_atom, session) -> vector<envelope>.
+  /// Agent -> pool: (history_atom, session, after_seq) -> vector<envelope>.
   CAF_ADD_ATOM(paratune, paratune, history_atom, "history")
   /// Starts a session or a trial.
   CAF_ADD_ATOM(paratune, paratune, start_atom, "start")

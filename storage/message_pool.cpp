@@ -108,16 +108,18 @@ caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
 }
 
 caf::expected<std::vector<wire::envelope>>
-message_pool::session_history(const std::string& session) const {
+message_pool::session_history(const std::string& session, uint64_t after_seq) const {
   const auto prefix = session_prefix(session);
   const auto end = prefix_end(prefix);
+  std::string first = prefix;
+  big_endian::put64(first, after_seq + 1);
   rocksdb::Slice upper{end};
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it{
     store_->db()->NewIterator(ro, store_->column(cf_by_session))};
   std::vector<wire::envelope> out;
-  for (it->Seek(prefix); it->Valid(); it->Next()) {
+  for (it->Seek(first); it->Valid(); it->Next()) {
     auto key = it->key().ToStringView();
     auto record = read_record(big_endian::get64(key.substr(prefix.size())));
     if (!record)

@@ -49,7 +49,14 @@ public:
   caf::expected<uint64_t> append(wire::envelope e);
 
   /// Every record of one session, in append order.
-  caf::expected<std::vector<wire::envelope>> session_history(const std::string& session) const;
+  caf::expected<std::vector<wire::envelope>> session_history(const std::string& session) const {
+    return session_history(session, 0);
+  }
+  /// The session's records with a sequence number above `after_seq`, in
+  /// order: what was appended since a reader last read up to `after_seq`
+  /// (the scan starts there, so its cost does not grow with the history).
+  caf::expected<std::vector<wire::envelope>> session_history(const std::string& session,
+                                                             uint64_t after_seq) const;
 
   /// Session ids that have records, in byte order.
   caf::expected<std::vector<std::string>> sessions() const;

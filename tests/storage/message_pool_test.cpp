@@ -77,6 +77,21 @@ TEST_F(message_pool_test, session_prefix_does_not_leak_into_longer_ids) {
   EXPECT_EQ(pool->session_history("ab")->size(), 0u);
 }
 
+TEST_F(message_pool_test, reads_a_session_from_after_a_sequence_number) {
+  auto pool = open_pool();
+  for (int i = 1; i <= 6; ++i)
+    ASSERT_TRUE(pool->append(result(i % 2 ? "odd" : "even", i, i)));  // seqs 1..6
+  const auto after3 = pool->session_history("odd", 3);  // odd has seqs 1, 3, 5
+  ASSERT_TRUE(after3);
+  ASSERT_EQ(after3->size(), 1u);
+  EXPECT_EQ((*after3)[0].seq, 5u);
+  EXPECT_EQ(pool->session_history("odd", 0)->size(), 3u);
+  EXPECT_EQ(pool->session_history("odd", 2)->size(), 2u);
+  EXPECT_EQ(pool->session_history("odd", 5)->size(), 0u);
+  EXPECT_EQ(pool->session_history("even", 5)->front().seq, 6u);
+  EXPECT_EQ(pool->session_history("odd", 1000)->size(), 0u);
+}
+
 TEST_F(message_pool_test, indexes_the_latest_record_of_each_trial) {
   auto pool = open_pool();
   wire::trial_started st;
