@@ -16,7 +16,7 @@
 #include "storage/message_pool.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/json_output.hpp"
-#include "tools/paratune/session_summary.hpp"
+#include "report/session_summary.hpp"
 
 namespace paratune::cli {
 

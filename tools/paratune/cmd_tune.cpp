@@ -20,7 +20,7 @@
 #include "messages/type_ids.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/command_runtime.hpp"
-#include "tools/paratune/session_summary.hpp"
+#include "report/session_summary.hpp"
 #include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/tune_view.hpp"
 #include "tools/paratune/json_output.hpp"

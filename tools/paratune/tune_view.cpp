@@ -6,7 +6,7 @@
 
 #include "messages/codec.hpp"
 #include "messages/type_ids.hpp"
-#include "tools/paratune/session_summary.hpp"
+#include "report/session_summary.hpp"
 
 namespace paratune::cli {
 

@@ -11,7 +11,7 @@
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
 
-namespace paratune::cli {
+namespace paratune {
 
 /// One trial of a finished session, as the user reads it.
 struct trial_row {
@@ -82,4 +82,4 @@ std::string render_text(const session_summary& s);
 /// One live line for a finished trial.
 std::string render_trial_line(const trial_row& r, int budget);
 
-} // namespace paratune::cli
+} // namespace paratune

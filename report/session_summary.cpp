@@ -1,4 +1,4 @@
-#include "tools/paratune/session_summary.hpp"
+#include "report/session_summary.hpp"
 
 #include <cstdio>
 #include <ctime>
@@ -10,7 +10,7 @@
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 
-namespace paratune::cli {
+namespace paratune {
 
 namespace {
 
@@ -249,4 +249,4 @@ std::string render_text(const session_summary& s) {
   return out;
 }
 
-} // namespace paratune::cli
+} // namespace paratune
