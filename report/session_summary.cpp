@@ -90,6 +90,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.relay = r.relay;
   if (proposal) {
     row.change = proposal->change;
+    row.predicted_tflops = proposal->predicted_tflops;
     if (r.status == trial_status::succeeded)
       row.reason = proposal->why;
   } else if (r.status == trial_status::skipped) {

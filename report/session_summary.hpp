@@ -34,6 +34,7 @@ struct trial_row {
   int retry_of = 0;        ///< the failed trial it ran again
   failure_kind failure = failure_kind::none; ///< how a failed trial failed
   wire::relay_counts_wire relay;  ///< a relay pool's trial: how its lines arrived
+  double predicted_tflops = 0;     ///< the proposal's prediction; 0 when it made none
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {
