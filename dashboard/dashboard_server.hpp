@@ -23,7 +23,10 @@ struct dashboard_options {
   int port = 0;                   ///< 0: any free port (port() tells which)
   std::size_t max_sessions = 200; ///< sessions listed, newest first
   std::size_t threads = 8;        ///< connections served at once; more wait
-  std::size_t max_request_bytes = 16 * 1024; ///< a longer request body is refused
+  /// The longest request body httplib would read. No route reads one: the
+  /// methods that carry one are answered 405 before it is read, and the
+  /// request line and headers are bounded by httplib (8 KiB each).
+  std::size_t max_request_bytes = 16 * 1024;
   /// Called on a server thread after each answer was sent (an access log);
   /// none when empty.
   std::function<void(const dashboard_request&)> on_request;
