@@ -12,6 +12,8 @@ constexpr const char* style = R"css(
 body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #1d1d1f; }
 h1 { font-size: 1.4em; }
 h2 { font-size: 1.15em; margin-top: 1.6em; }
+h3 { font-size: 1em; margin-bottom: 0.3em; }
+#sessions td { white-space: nowrap; }
 table { border-collapse: collapse; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
 td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
