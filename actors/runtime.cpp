@@ -43,6 +43,7 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   std::unique_ptr<runtime> rt{new runtime(sys)};
   rt->grace_ = opts.grace;
   rt->session_tick_ = opts.session_tick;
+  rt->keep_jobs_ = opts.keep_jobs_on_stop;
   rt->watchdog_ = sys.spawn(watchdog);
   if (opts.bus.publish.empty()) {
     static std::atomic<int> counter{0};
@@ -60,7 +61,8 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
     return caf::make_error(ec::bus_failure, std::string("cannot start the bus: ") + e.what());
   }
   std::shared_ptr<message_pool> shared{std::move(*db)};
-  rt->deps_.pool = sys.spawn<caf::detached>(pool, shared);
+  rt->pool_ = shared;
+  rt->deps_.pool = sys.spawn<caf::detached>(paratune::pool, shared);
   rt->deps_.egress = rt->bridge_->egress();
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.pool),
                  std::string("pool"));
@@ -76,13 +78,14 @@ caf::expected<void> runtime::start_tuning_agents() {
   auto& b = *bridge_;
   auto analyst = sys_.spawn<caf::detached>(bottleneck_analyst, deps_);
   auto generator = sys_.spawn(strategy_generator, deps_);
-  auto valid = sys_.spawn(validator, deps_);
+  auto valid = sys_.spawn(validator, deps_, validator_options{keep_jobs_});
   auto failures = sys_.spawn(failure_analyst, deps_);
   // Detached: its dcgm scrapes block its own thread, never a shared one.
   auto telemetry = sys_.spawn<caf::detached>(telemetry_agent, deps_);
   b.subscribe("analysis.", analyst);
   b.subscribe("report.", generator);
   b.subscribe("proposal.", valid);
+  b.subscribe("session.", valid); // a cancelled session's trials are stopped
   b.subscribe("trial.", failures);
   b.subscribe("output.", telemetry);
   b.subscribe("trial.", telemetry);
@@ -113,6 +116,14 @@ caf::actor runtime::start_session(const std::string& id, wire::session_opened jo
   return s;
 }
 
+caf::actor runtime::resume_session(const std::string& id, wire::session_opened job,
+                                   const caf::actor& listener) {
+  auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener,
+                      tuning_session_options{true, session_tick_});
+  adopt_session(s);
+  return s;
+}
+
 void runtime::adopt_session(caf::actor session) {
   bridge_->sweep(); // the subscriptions of sessions that have ended
   caf::anon_send(watchdog_, watch_atom_v, session);
@@ -130,6 +141,14 @@ caf::expected<std::vector<wire::envelope>> runtime::history(const std::string& s
   self->request(deps_.pool, std::chrono::seconds(30), history_atom_v, session, uint64_t(0))
     .receive([&](std::vector<wire::envelope>& records) { out = std::move(records); },
              [&](caf::error& err) { out = std::move(err); });
+  return out;
+}
+
+caf::expected<uint64_t> runtime::append(wire::envelope e) {
+  caf::scoped_actor self{sys_};
+  caf::expected<uint64_t> out{uint64_t(0)};
+  self->request(deps_.pool, std::chrono::seconds(30), append_atom_v, std::move(e))
+    .receive([&](uint64_t seq) { out = seq; }, [&](caf::error& err) { out = std::move(err); });
   return out;
 }
 
@@ -176,6 +195,7 @@ void runtime::stop() {
   std::vector<caf::actor> last{caf::actor_cast<caf::actor>(deps_.pool), watchdog_};
   stop_group(last);
   deps_ = {};
+  pool_.reset();
   ctx_.reset();
 }
 

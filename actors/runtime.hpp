@@ -16,6 +16,7 @@
 namespace paratune {
 
 class bus_bridge;
+class message_pool;
 
 struct runtime_options {
   std::string pool_dir;          ///< the Global Message Pool's RocksDB directory
@@ -29,6 +30,9 @@ struct runtime_options {
   /// Start OptiCo's four agents and the telemetry agent (GPU tuning). `diagnose` and the TPU loop
   /// use the diagnosis agents alone (actors/diagnosis_agents.hpp).
   bool tuning_agents = true;
+  /// stop() leaves Slurm jobs running for the next start to attach to (a
+  /// daemon), instead of cancelling them (`paratune tune`).
+  bool keep_jobs_on_stop = false;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
@@ -47,6 +51,11 @@ public:
   /// session_state, text) when it ends (actors/tuning_session.hpp).
   caf::actor start_session(const std::string& id, wire::session_opened job,
                            const caf::actor& listener);
+  /// Continues a session the pool holds and that never ended (a daemon
+  /// restarting): its state is replayed from the pool, and what was in
+  /// flight is asked for again.
+  caf::actor resume_session(const std::string& id, wire::session_opened job,
+                            const caf::actor& listener);
 
   /// Takes a session actor started elsewhere (the TPU loop) so that the
   /// watchdog tells it of agent deaths and stop() stops it first.
@@ -54,6 +63,12 @@ public:
 
   /// Every record of a session, through the pool actor (blocking).
   caf::expected<std::vector<wire::envelope>> history(const std::string& session);
+  /// Stores one record through the pool actor, the pool's one writer, and
+  /// waits until it is stored (blocking); its sequence number.
+  caf::expected<uint64_t> append(wire::envelope e);
+  /// The pool for reading from any thread (RocksDB reads are thread-safe);
+  /// every write goes through the pool actor.
+  std::shared_ptr<const message_pool> pool() const { return pool_; }
 
   bus_bridge& bridge() { return *bridge_; }
   /// The bus as bound (a wildcard tcp port resolved), for other processes.
@@ -81,12 +96,14 @@ private:
   caf::actor_system& sys_;
   std::chrono::milliseconds grace_;
   std::chrono::milliseconds session_tick_;
+  bool keep_jobs_ = false;
   caf::actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;
   std::unique_ptr<bus_proxy> proxy_;
   std::unique_ptr<bus_bridge> bridge_;
   agent_deps deps_;
+  std::shared_ptr<message_pool> pool_;
   std::vector<caf::actor> agents_;
   std::vector<caf::actor> sessions_;
   bool stopped_ = false;

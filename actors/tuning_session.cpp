@@ -31,8 +31,9 @@ wire::session_status status_of(session_state end, const std::vector<trial_outcom
       s.best_tflops = outcomes[i].tflops_per_gpu;
       s.best_trial = trial_number(outcomes, i);
     }
-  s.text = end == session_state::exhausted ? "all plausible configurations have been tried"
-                                           : "trial budget spent";
+  s.text = end == session_state::exhausted   ? "all plausible configurations have been tried"
+           : end == session_state::cancelled ? "cancelled"
+                                             : "trial budget spent";
   return s;
 }
 
@@ -56,11 +57,12 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
       answered = false;
     }
   });
-  on<wire::proposal>([this](const wire::envelope&, const wire::proposal& p) {
+  on<wire::proposal>([this](const wire::envelope& e, const wire::proposal& p) {
     last_progress_ms = now_ms();
     if (p.trial > 0 && !results.count(p.trial)) {
       used.insert(p.trial);
       in_flight.insert(p.trial);
+      unfinished[p.trial] = e;
     }
     if (p.request != requested || answered)
       return;
@@ -76,10 +78,11 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
   on<wire::trial_started>([this](const wire::envelope&, const wire::trial_started&) {
     last_progress_ms = now_ms();
   });
-  on<wire::trial_result>([this](const wire::envelope&, const wire::trial_result& r) {
+  on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
     const bool proposed = in_flight.count(r.trial) > 0;
     if (!results.insert(r.trial).second)
       return;
+    unfinished.erase(r.trial);
     last_progress_ms = now_ms();
     if (!proposed && !answered) {
       // The generator answered with a result instead of a proposal (the
@@ -89,11 +92,14 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     in_flight.erase(r.trial);
     if (r.status != trial_status::skipped)
       used.insert(r.trial);
-    if (r.status == trial_status::failed)
+    if (r.status == trial_status::failed) {
       awaiting.insert(r.trial);
+      undiagnosed[r.trial] = e;
+    }
     fill_slots();
   });
   on<wire::failure_diagnosis>([this](const wire::envelope& e, const wire::failure_diagnosis&) {
+    undiagnosed.erase(e.trial);
     if (awaiting.erase(e.trial))
       fill_slots();
   });
@@ -108,8 +114,10 @@ void tuning_session_state::open(std::string sid, wire::session_opened j, caf::ac
   listener = std::move(l);
   last_progress_ms = now_ms();
   if (opts.resume) {
-    // The pool has the session: the first tick replays it and continues.
+    // The pool has the session: the first tick replays it, then asks again
+    // for what was in flight when the last process ended (recover()).
     phase = session_phase::running;
+    recovering = true;
     self->send(self, tick_atom_v);
     return;
   }
@@ -172,6 +180,8 @@ void tuning_session_state::replay() {
       }
       if (phase != session_phase::running)
         return;
+      if (recovering)
+        return recover();
       if (!answered && now_ms() - last_progress_ms > quiet_limit_ms) {
         spdlog::info("session {}: no answer to analysis request {}, asking again", id, requested);
         send_request(requested, requested_slots);
@@ -181,6 +191,32 @@ void tuning_session_state::replay() {
     },
     [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); },
     replayed_to);
+}
+
+void tuning_session_state::recover() {
+  recovering = false;
+  // What the agents of the process that ended were doing is asked for
+  // again from the pool's own records: each answer is idempotent (the
+  // validator runs a trial once, attaching to a Slurm job that still runs;
+  // the generator republishes an answered request; a diagnosis is keyed by
+  // its trial).
+  for (const auto& [trial, e] : unfinished)
+    publish_only(topics::proposal(id), e);
+  for (const auto& [trial, e] : undiagnosed)
+    publish_only(topics::trial_state(id, trial), e);
+  spdlog::info("session {}: resumed with {} results, {} trials in flight, {} awaiting diagnosis",
+               id, results.size(), unfinished.size(), undiagnosed.size());
+  if (!answered)
+    send_request(requested, requested_slots);
+  else
+    fill_slots();
+}
+
+void tuning_session_state::cancel(const std::string& reason) {
+  if (phase == session_phase::ending)
+    return;
+  cancel_reason = reason;
+  finish(session_state::cancelled);
 }
 
 void tuning_session_state::finish(session_state end) {
@@ -193,6 +229,8 @@ void tuning_session_state::finish(session_state end) {
       wire::session_status s;
       try {
         s = status_of(end, wire::outcomes_of(history));
+        if (end == session_state::cancelled && !cancel_reason.empty())
+          s.text = "cancelled: " + cancel_reason;
       } catch (const std::exception& e) {
         phase = session_phase::running; // let fail() record it
         return fail(std::string("the session's history does not read: ") + e.what());
@@ -241,6 +279,7 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
       self->state.replay();
       self->delayed_send(self, self->state.tick, tick_atom_v);
     },
+    [=](cancel_atom, const std::string& reason) { self->state.cancel(reason); },
     [=](agent_down_atom, const std::string& agent, const std::string& reason) {
       self->state.fail("the " + agent + " agent died: " + reason);
     },

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 
@@ -60,6 +61,13 @@ struct tuning_session_state : agent_state {
   /// session when none may come and none is in flight.
   void fill_slots();
   void send_request(int number, int slots);
+  /// After the first replay of a resumed session: publishes again the
+  /// proposals with no result and the failures with no diagnosis, and asks
+  /// again an unanswered request.
+  void recover();
+  /// Ends the session as cancelled; its running trials are stopped by the
+  /// validator, which sees the cancelled status.
+  void cancel(const std::string& reason);
   void finish(session_state end);
   void fail(const std::string& reason);
 
@@ -83,6 +91,10 @@ struct tuning_session_state : agent_state {
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
   uint64_t replayed_to = 0;     ///< the pool sequence number replays have read up to
   std::chrono::milliseconds tick{500};
+  bool recovering = false;      ///< resumed, the first replay still to come
+  std::map<int, wire::envelope> unfinished;  ///< proposals with no result yet
+  std::map<int, wire::envelope> undiagnosed; ///< failed results with no diagnosis yet
+  std::string cancel_reason;
   static inline const char* name = "tuning_session";
 };
 

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include <caf/all.hpp>
@@ -80,6 +82,52 @@ incumbent_rate incumbent_of(const std::vector<wire::envelope>& history) {
   return best;
 }
 
+/// What the pool holds of one trial's run: a daemon that restarts finds
+/// trials it started and never saw end.
+struct past_run {
+  const wire::envelope* started = nullptr; ///< its trial_started record
+  bool ended = false;                      ///< a trial_result is stored
+  std::optional<wire::trial_job> job;      ///< where it ran, when that was recorded
+};
+
+past_run past_run_of(const std::vector<wire::envelope>& history, int trial) {
+  past_run r;
+  for (const auto& h : history) {
+    if (h.trial != trial)
+      continue;
+    if (h.type == wire::type_name<wire::trial_result>())
+      r.ended = true;
+    else if (h.type == wire::type_name<wire::trial_started>())
+      r.started = &h;
+    else if (h.type == wire::type_name<wire::trial_job>())
+      r.job = wire::body_of<wire::trial_job>(h);
+    else if (h.type == wire::type_name<wire::trial_interrupted>())
+      r.started = nullptr, r.job.reset(); // that run is over; a new one may follow
+  }
+  return r;
+}
+
+/// The program a process runs, from /proc; empty when it is gone.
+std::string program_of(int64_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string argv0;
+  std::getline(in, argv0, '\0');
+  return argv0;
+}
+
+/// Ends the process group a dead daemon's trial left behind, when its
+/// leader still runs the trial's program (a pid reused since by another
+/// program is left alone). Returns what it did, in words.
+std::string end_orphan(const wire::trial_job& job) {
+  if (job.pid <= 0)
+    return "no process was recorded";
+  if (program_of(job.pid) != job.argv0)
+    return "its process " + std::to_string(job.pid) + " had already ended";
+  kill(pid_t(-job.pid), SIGKILL);
+  kill(pid_t(job.pid), SIGKILL);
+  return "its process group " + std::to_string(job.pid) + " was ended";
+}
+
 std::string key_of(const std::string& session, int trial) {
   return session + "/" + std::to_string(trial);
 }
@@ -128,7 +176,7 @@ void apply_stop(const running_trial& t, const trial_score& score, wire::trial_re
     return;
   }
   r.status = trial_status::stopped;
-  if (score.scored > 0)
+  if (score.scored > 0 && t.stop.reason != stop_reason::cancelled)
     fill_measurements(t, score, r);
 }
 
@@ -238,9 +286,18 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
   auto [on_line, on_exit] = output_handlers(key);
   const auto& session = running.at(key)->session;
   auto request = request_for(pool, s, p, session);
+  // The job's id reaches the pool as soon as Slurm accepts it: a daemon
+  // that restarts attaches to it instead of submitting it again.
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  auto submitted = [weak, key](slurm_job_id id, const std::string& output_file) {
+    if (auto me = caf::actor_cast<caf::actor>(weak))
+      caf::anon_send(me, submitted_atom_v, key, int64_t(id), output_file);
+  };
+  constexpr auto poll = std::chrono::milliseconds(500);
   if (!pool.relay)
     return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request),
-                                             std::move(on_line), std::move(on_exit));
+                                             std::move(on_line), std::move(on_exit), poll,
+                                             submitted);
   // The lines come from the trial's relay over the bus; the job's own output
   // file holds only what the relay itself says (a bad option, a lost bus).
   relay_receiver_options o;
@@ -249,9 +306,32 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
   o.log_path = p.workdir + "/relay.log";
   auto job = [&](relayed_trial::exit_handler ended) {
     return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request), on_line,
-                                             std::move(ended));
+                                             std::move(ended), poll, submitted);
   };
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), job);
+}
+
+std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::pool_wire& pool,
+                                                                 const wire::session_opened& s,
+                                                                 const wire::proposal& p,
+                                                                 const wire::trial_job& job,
+                                                                 const std::string& key) {
+  auto [on_line, on_exit] = output_handlers(key);
+  const auto id = slurm_job_id(job.slurm_job_id);
+  if (!pool.relay)
+    return slurm_job_watch::attach(client_for(pool), id, job.output_path, std::move(on_line),
+                                   std::move(on_exit));
+  // The relay goes on publishing to the bus (a daemon's fixed address); the
+  // lines it published before are fetched again from its buffer or its log.
+  relay_receiver_options o;
+  o.bus_subscribe = s.relay_subscribe;
+  o.topic = topics::relay(running.at(key)->session, p.trial);
+  o.log_path = p.workdir + "/relay.log";
+  auto watch = [&](relayed_trial::exit_handler ended) -> std::unique_ptr<trial_process> {
+    return slurm_job_watch::attach(client_for(pool), id, job.output_path, on_line,
+                                   std::move(ended));
+  };
+  return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), watch);
 }
 
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
@@ -263,23 +343,60 @@ validator_state::validator_state(caf::event_based_actor* self) : agent_state(sel
       consider(session, p, history);
     });
   });
+  on<wire::session_status>([this](const wire::envelope& e, const wire::session_status& s) {
+    if (s.state == session_state::cancelled)
+      stop_session(e.session, "the session was cancelled");
+  });
+}
+
+void validator_state::stop_session(const std::string& session, const std::string& why) {
+  std::vector<std::string> keys;
+  for (auto& [key, t] : running)
+    if (t->session == session)
+      keys.push_back(key);
+  for (const auto& key : keys)
+    end_early(key, {stop_reason::cancelled, why}); // its exit records the result
 }
 
 validator_state::~validator_state() {
   for (auto& [_, t] : running)
-    if (t->process)
-      t->process->terminate(500);
+    if (t->process) {
+      if (keep_jobs)
+        t->process->detach(); // a Slurm job goes on; the next daemon attaches to it
+      else
+        t->process->terminate(500);
+    }
 }
 
 void validator_state::consider(const std::string& session, const wire::proposal& p,
                                const std::vector<wire::envelope>& history) {
-  for (const auto& h : history)
-    if (h.trial == p.trial && h.type == wire::type_name<wire::trial_result>())
-      return; // already ran (a republished proposal)
+  const auto past = past_run_of(history, p.trial);
+  if (past.ended)
+    return; // already ran (a republished proposal)
   const auto* opened = find_first<wire::session_opened>(history);
-  if (!opened || running.count(key_of(session, p.trial)))
+  const auto key = key_of(session, p.trial);
+  if (!opened || running.count(key) || resuming.count(key))
     return;
-  launch(session, p, wire::body_of<wire::session_opened>(*opened), incumbent_of(history));
+  const auto job = wire::body_of<wire::session_opened>(*opened);
+  if (!past.started)
+    return launch(session, p, job, incumbent_of(history));
+  // Started by a validator that is gone (a daemon killed or stopped): a
+  // Slurm job still runs and is attached to; a local run died with it and
+  // runs again under the same number.
+  const auto* pool = wire::pool_named(job, p.pool);
+  if (pool && pool->kind == pool_kind::slurm && past.job && past.job->slurm_job_id > 0)
+    return attach(session, p, job, *past.job, past.started->ts_ms, incumbent_of(history));
+  wire::trial_interrupted note{p.trial, "its run was lost with the daemon that watched it ("
+                                          + (past.job ? end_orphan(*past.job)
+                                                      : std::string("no process was recorded"))
+                                          + "); it runs again"};
+  resuming.insert(key); // a proposal repeated meanwhile is not interrupted twice
+  store(wire::make_envelope(session, p.trial, note),
+        [this, key, session, p, job, incumbent = incumbent_of(history)](uint64_t) {
+          resuming.erase(key);
+          if (!running.count(key))
+            launch(session, p, job, incumbent);
+        });
 }
 
 void validator_state::on_line(const std::string& key, const std::string& line) {
@@ -350,8 +467,10 @@ void validator_state::check_clocks() {
     clock_running = false;
 }
 
-void validator_state::launch(const std::string& session, const wire::proposal& p,
-                             const wire::session_opened& opened, incumbent_rate incumbent) {
+std::shared_ptr<running_trial> validator_state::track(const std::string& session,
+                                                      const wire::proposal& p,
+                                                      const wire::session_opened& opened,
+                                                      incumbent_rate incumbent) {
   auto t = std::make_shared<running_trial>();
   t->session = session;
   t->proposal = p;
@@ -373,6 +492,13 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     clock_running = true;
     self->delayed_send(self, clock_period, tick_atom_v);
   }
+  return t;
+}
+
+void validator_state::launch(const std::string& session, const wire::proposal& p,
+                             const wire::session_opened& opened, incumbent_rate incumbent) {
+  auto t = track(session, p, opened, incumbent);
+  const auto key = key_of(session, p.trial);
   wire::trial_started st{p.trial, p.config, p.argv, p.pool};
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
@@ -380,14 +506,36 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     if (!p.workdir.empty())
       std::filesystem::create_directories(p.workdir); // the template's {workdir}
     const auto* pool = wire::pool_named(opened, p.pool);
-    if (pool && pool->kind == pool_kind::slurm)
+    if (pool && pool->kind == pool_kind::slurm) {
       t->process = launch_slurm_job(*pool, opened, p, key);
-    else
-      t->process = launch_child(p.argv, key);
+    } else {
+      auto child = launch_child(p.argv, key);
+      record_job(session, p.trial, {p.trial, child->pid(), p.argv.front(), 0, ""});
+      t->process = std::move(child);
+    }
   } catch (const std::exception& e) {
     t->tail.push_back(std::string("launch failed: ") + e.what());
     self->send(self, exited_atom_v, key, 127);
   }
+}
+
+void validator_state::attach(const std::string& session, const wire::proposal& p,
+                             const wire::session_opened& opened, const wire::trial_job& job,
+                             int64_t started_at_ms, incumbent_rate incumbent) {
+  auto t = track(session, p, opened, incumbent);
+  t->started_at_ms = started_at_ms;
+  const auto key = key_of(session, p.trial);
+  try {
+    t->process = attach_slurm_job(*wire::pool_named(opened, p.pool), opened, p, job, key);
+  } catch (const std::exception& e) {
+    t->tail.push_back(std::string("cannot attach to Slurm job ") + std::to_string(job.slurm_job_id)
+                      + ": " + e.what());
+    self->send(self, exited_atom_v, key, 125);
+  }
+}
+
+void validator_state::record_job(const std::string& session, int trial, wire::trial_job job) {
+  store(wire::make_envelope(session, trial, job));
 }
 
 void validator_state::on_exit(const std::string& key, int exit_code) {
@@ -407,8 +555,10 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
                     wire::make_envelope(t->session, r.trial, r));
 }
 
-caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps) {
+caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps,
+                        validator_options opts) {
   self->state.start(std::move(deps));
+  self->state.keep_jobs = opts.keep_jobs;
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
       self->state.dispatch(topic, payload);
@@ -418,6 +568,12 @@ caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps d
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
     [=](tick_atom) { self->state.check_clocks(); },
+    [=](submitted_atom, const std::string& key, int64_t job_id, const std::string& output) {
+      auto it = self->state.running.find(key);
+      if (it != self->state.running.end())
+        self->state.record_job(it->second->session, it->second->proposal.trial,
+                               {it->second->proposal.trial, 0, "", job_id, output});
+    },
   };
 }
 

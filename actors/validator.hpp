@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <caf/fwd.hpp>
@@ -13,6 +14,12 @@
 namespace paratune {
 
 struct running_trial; // defined in validator.cpp
+
+struct validator_options {
+  /// On exit, leave Slurm jobs running (a daemon that stops; the next one
+  /// attaches to them) instead of cancelling them (`paratune tune`).
+  bool keep_jobs = false;
+};
 
 /// The Strategy Validation agent. Subscribes to "proposal."; for each new
 /// proposal it records trial_started, launches the run as a child process
@@ -32,6 +39,17 @@ struct validator_state : agent_state {
                 const std::vector<wire::envelope>& history);
   void launch(const std::string& session, const wire::proposal& p,
               const wire::session_opened& opened, incumbent_rate incumbent);
+  /// Takes up a trial a validator that is gone started on Slurm: follows
+  /// the job's output from its first line and records its end.
+  void attach(const std::string& session, const wire::proposal& p,
+              const wire::session_opened& opened, const wire::trial_job& job,
+              int64_t started_at_ms, incumbent_rate incumbent);
+  /// A running trial's bookkeeping (parser, early stopper, clocks).
+  std::shared_ptr<running_trial> track(const std::string& session, const wire::proposal& p,
+                                       const wire::session_opened& opened,
+                                       incumbent_rate incumbent);
+  /// Stores where a trial runs (trial_job): its process or its Slurm job.
+  void record_job(const std::string& session, int trial, wire::trial_job job);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
   /// Publishes the trial's gathered output lines on "output.<sid>.<n>".
@@ -39,6 +57,9 @@ struct validator_state : agent_state {
   /// Ends a trial before its command finishes (core/tuning/early_stop.hpp):
   /// signals its process, whose exit then records the result as stopped.
   void end_early(const std::string& key, stop_decision d);
+  /// Ends a session's running trials (it was cancelled); each records its
+  /// result as it exits.
+  void stop_session(const std::string& session, const std::string& why);
   /// The hang and wall-clock limits of running trials (a timer's tick).
   void check_clocks();
   /// Submits a trial to a Slurm pool; its output file's lines and its end
@@ -46,13 +67,21 @@ struct validator_state : agent_state {
   std::unique_ptr<trial_process> launch_slurm_job(const wire::pool_wire& pool,
                                                   const wire::session_opened& s,
                                                   const wire::proposal& p, const std::string& key);
+  std::unique_ptr<trial_process> attach_slurm_job(const wire::pool_wire& pool,
+                                                  const wire::session_opened& s,
+                                                  const wire::proposal& p,
+                                                  const wire::trial_job& job,
+                                                  const std::string& key);
 
   /// Trials now running, by "<session>/<trial>".
   std::map<std::string, std::shared_ptr<running_trial>> running;
   bool clock_running = false; ///< a tick is scheduled
+  bool keep_jobs = false;     ///< validator_options::keep_jobs
+  std::set<std::string> resuming; ///< interrupted trials whose note is being stored
   static inline const char* name = "validator";
 };
 
-caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps);
+caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps,
+                        validator_options opts = {});
 
 } // namespace paratune

@@ -10,13 +10,15 @@ const char* to_string(stop_reason r) {
     case stop_reason::failure: return "failure";
     case stop_reason::hang: return "hang";
     case stop_reason::wall_clock: return "wall_clock";
+    case stop_reason::cancelled: return "cancelled";
   }
   return "none";
 }
 
 bool parse_stop_reason(const std::string& text, stop_reason& out) {
   for (auto r : {stop_reason::none, stop_reason::stable, stop_reason::cannot_beat_incumbent,
-                 stop_reason::failure, stop_reason::hang, stop_reason::wall_clock})
+                 stop_reason::failure, stop_reason::hang, stop_reason::wall_clock,
+                 stop_reason::cancelled})
     if (text == to_string(r)) {
       out = r;
       return true;

@@ -20,7 +20,9 @@ struct early_stop_policy {
 };
 
 /// Why a trial was ended before its command finished.
-enum class stop_reason { none, stable, cannot_beat_incumbent, failure, hang, wall_clock };
+/// `cancelled`: not the early stopper's choice but its session's end (a
+/// user cancelled it); the trial's partial measurements are not scored.
+enum class stop_reason { none, stable, cannot_beat_incumbent, failure, hang, wall_clock, cancelled };
 
 const char* to_string(stop_reason r);
 bool parse_stop_reason(const std::string& text, stop_reason& out);

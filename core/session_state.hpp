@@ -10,9 +10,10 @@ enum class session_state {
   finished,  ///< the trial budget is spent
   exhausted, ///< nothing new and valid remains to try
   failed,    ///< it could not go on: the reason is stored with it
+  cancelled, ///< a user ended it (paratune cancel); its running trials were stopped
 };
 
-/// "running", "finished", "exhausted", "failed": the wire and CLI forms.
+/// "running", "finished", "exhausted", "failed", "cancelled": the wire and CLI forms.
 const char* to_string(session_state s);
 bool parse_session_state(const std::string& text, session_state& out);
 

@@ -58,4 +58,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, watch_atom, "watch")
   /// Watchdog -> session: (agent_down_atom, agent name, reason).
   CAF_ADD_ATOM(paratune, paratune, agent_down_atom, "agentdown")
+  /// A Slurm watch's thread -> validator: (submitted_atom, trial key, job id,
+  /// output file) once the scheduler accepted the job.
+  CAF_ADD_ATOM(paratune, paratune, submitted_atom, "submitted")
+  /// Daemon -> session: (cancel_atom, reason) ends it as cancelled.
+  CAF_ADD_ATOM(paratune, paratune, cancel_atom, "cancel")
 CAF_END_TYPE_ID_BLOCK(paratune)

@@ -189,6 +189,27 @@ struct trial_started {
   MSGPACK_DEFINE_MAP(trial, config, argv, pool)
 };
 
+/// Where a launched trial runs, stored once it was started: what a daemon
+/// that restarts needs to find it again (a Slurm job to re-attach, a local
+/// process group to end).
+struct trial_job {
+  int trial = 0;
+  int64_t pid = 0;                 ///< a local or simulated trial's process (its group's id)
+  std::string argv0;               ///< the program that pid runs, checked before it is ended
+  int64_t slurm_job_id = 0;        ///< a Slurm pool's batch job
+  std::string output_path;         ///< the job's output file ("%j" filled in)
+  MSGPACK_DEFINE_MAP(trial, pid, argv0, slurm_job_id, output_path)
+};
+
+/// A trial whose run was lost with the process that watched it (a daemon
+/// killed or stopped while a local trial ran): the trial runs again under
+/// the same number, so nothing is duplicated and nothing is skipped.
+struct trial_interrupted {
+  int trial = 0;
+  std::string reason;
+  MSGPACK_DEFINE_MAP(trial, reason)
+};
+
 /// One logged iteration of a running trial.
 struct telemetry {
   int trial = 0;
@@ -399,6 +420,8 @@ template <> constexpr const char* type_name<analysis_request>() { return "analys
 template <> constexpr const char* type_name<analysis_report>() { return "analysis_report"; }
 template <> constexpr const char* type_name<proposal>() { return "proposal"; }
 template <> constexpr const char* type_name<trial_started>() { return "trial_started"; }
+template <> constexpr const char* type_name<trial_job>() { return "trial_job"; }
+template <> constexpr const char* type_name<trial_interrupted>() { return "trial_interrupted"; }
 template <> constexpr const char* type_name<telemetry>() { return "telemetry"; }
 template <> constexpr const char* type_name<trial_output>() { return "trial_output"; }
 template <> constexpr const char* type_name<metric_series>() { return "metric_series"; }

@@ -172,15 +172,38 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
 
 } // namespace
 
-job_spec load_job(const std::string& path) {
-  const auto root = yaml_fields::load_file(path);
+namespace {
+
+job_spec read_job_node(const YAML::Node& root, const std::string& label) {
   try {
-    return read_job(root, path);
+    return read_job(root, label);
   } catch (const YAML::Exception& e) {
     // A node of the wrong shape where a mapping was expected (yaml-cpp's
     // BadSubscript and the like): bad input, named by the file.
-    throw input_error(path + ": " + e.msg);
+    throw input_error(label + ": " + e.msg);
   }
+}
+
+} // namespace
+
+job_spec load_job(const std::string& path) {
+  return read_job_node(yaml_fields::load_file(path), path);
+}
+
+job_spec load_job_text(const std::string& text, const std::string& label) {
+  if (text.size() > max_job_text_bytes)
+    throw input_error(label + ": the job file is " + std::to_string(text.size())
+                      + " bytes, more than the " + std::to_string(max_job_text_bytes)
+                      + " a job may have");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw input_error(label + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap())
+    throw input_error(label + ": expected a YAML mapping at the top level");
+  return read_job_node(root, label);
 }
 
 } // namespace paratune

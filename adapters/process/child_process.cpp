@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +19,17 @@ namespace {
 /// printing binary junk cannot exhaust memory.
 constexpr size_t max_line = 1 << 16;
 
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, int out_fd) {
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, int out_fd, pid_t parent) {
+  // Its own process group, so that ending the trial ends what it started
+  // (a launcher's workers too), and a restarted daemon can end a group
+  // left behind by the one that died. The kernel kills it when the thread
+  // that started it dies, so a daemon killed with SIGKILL leaves no trial
+  // running unwatched; the check after prctl closes the race with a
+  // parent that died before it.
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(128 + SIGKILL);
   dup2(out_fd, STDOUT_FILENO);
   dup2(out_fd, STDERR_FILENO);
   close(out_fd);
@@ -42,6 +53,7 @@ child_process::child_process(std::vector<std::string> argv, line_handler on_line
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe");
+  const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) {
     close(fds[0]);
@@ -50,8 +62,9 @@ child_process::child_process(std::vector<std::string> argv, line_handler on_line
   }
   if (pid_ == 0) {
     close(fds[0]);
-    exec_child(argv, fds[1]);
+    exec_child(argv, fds[1], parent);
   }
+  setpgid(pid_, pid_); // also here: a terminate() right after fork finds the group
   close(fds[1]);
   reader_ = std::thread([this, fd = fds[0]] { read_loop(fd); });
 }
@@ -66,12 +79,19 @@ child_process::~child_process() {
 void child_process::terminate(int grace_ms) {
   if (finished_ || pid_ <= 0)
     return;
-  kill(pid_, SIGTERM);
+  signal_group(SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
   while (!finished_ && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!finished_)
-    kill(pid_, SIGKILL);
+    signal_group(SIGKILL);
+}
+
+void child_process::signal_group(int sig) {
+  // The group first: the trial and whatever it started. A child that left
+  // its group (setsid of its own) still gets the signal itself.
+  kill(-pid_, sig);
+  kill(pid_, sig);
 }
 
 void child_process::read_loop(int fd) {

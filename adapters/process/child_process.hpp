@@ -15,7 +15,8 @@ namespace paratune {
 
 /// A child process started with fork and exec of an argv (never through a
 /// shell), its stdout and stderr merged into one pipe that a reader thread
-/// splits into lines.
+/// splits into lines. It leads a process group of its own (its pid is the
+/// group's id) and is killed when the thread that started it dies.
 class child_process final : public trial_process {
 public:
   /// Called on the reader thread for every line (without the newline).
@@ -34,12 +35,14 @@ public:
   child_process& operator=(const child_process&) = delete;
 
   pid_t pid() const { return pid_; }
-  /// SIGTERM, then SIGKILL after `grace_ms`. Safe from any thread.
+  /// SIGTERM to its process group, then SIGKILL after `grace_ms`. Safe
+  /// from any thread.
   void terminate(int grace_ms = 2000) override;
   bool finished() const override { return finished_; }
 
 private:
   void read_loop(int fd);
+  void signal_group(int sig);
 
   pid_t pid_ = -1;
   line_handler on_line_;

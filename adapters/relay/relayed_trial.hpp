@@ -32,6 +32,7 @@ public:
   ~relayed_trial() override;
 
   void terminate(int grace_ms = 2000) override { runner_->terminate(grace_ms); }
+  void detach() override { runner_->detach(); }
   bool finished() const override { return finished_; }
   /// The runner's: how long the scheduler held the job.
   long long queued_ms() const override { return runner_ ? runner_->queued_ms() : 0; }

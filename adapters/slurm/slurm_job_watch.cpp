@@ -29,19 +29,39 @@ constexpr int scheduler_error = 125;
 
 slurm_job_watch::slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_request request,
                                  line_handler on_line, exit_handler on_exit,
-                                 std::chrono::milliseconds poll)
+                                 std::chrono::milliseconds poll, submitted_handler on_submitted)
   : client_(std::move(client)), request_(std::move(request)), on_line_(std::move(on_line)),
-    on_exit_(std::move(on_exit)), poll_(poll) {
+    on_exit_(std::move(on_exit)), poll_(poll), on_submitted_(std::move(on_submitted)) {
   thread_ = std::thread([this] { run(); });
 }
 
+slurm_job_watch::slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_id attach_to,
+                                 std::string output_file, line_handler on_line,
+                                 exit_handler on_exit, std::chrono::milliseconds poll)
+  : client_(std::move(client)), on_line_(std::move(on_line)), on_exit_(std::move(on_exit)),
+    poll_(poll), attach_to_(attach_to) {
+  output_file_ = std::move(output_file);
+  thread_ = std::thread([this] { run(); });
+}
+
+std::unique_ptr<slurm_job_watch> slurm_job_watch::attach(std::unique_ptr<slurm_client> client,
+                                                         slurm_job_id id, std::string output_file,
+                                                         line_handler on_line, exit_handler on_exit,
+                                                         std::chrono::milliseconds poll) {
+  return std::unique_ptr<slurm_job_watch>(new slurm_job_watch(
+    std::move(client), id, std::move(output_file), std::move(on_line), std::move(on_exit), poll));
+}
+
 slurm_job_watch::~slurm_job_watch() {
-  cancel_ = true;
+  if (!detached_)
+    cancel_ = true;
   if (thread_.joinable())
     thread_.join();
 }
 
 void slurm_job_watch::terminate(int) { cancel_ = true; }
+
+void slurm_job_watch::detach() { detached_ = true; }
 
 void slurm_job_watch::follow_output() {
   std::ifstream in(output_file_, std::ios::binary);
@@ -61,6 +81,8 @@ void slurm_job_watch::follow_output() {
 }
 
 void slurm_job_watch::run() {
+  if (attach_to_ > 0)
+    return watch(attach_to_, std::chrono::steady_clock::now());
   const auto submitted = client_->submit(request_);
   if (!submitted) {
     on_line_("slurm: the job was not submitted: " + submitted.error().message);
@@ -70,11 +92,18 @@ void slurm_job_watch::run() {
   }
   const auto id = submitted.value();
   output_file_ = with_job_id(request_.output_path, id);
-  const auto submitted_at = std::chrono::steady_clock::now();
+  if (on_submitted_)
+    on_submitted_(id, output_file_);
+  watch(id, std::chrono::steady_clock::now());
+}
+
+void slurm_job_watch::watch(slurm_job_id id, std::chrono::steady_clock::time_point submitted_at) {
   bool started = false;
   bool cancel_sent = false;
   int status = scheduler_error;
   for (;;) {
+    if (detached_)
+      return; // left running; whoever attaches next reports its end
     if (cancel_ && !cancel_sent) {
       client_->cancel(id); // the state turns cancelled; keep polling for it
       cancel_sent = true;

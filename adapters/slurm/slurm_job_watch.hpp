@@ -24,12 +24,29 @@ class slurm_job_watch final : public trial_process {
 public:
   using line_handler = std::function<void(const std::string& line)>;
   using exit_handler = std::function<void(int status)>;
+  /// Called on the watch's thread once Slurm accepted the job: its id and
+  /// its output file, what a watcher that restarts needs to attach again.
+  using submitted_handler = std::function<void(slurm_job_id id, const std::string& output_file)>;
 
   slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_request request,
                   line_handler on_line, exit_handler on_exit,
-                  std::chrono::milliseconds poll = std::chrono::milliseconds(500));
-  /// Cancels a job still running and joins the thread.
+                  std::chrono::milliseconds poll = std::chrono::milliseconds(500),
+                  submitted_handler on_submitted = {});
+  /// Attaches to a job submitted earlier (by a process that has since
+  /// ended): follows its output file from the first byte and reports its
+  /// end, as if it had submitted it.
+  static std::unique_ptr<slurm_job_watch> attach(std::unique_ptr<slurm_client> client,
+                                                 slurm_job_id id, std::string output_file,
+                                                 line_handler on_line, exit_handler on_exit,
+                                                 std::chrono::milliseconds poll =
+                                                   std::chrono::milliseconds(500));
+  /// Cancels a job still running, unless detached, and joins the thread.
   ~slurm_job_watch() override;
+
+  /// Stops watching and leaves the job to run: a daemon that stops keeps
+  /// its trials on the cluster and attaches to them when it starts again.
+  /// No exit is reported.
+  void detach() override;
 
   /// Cancels the job (scancel or REST DELETE); its end arrives as on_exit.
   void terminate(int grace_ms = 2000) override;
@@ -47,6 +64,16 @@ private:
   line_handler on_line_;
   exit_handler on_exit_;
   std::chrono::milliseconds poll_;
+  slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_id attach_to,
+                  std::string output_file, line_handler on_line, exit_handler on_exit,
+                  std::chrono::milliseconds poll);
+  /// Polls the job's state and follows its output until it ends, is
+  /// cancelled, or the watch is detached.
+  void watch(slurm_job_id id, std::chrono::steady_clock::time_point submitted_at);
+
+  submitted_handler on_submitted_;
+  slurm_job_id attach_to_ = 0;     ///< a job submitted before: attach, do not submit
+  std::atomic<bool> detached_{false};
   std::atomic<bool> cancel_{false};
   std::atomic<bool> finished_{false};
   std::atomic<long long> queued_ms_{0};

@@ -1,0 +1,61 @@
+#include "daemon/control_request.hpp"
+
+#include "adapters/config/job_loader.hpp"
+#include "core/text.hpp"
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+
+namespace paratune {
+
+namespace {
+
+constexpr size_t max_session_id = 128;
+constexpr int max_trials = 100000;
+
+caf::error refuse(std::string why) {
+  return caf::make_error(ec::bad_input, std::move(why));
+}
+
+bool needs_session(control::control_op op) {
+  using control::control_op;
+  return op == control_op::status || op == control_op::cancel || op == control_op::history;
+}
+
+} // namespace
+
+caf::expected<checked_request> check_request(std::string_view bytes) {
+  if (int64_t(bytes.size()) > control::max_message_bytes)
+    return refuse("the request is " + std::to_string(bytes.size()) + " bytes, more than "
+                  + std::to_string(control::max_message_bytes));
+  checked_request out;
+  try {
+    out.fields = wire::unpack<control::request>(bytes, "control request");
+  } catch (const wire::decode_error& e) {
+    return refuse(e.what());
+  }
+  const auto& r = out.fields;
+  if (r.v != control::protocol_version)
+    return refuse("protocol version " + std::to_string(r.v) + " is not "
+                  + std::to_string(control::protocol_version));
+  const auto op = control::parse_control_op(r.op);
+  if (!op)
+    return refuse("unknown operation '" + r.op.substr(0, 64) + "'");
+  out.op = *op;
+  if (needs_session(*op) && !is_plain_name(r.session, max_session_id))
+    return refuse(std::string(control::to_string(*op)) + ": '" + r.session.substr(0, 64)
+                  + "' is not a session id (letters, digits, '.', '_', '-', at most "
+                  + std::to_string(max_session_id) + ")");
+  if (*op == control::control_op::submit) {
+    if (r.job_yaml.empty())
+      return refuse("submit: the job file's text is empty");
+    if (r.job_yaml.size() > max_job_text_bytes)
+      return refuse("submit: the job file is " + std::to_string(r.job_yaml.size())
+                    + " bytes, more than " + std::to_string(max_job_text_bytes));
+    if (r.trials < 0 || r.trials > max_trials)
+      return refuse("submit: trials " + std::to_string(r.trials) + " is not in 0.."
+                    + std::to_string(max_trials));
+  }
+  return out;
+}
+
+} // namespace paratune

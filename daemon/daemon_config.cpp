@@ -1,0 +1,134 @@
+#include "daemon/daemon_config.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "adapters/config/yaml_fields.hpp"
+#include "core/input_error.hpp"
+#include "core/value_range.hpp"
+
+namespace paratune {
+
+namespace {
+
+const std::set<std::string> top_keys = {"state",     "control",     "bus",          "http",
+                                        "log",       "grace_s",     "sync_writes",  "max_sessions",
+                                        "allow_remote"};
+
+void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
+                    const std::string& where) {
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (!known.count(key))
+      throw input_error(where + ": unknown key '" + key + "'");
+  }
+}
+
+log_format parse_log_format(const std::string& word, const std::string& where) {
+  if (word == "text")
+    return log_format::text;
+  if (word == "json")
+    return log_format::json;
+  throw input_error(where + ": log.format must be text or json, not '" + word + "'");
+}
+
+/// "HOST:PORT" with PORT in 1..65535 or "*"; the host may be [v6].
+void check_host_port(const std::string& what, const std::string& hp) {
+  const auto colon = hp.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == hp.size())
+    throw input_error(what + ": '" + hp + "' is not HOST:PORT");
+  const auto port = hp.substr(colon + 1);
+  if (port != "*")
+    parse_integer(what + " port", port, {1, 65535});
+}
+
+void check_endpoint(const std::string& what, const std::string& ep, bool allow_remote) {
+  if (ep.rfind("ipc://", 0) == 0 && ep.size() > 6)
+    return;
+  if (ep.rfind("tcp://", 0) != 0)
+    throw input_error(what + ": '" + ep + "' is not tcp://HOST:PORT or ipc://PATH");
+  check_host_port(what, ep.substr(6));
+  if (!allow_remote && !is_loopback_host(endpoint_host(ep)))
+    throw input_error(what + ": '" + ep + "' is not on the loopback; set allow_remote: true "
+                             "to listen beyond this machine");
+}
+
+} // namespace
+
+std::string endpoint_host(const std::string& endpoint) {
+  auto hp = endpoint.rfind("tcp://", 0) == 0 ? endpoint.substr(6) : endpoint;
+  const auto colon = hp.rfind(':');
+  if (colon == std::string::npos)
+    return {};
+  hp = hp.substr(0, colon);
+  if (hp.size() >= 2 && hp.front() == '[' && hp.back() == ']')
+    hp = hp.substr(1, hp.size() - 2);
+  return hp;
+}
+
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+void check_daemon_config(const daemon_config& c) {
+  if (c.state_dir.empty())
+    throw input_error("state: the state directory must be given");
+  check_endpoint("control", c.control, c.allow_remote);
+  check_endpoint("bus.publish", c.bus_publish, c.allow_remote);
+  check_endpoint("bus.subscribe", c.bus_subscribe, c.allow_remote);
+  if (!c.http.empty()) {
+    check_host_port("http", c.http);
+    if (!c.allow_remote && !is_loopback_host(endpoint_host(c.http)))
+      throw input_error("http: '" + c.http + "' is not on the loopback; set allow_remote: true "
+                                             "to serve beyond this machine");
+  }
+  static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error"};
+  if (!levels.count(c.log_level))
+    throw input_error("log.level must be one of trace, debug, info, warn, error, not '"
+                      + c.log_level + "'");
+  check_range("grace_s", c.grace_s, {1, 3600});
+  check_range("max_sessions", c.max_sessions, {1, 100000});
+}
+
+daemon_config load_daemon_config(const std::string& path) {
+  namespace yf = yaml_fields;
+  const auto root = yf::load_file(path);
+  daemon_config c;
+  try {
+    refuse_unknown(root, top_keys, path);
+    c.state_dir = yf::optional<std::string>(root, "state", path, c.state_dir);
+    c.control = yf::optional<std::string>(root, "control", path, c.control);
+    if (const auto bus = root["bus"]) {
+      refuse_unknown(bus, {"publish", "subscribe"}, path + ": bus");
+      c.bus_publish = yf::optional<std::string>(bus, "publish", path + ": bus", c.bus_publish);
+      c.bus_subscribe =
+        yf::optional<std::string>(bus, "subscribe", path + ": bus", c.bus_subscribe);
+    }
+    c.http = yf::optional<std::string>(root, "http", path, c.http);
+    if (c.http == "off")
+      c.http.clear();
+    if (const auto log = root["log"]) {
+      refuse_unknown(log, {"format", "level"}, path + ": log");
+      c.log = parse_log_format(yf::optional<std::string>(log, "format", path, "text"), path);
+      c.log_level = yf::optional<std::string>(log, "level", path + ": log", c.log_level);
+    }
+    c.grace_s = yf::optional_int(root, "grace_s", path, {1, 3600}, c.grace_s);
+    c.sync_writes = yf::optional<bool>(root, "sync_writes", path, c.sync_writes);
+    c.max_sessions = yf::optional_int(root, "max_sessions", path, {1, 100000}, c.max_sessions);
+    c.allow_remote = yf::optional<bool>(root, "allow_remote", path, c.allow_remote);
+  } catch (const YAML::Exception& e) {
+    throw input_error(path + ": " + e.msg);
+  }
+  return c;
+}
+
+std::string daemon_endpoint(const std::string& flag) {
+  if (!flag.empty())
+    return flag;
+  if (const char* env = std::getenv("PARATUNE_DAEMON"); env && *env)
+    return env;
+  return daemon_config{}.control;
+}
+
+} // namespace paratune

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <string>
+
+#include "daemon/daemon_config.hpp"
+
+namespace paratune {
+
+/// Sets how spdlog writes (to stderr): plain text, or one JSON object per
+/// line ({"ts", "level", "logger", "msg", "pid"}) with the message escaped,
+/// for a log collector. `level` is one of trace, debug, info, warn, error.
+void use_log_format(log_format format, const std::string& level);
+
+} // namespace paratune

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "core/trial_outcome.hpp"
+#include "messages/control_wire.hpp"
+
+namespace paratune {
+
+class message_pool;
+
+/// Trials of all sessions by where they stand, for the daemon's metrics.
+struct trial_counts {
+  int queued = 0;  ///< proposed, not started yet
+  int running = 0; ///< started, no result yet
+  std::map<trial_status, int> ended;
+};
+
+/// The sessions a pool holds, as `list` and `status` show them, kept up to
+/// date by reading only what the pool gained since the last refresh (one
+/// bounded scan per session, so a refresh costs what is new). Only
+/// tuning sessions (those that begin with session_opened) are listed.
+/// Thread-safe.
+class session_index {
+public:
+  /// Reads the records appended since the last refresh.
+  caf::expected<void> refresh(const message_pool& pool);
+
+  /// Every session, newest first.
+  std::vector<control::session_row> rows() const;
+  std::optional<control::session_row> row(const std::string& id) const;
+  /// Sessions whose last record does not end them: what a daemon that
+  /// starts resumes.
+  std::vector<std::string> unfinished() const;
+  trial_counts trials() const;
+
+private:
+  struct entry {
+    control::session_row row;
+    bool opened = false;      ///< its session_opened record was seen
+    bool ended = false;       ///< a final session_status was seen
+    uint64_t read_to = 0;     ///< the last sequence number read
+    std::set<int> proposed, started;
+    std::map<int, trial_status> results;
+  };
+  static void apply(entry& e, const wire::envelope& record);
+  static void settle(entry& e);
+
+  mutable std::mutex mutex_;
+  std::map<std::string, entry> entries_;
+};
+
+} // namespace paratune

@@ -1,0 +1,75 @@
+#include "daemon/session_record.hpp"
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "adapters/config/executable_paths.hpp"
+#include "messages/conversions.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string sim_executable() {
+  return sibling_executable("paratune-sim", "PARATUNE_SIM");
+}
+
+/// The relay program a relay pool's jobs run: the pool's relay_path, else
+/// the paratune-relay beside this executable.
+std::string relay_executable(const pool_spec& p) {
+  return !p.relay_path.empty() ? p.relay_path
+                               : sibling_executable("paratune-relay", "PARATUNE_RELAY");
+}
+
+} // namespace
+
+bus_endpoints bus_for(const job_spec& job) {
+  for (const auto& p : job.pools)
+    if (p.relay)
+      return {p.relay_bind.empty() ? "tcp://127.0.0.1:*" : p.relay_bind, "tcp://127.0.0.1:*"};
+  return {};
+}
+
+std::string reachable(const std::string& bound) {
+  for (const std::string wildcard : {"tcp://0.0.0.0:", "tcp://*:"})
+    if (bound.rfind(wildcard, 0) == 0) {
+      char host[256] = {};
+      if (gethostname(host, sizeof host - 1) == 0 && host[0])
+        return "tcp://" + std::string(host) + ":" + bound.substr(wildcard.size());
+    }
+  return bound;
+}
+
+wire::session_opened session_record(const job_spec& job, const session_source& src) {
+  wire::session_opened s;
+  s.job_name = job.name;
+  s.model = wire::to_wire(job.model);
+  s.cluster = wire::to_wire(job.cluster);
+  s.nodes = job.nodes;
+  s.world_size = job.world_size();
+  s.precision = to_string(job.prec);
+  s.initial = wire::to_wire(job.initial);
+  s.search = job.search;
+  s.trials = src.trials > 0 ? src.trials : job.trials;
+  s.tokens = job.tokens;
+  s.train_iters = job.train_iters;
+  s.retry_transient = job.retry_transient;
+  s.seed = job.seed;
+  s.sim_time_scale = job.sim_time_scale;
+  s.sim_path = sim_executable();
+  s.sim_cluster = job.cluster_ref;
+  s.job_yaml = src.job_text;
+  for (const auto& p : job.pools)
+    s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
+                       p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
+                       p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : ""});
+  s.workdir = std::filesystem::absolute(src.pool_dir).string() + "/trials";
+  if (job.early_stop) {
+    const auto& p = *job.early_stop;
+    s.early_stop = {true, p.warmup, p.stable_after, p.tolerance, p.rung, p.hang_s, p.wall_s};
+  }
+  return s;
+}
+
+} // namespace paratune

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+
+#include "adapters/bus/zmq_bus.hpp"
+#include "core/job_spec.hpp"
+#include "messages/wire_types.hpp"
+
+namespace paratune {
+
+/// What a session is started from, besides the job itself.
+struct session_source {
+  std::string job_text;   ///< the job file's text, stored for reproducibility
+  std::string pool_dir;   ///< the pool's directory; trials' directories go under it
+  int trials = 0;         ///< a budget that overrides the job's; 0 keeps it
+};
+
+/// The session_opened record of a GPU tuning job: the job in wire form,
+/// its pools, where the simulator and the relay program are.
+wire::session_opened session_record(const job_spec& job, const session_source& src);
+
+/// The bus a job's relay pools need: TCP, so that relays on the nodes reach
+/// it (the first relay pool's relay_bind for the side they publish to,
+/// else the loopback). Empty (a private inproc bus) when no pool relays.
+bus_endpoints bus_for(const job_spec& job);
+
+/// A bound endpoint others can connect to: a wildcard host ("0.0.0.0",
+/// "*") becomes this machine's name.
+std::string reachable(const std::string& bound);
+
+} // namespace paratune

@@ -1,0 +1,298 @@
+#include "daemon/tuning_daemon.hpp"
+
+#include <filesystem>
+
+#include <caf/all.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/bus_bridge.hpp"
+#include "adapters/config/job_loader.hpp"
+#include "core/input_error.hpp"
+#include "daemon/session_record.hpp"
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "messages/type_ids.hpp"
+#include "storage/message_pool.hpp"
+
+namespace paratune {
+
+namespace {
+
+control::reply accepted() {
+  control::reply r;
+  r.ok = true;
+  return r;
+}
+
+/// Tells the daemon of each session's end.
+caf::behavior session_listener(caf::event_based_actor*, tuning_daemon* daemon) {
+  return {
+    [=](done_atom, const std::string& id, session_state state, const std::string& text) {
+      daemon->ended(id, state, text);
+    },
+  };
+}
+
+} // namespace
+
+tuning_daemon::tuning_daemon(caf::actor_system& sys, daemon_config cfg)
+  : sys_(sys), cfg_(std::move(cfg)), started_(std::chrono::steady_clock::now()) {
+}
+
+tuning_daemon::~tuning_daemon() {
+  stop();
+}
+
+caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_system& sys,
+                                                                   daemon_config cfg) {
+  std::unique_ptr<tuning_daemon> d{new tuning_daemon(sys, std::move(cfg))};
+  const auto& c = d->cfg_;
+  std::error_code made;
+  std::filesystem::create_directories(c.state_dir, made);
+  if (made)
+    return caf::make_error(ec::storage_failure, "cannot make the state directory " + c.state_dir
+                                                  + ": " + made.message());
+  runtime_options opts;
+  opts.pool_dir = c.state_dir + "/pool";
+  opts.bus = {c.bus_publish, c.bus_subscribe};
+  opts.sync_writes = c.sync_writes;
+  opts.grace = std::chrono::seconds(c.grace_s);
+  opts.keep_jobs_on_stop = true;
+  auto rt = runtime::start(sys, opts);
+  if (!rt)
+    return rt.error();
+  d->rt_ = std::move(*rt);
+  d->listener_ = sys.spawn(session_listener, d.get());
+  if (auto resumed = d->resume_unfinished(); !resumed)
+    return resumed.error();
+  try {
+    d->server_ = std::make_unique<control_server>(
+      d->ctx_, c.control, [raw = d.get()](const checked_request& r) { return raw->handle(r); });
+  } catch (const std::exception& e) {
+    return caf::make_error(ec::bus_failure, e.what());
+  }
+  spdlog::info("daemon: control at {}, bus at {} / {}, pool {}, {} sessions resumed",
+               d->server_->bound(), d->rt_->bus().publish, d->rt_->bus().subscribe,
+               opts.pool_dir, d->resumed_);
+  return d;
+}
+
+caf::expected<void> tuning_daemon::resume_unfinished() {
+  if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
+    return refreshed.error();
+  for (const auto& id : index_.unfinished()) {
+    if (auto started = run_session(id); !started) {
+      spdlog::error("daemon: cannot resume session {}: {}", id, describe(started.error()));
+      continue;
+    }
+    ++resumed_;
+    spdlog::info("daemon: resumed session {}", id);
+  }
+  return {};
+}
+
+caf::expected<void> tuning_daemon::run_session(const std::string& id) {
+  auto records = rt_->pool()->session_history(id, 0);
+  if (!records)
+    return records.error();
+  const auto* opened = find_first<wire::session_opened>(*records);
+  if (!opened)
+    return caf::make_error(ec::session_failure, "session " + id + " has no session_opened record");
+  auto job = wire::body_of<wire::session_opened>(*opened);
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  active_[id] = rt_->resume_session(id, std::move(job), listener_);
+  return {};
+}
+
+void tuning_daemon::ended(const std::string& id, session_state state, const std::string& text) {
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    active_.erase(id);
+  }
+  spdlog::info("daemon: session {} ended {}{}{}", id, to_string(state), text.empty() ? "" : ": ",
+               text);
+}
+
+int tuning_daemon::active_count() {
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  return int(active_.size());
+}
+
+control::reply tuning_daemon::handle(const checked_request& r) {
+  using control::control_op;
+  switch (r.op) {
+    case control_op::health: return health();
+    case control_op::submit: return submit(r.fields);
+    case control_op::list: return list();
+    case control_op::status: return status(r.fields.session);
+    case control_op::cancel: return cancel(r.fields.session);
+    case control_op::history: return history(r.fields);
+  }
+  return control::refusal("unknown operation");
+}
+
+control::reply tuning_daemon::health() {
+  auto r = accepted();
+  r.version = PARATUNE_VERSION;
+  r.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - started_).count();
+  r.bus_subscribe = rt_->bus().subscribe;
+  r.active_sessions = active_count();
+  r.pool_next_seq = rt_->pool()->next_seq();
+  return r;
+}
+
+control::reply tuning_daemon::submit(const control::request& req) {
+  if (active_count() >= cfg_.max_sessions)
+    return control::refusal("the daemon runs " + std::to_string(cfg_.max_sessions)
+                            + " sessions already (max_sessions); submit again when one ends");
+  job_spec job;
+  const auto label = req.job_path.empty() ? std::string("the submitted job") : req.job_path;
+  try {
+    job = load_job_text(req.job_yaml, label);
+  } catch (const input_error& e) {
+    return control::refusal(e.what());
+  }
+  auto record = session_record(job, {req.job_yaml, cfg_.state_dir, req.trials});
+  if (!bus_for(job).publish.empty()) {
+    record.relay_endpoint = reachable(rt_->bus().publish);
+    record.relay_subscribe = rt_->bus().subscribe;
+  }
+  const auto id = new_session_id();
+  // Stored (and synced) before the id is answered: a session a client was
+  // told of is never lost, whenever the daemon dies after this line.
+  if (auto stored = rt_->append(wire::make_envelope(id, 0, record)); !stored)
+    return control::refusal("cannot store the session: " + describe(stored.error()));
+  if (auto started = run_session(id); !started)
+    return control::refusal("cannot start session " + id + ": " + describe(started.error()));
+  spdlog::info("daemon: session {} submitted: {} on {} x {}, {} trials", id, job.name,
+               job.world_size(), job.cluster.device.name, record.trials);
+  auto r = accepted();
+  r.session = id;
+  return r;
+}
+
+control::reply tuning_daemon::list() {
+  if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
+    return control::refusal("cannot read the pool: " + describe(refreshed.error()));
+  auto r = accepted();
+  r.sessions = index_.rows();
+  return r;
+}
+
+control::reply tuning_daemon::status(const std::string& id) {
+  if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
+    return control::refusal("cannot read the pool: " + describe(refreshed.error()));
+  auto row = index_.row(id);
+  if (!row)
+    return control::refusal("no session '" + id + "' in the pool");
+  auto r = accepted();
+  r.sessions.push_back(std::move(*row));
+  return r;
+}
+
+control::reply tuning_daemon::cancel(const std::string& id) {
+  caf::actor session;
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    if (auto it = active_.find(id); it != active_.end())
+      session = it->second;
+  }
+  if (!session) {
+    auto known = status(id);
+    if (!known.ok)
+      return known;
+    return control::refusal("session '" + id + "' is not running: it ended "
+                            + known.sessions.front().state);
+  }
+  caf::anon_send(session, cancel_atom_v, std::string("cancelled by a client"));
+  spdlog::info("daemon: session {} cancelled", id);
+  auto r = accepted();
+  r.session = id;
+  return r;
+}
+
+control::reply tuning_daemon::history(const control::request& req) {
+  auto records = rt_->pool()->session_history(req.session, req.after_seq);
+  if (!records)
+    return control::refusal("cannot read session '" + req.session
+                            + "': " + describe(records.error()));
+  const size_t limit = req.limit == 0 ? control::max_history_records
+                                      : std::min(req.limit, control::max_history_records);
+  auto r = accepted();
+  r.more = records->size() > limit;
+  if (r.more)
+    records->resize(limit);
+  r.last_seq = records->empty() ? req.after_seq : records->back().seq;
+  r.records = std::move(*records);
+  return r;
+}
+
+std::string tuning_daemon::metrics() {
+  (void)index_.refresh(*rt_->pool());
+  std::map<std::string, int> by_state;
+  for (const auto& row : index_.rows())
+    ++by_state[row.state];
+  std::string out = "# HELP paratune_sessions Sessions in the pool, by state.\n"
+                    "# TYPE paratune_sessions gauge\n";
+  for (const auto* s : {"running", "finished", "exhausted", "failed", "cancelled"})
+    out += fmt::format("paratune_sessions{{state=\"{}\"}} {}\n", s, by_state[s]);
+  out += fmt::format("# HELP paratune_sessions_active Sessions this daemon runs now.\n"
+                     "# TYPE paratune_sessions_active gauge\nparatune_sessions_active {}\n",
+                     active_count());
+  const auto trials = index_.trials();
+  out += "# HELP paratune_trials Trials of every session, by state.\n"
+         "# TYPE paratune_trials gauge\n";
+  out += fmt::format("paratune_trials{{state=\"queued\"}} {}\n", trials.queued);
+  out += fmt::format("paratune_trials{{state=\"running\"}} {}\n", trials.running);
+  for (auto s : {trial_status::succeeded, trial_status::failed, trial_status::stopped,
+                 trial_status::skipped}) {
+    const auto it = trials.ended.find(s);
+    out += fmt::format("paratune_trials{{state=\"{}\"}} {}\n", to_string(s),
+                       it == trials.ended.end() ? 0 : it->second);
+  }
+  out += fmt::format("# HELP paratune_pool_records_total Records appended to the pool.\n"
+                     "# TYPE paratune_pool_records_total counter\n"
+                     "paratune_pool_records_total {}\n",
+                     rt_->pool()->next_seq() - 1);
+  out += fmt::format("# HELP paratune_bus_gaps_total Sequence gaps the daemon's subscriber saw "
+                     "on the bus (each replayed from the pool).\n"
+                     "# TYPE paratune_bus_gaps_total counter\nparatune_bus_gaps_total {}\n",
+                     rt_->bridge().gaps());
+  out += fmt::format("# HELP paratune_uptime_seconds Seconds since the daemon started.\n"
+                     "# TYPE paratune_uptime_seconds gauge\nparatune_uptime_seconds {:.3f}\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started_)
+                       .count());
+  if (server_)
+    out += server_->stats().prometheus();
+  return out;
+}
+
+std::string tuning_daemon::health_json() {
+  const auto h = health();
+  nlohmann::json j{{"status", "ok"},
+                   {"version", h.version},
+                   {"uptime_s", double(h.uptime_ms) / 1000.0},
+                   {"active_sessions", h.active_sessions},
+                   {"pool_next_seq", h.pool_next_seq},
+                   {"control", server_ ? server_->bound() : std::string()},
+                   {"bus_subscribe", h.bus_subscribe}};
+  return j.dump();
+}
+
+void tuning_daemon::stop() {
+  if (stopped_)
+    return;
+  stopped_ = true;
+  server_.reset(); // no new requests while the rest goes
+  if (rt_)
+    rt_->stop();
+  if (listener_)
+    caf::anon_send_exit(listener_, caf::exit_reason::user_shutdown);
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  active_.clear();
+}
+
+} // namespace paratune

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/expected.hpp>
+#include <caf/fwd.hpp>
+#include <zmq.hpp>
+
+#include "actors/runtime.hpp"
+#include "daemon/control_server.hpp"
+#include "daemon/daemon_config.hpp"
+#include "daemon/session_index.hpp"
+
+namespace paratune {
+
+/// The long-lived tuning service (`paratune daemon`): one runtime (pool,
+/// bus on TCP, agents) hosting any number of sessions, and the control
+/// endpoint clients submit, list, cancel and read sessions through.
+///
+/// The pool is the truth. A submitted session's first record is stored
+/// (fdatasync with sync_writes) before its id is answered, and a session
+/// starts by replaying the pool. So a daemon that starts after any end of
+/// the last one, kill -9 included, resumes every session that had not
+/// ended: its answered steps are not repeated, and what was in flight is
+/// asked for again (tuning_session's recover, the validator's attach to a
+/// Slurm job that still runs, or its rerun of a local trial that died).
+class tuning_daemon {
+public:
+  /// Opens the state directory's pool, binds the bus and the control
+  /// endpoint, and resumes the sessions that had not ended. Errors name
+  /// what failed (a pool locked by a running daemon, an endpoint in use).
+  static caf::expected<std::unique_ptr<tuning_daemon>> start(caf::actor_system& sys,
+                                                             daemon_config cfg);
+  ~tuning_daemon();
+
+  /// Answers one checked control request (the control server's thread).
+  control::reply handle(const checked_request& r);
+
+  /// The daemon's metrics in Prometheus text format.
+  std::string metrics();
+  /// Health as JSON: {"status":"ok", "uptime_s":..., "sessions":...}.
+  std::string health_json();
+
+  const std::string& control_endpoint() const { return server_->bound(); }
+  const bus_endpoints& bus() const { return rt_->bus(); }
+  std::shared_ptr<const message_pool> pool() const { return rt_->pool(); }
+  /// The sessions resumed at start.
+  int resumed() const { return resumed_; }
+
+  /// Ordered shutdown: the control endpoint, then the runtime (sessions,
+  /// agents with Slurm jobs left running, the bus, the pool). Idempotent.
+  void stop();
+
+  /// A session ended (its listener's message).
+  void ended(const std::string& id, session_state state, const std::string& text);
+
+private:
+  explicit tuning_daemon(caf::actor_system& sys, daemon_config cfg);
+
+  control::reply health();
+  control::reply submit(const control::request& r);
+  control::reply list();
+  control::reply status(const std::string& id);
+  control::reply cancel(const std::string& id);
+  control::reply history(const control::request& r);
+  /// Starts (or continues) the session the pool holds under `id`.
+  caf::expected<void> run_session(const std::string& id);
+  caf::expected<void> resume_unfinished();
+  int active_count();
+
+  caf::actor_system& sys_;
+  daemon_config cfg_;
+  std::unique_ptr<runtime> rt_;
+  session_index index_;
+  zmq::context_t ctx_{1};
+  std::unique_ptr<control_server> server_;
+  caf::actor listener_;
+  std::mutex sessions_mutex_;
+  std::map<std::string, caf::actor> active_;
+  std::chrono::steady_clock::time_point started_;
+  int resumed_ = 0;
+  bool stopped_ = false;
+};
+
+} // namespace paratune

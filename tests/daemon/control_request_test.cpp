@@ -1,0 +1,123 @@
+// Every control request is untrusted: what check_request refuses, and why.
+
+#include <gtest/gtest.h>
+
+#include "core/input_error.hpp"
+#include "daemon/control_request.hpp"
+#include "daemon/daemon_config.hpp"
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+std::string refusal_of(std::string_view bytes) {
+  auto r = check_request(bytes);
+  return r ? std::string("accepted") : describe(r.error());
+}
+
+std::string refusal_of(const control::request& r) { return refusal_of(wire::pack(r)); }
+
+control::request op(const std::string& word, const std::string& session = {}) {
+  control::request r;
+  r.op = word;
+  r.session = session;
+  return r;
+}
+
+TEST(control_request, a_good_request_is_accepted_with_its_operation_as_an_enum) {
+  auto checked = check_request(wire::pack(op("history", "s20261125T101010-abcd")));
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(checked->op, control::control_op::history);
+  EXPECT_EQ(checked->fields.session, "s20261125T101010-abcd");
+}
+
+TEST(control_request, bytes_that_are_not_a_request_are_refused_in_words) {
+  // A negative integer, then junk: msgpack, but not a request.
+  EXPECT_EQ(refusal_of("\xff\x00garbage"),
+            "bad input: cannot decode control request: std::bad_cast");
+  // A map cut short after its first key.
+  EXPECT_EQ(refusal_of(std::string("\x81\xa2op", 4)),
+            "bad input: cannot decode control request: insufficient bytes");
+  EXPECT_NE(refusal_of(wire::pack(std::string("list"))).find("cannot decode control request"),
+            std::string::npos);
+  // A map that claims 2^31 entries in five bytes does not allocate them.
+  EXPECT_NE(refusal_of(std::string("\xdf\x7f\xff\xff\xff", 5)).find("cannot decode"),
+            std::string::npos);
+}
+
+TEST(control_request, version_operation_and_fields_are_checked) {
+  auto v2 = op("list");
+  v2.v = 2;
+  EXPECT_EQ(refusal_of(v2), "bad input: protocol version 2 is not 1");
+  EXPECT_EQ(refusal_of(op("drop_pool")), "bad input: unknown operation 'drop_pool'");
+  EXPECT_EQ(refusal_of(op("status", "../../etc")),
+            "bad input: status: '../../etc' is not a session id (letters, digits, '.', '_', "
+            "'-', at most 128)");
+  EXPECT_NE(refusal_of(op("cancel", "")).find("is not a session id"), std::string::npos);
+  EXPECT_EQ(refusal_of(op("submit")), "bad input: submit: the job file's text is empty");
+  auto huge = op("submit");
+  huge.job_yaml.assign((1 << 20) + 1, 'x');
+  EXPECT_EQ(refusal_of(huge), "bad input: submit: the job file is 1048577 bytes, more than 1048576");
+  auto negative = op("submit");
+  negative.job_yaml = "name: x";
+  negative.trials = -3;
+  EXPECT_EQ(refusal_of(negative), "bad input: submit: trials -3 is not in 0..100000");
+}
+
+TEST(daemon_config, endpoints_stay_on_the_loopback_unless_allowed) {
+  daemon_config c;
+  EXPECT_NO_THROW(check_daemon_config(c));
+  c.control = "tcp://0.0.0.0:7710";
+  try {
+    check_daemon_config(c);
+    FAIL() << "a wildcard control endpoint was accepted";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "control: 'tcp://0.0.0.0:7710' is not on the loopback; set "
+                           "allow_remote: true to listen beyond this machine");
+  }
+  c.allow_remote = true;
+  EXPECT_NO_THROW(check_daemon_config(c));
+  c = {};
+  c.bus_publish = "tcp://127.0.0.1:70000";
+  EXPECT_THROW(check_daemon_config(c), input_error);
+  c = {};
+  c.http = "example.com:80";
+  EXPECT_THROW(check_daemon_config(c), input_error);
+  c = {};
+  c.control = "http://127.0.0.1:1";
+  EXPECT_THROW(check_daemon_config(c), input_error);
+}
+
+TEST(daemon_config, a_config_file_is_read_and_an_unknown_key_named) {
+  const auto dir = test::make_temp_dir("daemon-config");
+  const auto good = test::write_file(dir, "good.yaml",
+                                     "state: /var/lib/paratune\ncontrol: tcp://127.0.0.1:9000\n"
+                                     "bus: {publish: tcp://127.0.0.1:9001, subscribe: "
+                                     "tcp://127.0.0.1:9002}\nhttp: \"off\"\n"
+                                     "log: {format: json, level: warn}\nmax_sessions: 8\n");
+  const auto c = load_daemon_config(good);
+  EXPECT_EQ(c.state_dir, "/var/lib/paratune");
+  EXPECT_EQ(c.control, "tcp://127.0.0.1:9000");
+  EXPECT_EQ(c.bus_subscribe, "tcp://127.0.0.1:9002");
+  EXPECT_EQ(c.http, "");
+  EXPECT_EQ(c.log, log_format::json);
+  EXPECT_EQ(c.log_level, "warn");
+  EXPECT_EQ(c.max_sessions, 8);
+  const auto bad = test::write_file(dir, "bad.yaml", "state: /x\ncontrl: tcp://127.0.0.1:1\n");
+  try {
+    load_daemon_config(bad);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ": unknown key 'contrl'");
+  }
+  // The command refuses it too, before anything starts.
+  const auto r = test::run_program({test::bin_dir() + "/paratune", "daemon", "--config", bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: " + bad + ": unknown key 'contrl'\n");
+}
+
+} // namespace
+} // namespace paratune

@@ -1,0 +1,241 @@
+// A real `paratune daemon`: its control operations, cancel, a graceful stop
+// and a restart that continues, its HTTP side, its JSON logs, and the
+// client commands against it.
+
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "messages/codec.hpp"
+#include "tests/daemon/daemon_process.hpp"
+#include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+using control::control_op;
+
+/// Llama3-8B on one DGX A100 node; `time_scale` sets how long a trial runs.
+std::string job_text(int trials, double time_scale, int seed = 3) {
+  return "name: service-test\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
+         "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
+         "trials: " + std::to_string(trials) + "\n"
+         "simulation: {seed: " + std::to_string(seed) + ", train_iters: 12, time_scale: "
+         + std::to_string(time_scale) + "}\n";
+}
+
+struct daemon_service : ::testing::Test {
+  void SetUp() override { dir = test::make_temp_dir("daemon-service"); }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  std::string submit(test::daemon_process& d, const std::string& text) {
+    auto r = test::request_of(control_op::submit);
+    r.job_yaml = text;
+    const auto reply = d.call(r);
+    EXPECT_TRUE(reply.ok) << reply.error;
+    return reply.session;
+  }
+
+  control::session_row status(test::daemon_process& d, const std::string& id) {
+    const auto reply = d.call(test::request_of(control_op::status, id));
+    EXPECT_TRUE(reply.ok) << reply.error;
+    return reply.ok ? reply.sessions.at(0) : control::session_row{};
+  }
+
+  /// Waits until the session's state is no longer "running".
+  control::session_row wait_end(test::daemon_process& d, const std::string& id,
+                                std::chrono::seconds limit = std::chrono::seconds(120)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    auto row = status(d, id);
+    while (row.state == "running" && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      row = status(d, id);
+    }
+    return row;
+  }
+
+  std::vector<wire::envelope> history(test::daemon_process& d, const std::string& id) {
+    const auto reply = d.call(test::request_of(control_op::history, id));
+    EXPECT_TRUE(reply.ok) << reply.error;
+    EXPECT_FALSE(reply.more);
+    return reply.records;
+  }
+
+  test::program_result cli(std::vector<std::string> args) {
+    args.insert(args.begin(), test::bin_dir() + "/paratune");
+    return test::run_program(args);
+  }
+
+  std::string dir;
+};
+
+TEST_F(daemon_service, bad_requests_are_refused_in_words_and_the_daemon_lives_on) {
+  test::daemon_process d{dir + "/state"};
+  ASSERT_TRUE(d.up()) << d.output();
+  auto bad_job = test::request_of(control_op::submit);
+  bad_job.job_yaml = "name: x\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 0\n";
+  bad_job.job_path = "team/job.yaml";
+  const auto refused = d.call(bad_job);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("team/job.yaml"), std::string::npos) << refused.error;
+  EXPECT_NE(refused.error.find("nodes"), std::string::npos) << refused.error;
+  EXPECT_EQ(d.call(test::request_of(control_op::status, "s-nope")).error,
+            "no session 's-nope' in the pool");
+  EXPECT_EQ(d.call(test::request_of(control_op::cancel, "s-nope")).error,
+            "no session 's-nope' in the pool");
+  const auto health = d.call(test::request_of(control_op::health));
+  EXPECT_TRUE(health.ok);
+  EXPECT_EQ(health.version, "0.1.0");
+  EXPECT_EQ(health.active_sessions, 0);
+  EXPECT_EQ(health.pool_next_seq, 1u); // nothing was stored
+  EXPECT_EQ(d.call(test::request_of(control_op::list)).sessions.size(), 0u);
+}
+
+TEST_F(daemon_service, a_cancelled_session_stops_its_trial_and_ends_cancelled) {
+  test::daemon_process d{dir + "/state"};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto id = submit(d, job_text(6, 0.02)); // ~30 s per trial
+  // Wait for its first trial to start.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (status(d, id).running == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(status(d, id).running, 1);
+  const auto cancelled = cli({"cancel", id, "--daemon", d.control()});
+  EXPECT_EQ(cancelled.status, 0) << cancelled.err;
+  EXPECT_EQ(cancelled.out, "session " + id + " cancelled\n");
+  const auto row = wait_end(d, id, std::chrono::seconds(30));
+  EXPECT_EQ(row.state, "cancelled");
+  EXPECT_EQ(row.text, "cancelled: cancelled by a client");
+  // The running trial was stopped, not left to run: its result says so.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const auto h = history(d, id);
+  int results = 0;
+  for (const auto& e : h)
+    if (e.type == "trial_result") {
+      ++results;
+      const auto r = wire::body_of<wire::trial_result>(e);
+      EXPECT_EQ(r.status, trial_status::stopped);
+      EXPECT_EQ(r.stop, stop_reason::cancelled);
+      EXPECT_EQ(r.reason, "the session was cancelled");
+      EXPECT_EQ(r.tflops_per_gpu, 0.0); // its few iterations are not scored
+    }
+  EXPECT_EQ(results, 1);
+  const auto again = cli({"cancel", id, "--daemon", d.control()});
+  EXPECT_EQ(again.status, 2);
+  EXPECT_EQ(again.err, "error: session '" + id + "' is not running: it ended cancelled\n");
+}
+
+TEST_F(daemon_service, sigterm_stops_in_order_and_the_next_start_finishes_the_session) {
+  const auto state = dir + "/state";
+  std::string id;
+  {
+    test::daemon_process d{state};
+    ASSERT_TRUE(d.up()) << d.output();
+    id = submit(d, job_text(3, 0.002)); // ~3 s per trial
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    EXPECT_EQ(d.stop(), 0);
+    EXPECT_NE(d.output().find("daemon: stopped"), std::string::npos) << d.output();
+  }
+  test::daemon_process d{state};
+  ASSERT_TRUE(d.up()) << d.output();
+  EXPECT_NE(d.output().find("1 sessions resumed"), std::string::npos) << d.output();
+  const auto row = wait_end(d, id);
+  EXPECT_EQ(row.state, "finished");
+  EXPECT_EQ(row.trials_done, 3);
+  // `watch` of the ended session prints its three trials and the summary.
+  const auto watched = cli({"watch", id, "--daemon", d.control()});
+  EXPECT_EQ(watched.status, 0) << watched.err;
+  EXPECT_NE(watched.out.find("trial  1/3"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("trial  3/3"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("session " + id + " finished after 3 trial(s)"), std::string::npos);
+}
+
+TEST_F(daemon_service, submit_list_and_watch_from_the_command_line_print_json_for_scripts) {
+  test::daemon_process d{dir + "/state"};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto job = test::write_file(dir, "job.yaml", job_text(2, 0.0005));
+  const auto submitted = cli({"submit", job, "--json", "--daemon", d.control()});
+  ASSERT_EQ(submitted.status, 0) << submitted.err;
+  const auto id = nlohmann::json::parse(submitted.out).at("session").get<std::string>();
+  const auto watched = cli({"watch", id, "--json", "--daemon", d.control()});
+  ASSERT_EQ(watched.status, 0) << watched.err;
+  std::vector<nlohmann::json> events;
+  std::istringstream lines{watched.out};
+  for (std::string line; std::getline(lines, line);)
+    events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 3u) << watched.out;
+  EXPECT_EQ(events[0].at("event"), "trial");
+  EXPECT_EQ(events[0].at("trial"), 1);
+  EXPECT_EQ(events[1].at("trial"), 2);
+  EXPECT_EQ(events[2].at("event"), "end");
+  EXPECT_EQ(events[2].at("state"), "finished");
+  const auto listed = cli({"list", "--json", "--daemon", d.control()});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto rows = nlohmann::json::parse(listed.out).at("sessions");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("id"), id);
+  EXPECT_EQ(rows[0].at("state"), "finished");
+  EXPECT_EQ(rows[0].at("trials_done"), 2);
+  // The best trial `list` names is the one `watch` measured fastest.
+  const double best = std::max(events[0].at("tflops_per_gpu").get<double>(),
+                               events[1].at("tflops_per_gpu").get<double>());
+  EXPECT_DOUBLE_EQ(rows[0].at("best_tflops_per_gpu").get<double>(), best);
+}
+
+TEST_F(daemon_service, a_client_with_no_daemon_says_so_and_a_bad_job_never_leaves_the_client) {
+  const auto none = cli({"list", "--daemon", "tcp://127.0.0.1:1", "--timeout", "1"});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.err, "error: bus failure: no answer from the daemon at tcp://127.0.0.1:1 "
+                      "within 1000 ms\n");
+  const auto job = test::write_file(dir, "bad.yaml", "name: x\nmodel: llama3-8b\n");
+  const auto bad = cli({"submit", job, "--daemon", "tcp://127.0.0.1:1", "--timeout", "1"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find(job), std::string::npos) << bad.err;
+}
+
+TEST_F(daemon_service, metrics_and_health_over_http_and_json_logs) {
+  test::daemon_process d{dir + "/state", {"--http", "127.0.0.1:*", "--log-format", "json"}};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto id = submit(d, job_text(2, 0.0005));
+  EXPECT_EQ(wait_end(d, id).state, "finished");
+  const auto colon = d.http().rfind(':');
+  httplib::Client http{"127.0.0.1", std::stoi(d.http().substr(colon + 1))};
+  const auto metrics = http.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  const auto& m = metrics->body;
+  EXPECT_NE(m.find("paratune_sessions{state=\"finished\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_sessions_active 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_trials{state=\"running\"} 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_control_requests_total{op=\"submit\",outcome=\"ok\"} 1\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_control_request_seconds_count "), std::string::npos) << m;
+  const auto health = http.Get("/health");
+  ASSERT_TRUE(health);
+  const auto h = nlohmann::json::parse(health->body);
+  EXPECT_EQ(h.at("status"), "ok");
+  EXPECT_EQ(h.at("control"), d.control());
+  // The dashboard beside them is read-only.
+  EXPECT_EQ(http.Post("/metrics", "x", "text/plain")->status, 405);
+  // Every log line is one JSON object.
+  d.stop();
+  int json_lines = 0;
+  std::istringstream lines{d.output()};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("paratune daemon:", 0) == 0)
+      continue; // the one line on stdout for whoever started it
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_TRUE(j.contains("ts") && j.contains("level") && j.contains("msg")) << line;
+    ++json_lines;
+  }
+  EXPECT_GE(json_lines, 4);
+  EXPECT_NE(d.output().find("\"msg\":\"daemon: session " + id + " ended finished\""),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace paratune

@@ -1,0 +1,152 @@
+// paratune watch SESSION: a session's progress as `tune` prints it, live,
+// from a daemon: each trial as it ends, then the session's summary.
+//
+// The bus says when something happened; the pool, read in pages through the
+// control endpoint, says what. A message the bus dropped is never missed,
+// and a watch started late prints the trials that ended before it.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+#include <CLI/CLI.hpp>
+
+#include "adapters/bus/zmq_bus.hpp"
+#include "messages/codec.hpp"
+#include "report/session_summary.hpp"
+#include "tools/paratune/command.hpp"
+#include "tools/paratune/daemon_client_options.hpp"
+#include "tools/paratune/json_output.hpp"
+
+namespace paratune::cli {
+
+namespace {
+
+struct watch_options {
+  std::string session;
+  bool json = false;
+  daemon_client_options daemon;
+};
+
+/// Wakes the reader when the bus carries news of the session.
+struct wakeup {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool poked = false;
+
+  void poke() {
+    std::lock_guard<std::mutex> guard{mutex};
+    poked = true;
+    cv.notify_one();
+  }
+  void wait(std::chrono::milliseconds at_most) {
+    std::unique_lock<std::mutex> lock{mutex};
+    cv.wait_for(lock, at_most, [this] { return poked; });
+    poked = false;
+  }
+};
+
+/// What the watch has printed so far, and the records it read.
+struct watch_view {
+  const watch_options& o;
+  std::vector<wire::envelope> records;
+  std::map<int, wire::proposal> proposals;
+  int budget = 0;
+  std::optional<wire::session_status> end;
+
+  void take(const wire::envelope& e) {
+    records.push_back(e);
+    if (e.type == wire::type_name<wire::session_opened>()) {
+      budget = wire::body_of<wire::session_opened>(e).trials;
+    } else if (e.type == wire::type_name<wire::proposal>()) {
+      auto p = wire::body_of<wire::proposal>(e);
+      proposals[p.trial] = std::move(p);
+    } else if (e.type == wire::type_name<wire::trial_result>()) {
+      const auto r = wire::body_of<wire::trial_result>(e);
+      const auto p = proposals.find(r.trial);
+      const auto row = row_of(r, p == proposals.end() ? nullptr : &p->second);
+      if (o.json)
+        print_line({{"event", "trial"},
+                    {"trial", r.trial},
+                    {"status", to_string(r.status)},
+                    {"tflops_per_gpu", r.tflops_per_gpu},
+                    {"mfu", r.mfu},
+                    {"pool", r.pool},
+                    {"change", row.change},
+                    {"reason", row.reason}});
+      else
+        std::cout << render_trial_line(row, budget) << std::flush;
+    } else if (e.type == wire::type_name<wire::session_status>()) {
+      auto s = wire::body_of<wire::session_status>(e);
+      if (is_final(s.state))
+        end = std::move(s);
+    }
+  }
+
+  static void print_line(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
+};
+
+int run_watch(const watch_options& o) {
+  control::request health;
+  health.op = control::to_string(control::control_op::health);
+  int status = 0;
+  auto h = o.daemon.call(health, status);
+  if (!h)
+    return status;
+  control::request known;
+  known.op = control::to_string(control::control_op::status);
+  known.session = o.session;
+  if (!o.daemon.call(known, status))
+    return status; // no such session: the daemon said so
+  wakeup news;
+  zmq::context_t ctx{1};
+  std::unique_ptr<bus_subscriber> bus;
+  try {
+    bus = std::make_unique<bus_subscriber>(ctx, bus_endpoints{"", h->bus_subscribe});
+    for (const auto& prefix : {"trial." + o.session + ".", "session." + o.session + "."})
+      bus->subscribe(prefix, [&news](const std::string&, const std::string&) { news.poke(); });
+  } catch (const std::exception& e) {
+    // Without the bus the watch still works, a second slower.
+    std::cerr << "warning: no bus at " << h->bus_subscribe << " (" << e.what()
+              << "): reading the pool every second\n";
+  }
+  watch_view view{o};
+  control::request page;
+  page.op = control::to_string(control::control_op::history);
+  page.session = o.session;
+  while (!view.end) {
+    auto reply = o.daemon.call(page, status);
+    if (!reply)
+      return status;
+    for (const auto& e : reply->records)
+      view.take(e);
+    page.after_seq = reply->last_seq;
+    if (!reply->more && !view.end)
+      news.wait(std::chrono::seconds(1));
+  }
+  const auto summary = summarize(o.session, view.records);
+  if (o.json)
+    watch_view::print_line({{"event", "end"}, {"state", to_string(view.end->state)},
+                            {"text", view.end->text}, {"summary", to_json(summary)}});
+  else
+    std::cout << render_text(summary);
+  return view.end->state == session_state::failed ? 1 : 0;
+}
+
+command_action setup(CLI::App& app) {
+  auto o = std::make_shared<watch_options>();
+  app.add_option("session", o->session, "the session's id")->required();
+  app.add_flag("--json", o->json,
+               "print one JSON object per line: each trial as it ends, then the end");
+  o->daemon.add_to(app);
+  return [o] { return run_watch(*o); };
+}
+
+registrar reg{{"watch", "follow a daemon's session live, as tune prints it", setup}};
+
+} // namespace
+
+} // namespace paratune::cli

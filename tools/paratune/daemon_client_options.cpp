@@ -1,0 +1,40 @@
+#include "tools/paratune/daemon_client_options.hpp"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "daemon/control_client.hpp"
+#include "daemon/daemon_config.hpp"
+#include "messages/ec.hpp"
+#include "tools/paratune/command.hpp"
+
+namespace paratune::cli {
+
+void daemon_client_options::add_to(CLI::App& app) {
+  app.add_option("--daemon", endpoint,
+                 "the daemon's control endpoint (default: $PARATUNE_DAEMON, else "
+                   + daemon_config{}.control + ")");
+  app.add_option("--timeout", timeout_s, "seconds to wait for the daemon's answer")
+    ->check(CLI::Range(1, 3600));
+}
+
+caf::expected<control::reply> daemon_client_options::call(const control::request& r,
+                                                          int& status) const {
+  control_client client{daemon_endpoint(endpoint), std::chrono::seconds(timeout_s)};
+  auto reply = client.call(r);
+  if (!reply) {
+    std::cerr << "error: " << describe(reply.error()) << '\n';
+    status = 1;
+    return reply;
+  }
+  if (!reply->ok) {
+    std::cerr << "error: " << reply->error << '\n';
+    status = exit_bad_input;
+    return caf::make_error(ec::bad_input, reply->error);
+  }
+  status = 0;
+  return reply;
+}
+
+} // namespace paratune::cli

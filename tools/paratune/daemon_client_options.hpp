@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "messages/control_wire.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace paratune::cli {
+
+/// What every client command takes: where the daemon is (`--daemon`, else
+/// PARATUNE_DAEMON, else the default endpoint) and how long to wait.
+struct daemon_client_options {
+  std::string endpoint;
+  int timeout_s = 10;
+
+  void add_to(CLI::App& app);
+  /// Sends one request. A refusal and a daemon that did not answer are
+  /// printed as "error: ..." and give the exit status through `status`
+  /// (2 for a refused request, 1 for no answer); a reply otherwise.
+  caf::expected<control::reply> call(const control::request& r, int& status) const;
+};
+
+} // namespace paratune::cli
