@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "report/baseline_value.hpp"
 #include "tests/report/sample_summary.hpp"
@@ -101,6 +102,31 @@ TEST(Baseline, FullRunJsonCarriesIt) {
   EXPECT_DOUBLE_EQ(j["baseline"]["gpu_hours_saved"].get<double>(), 80);
   s.job.baseline = {};
   EXPECT_FALSE(full_run_json(s).contains("baseline"));
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+// A session_opened written before `baseline` existed: the map lacks the key.
+TEST(Baseline, ARecordWithoutTheFieldReadsAsNoBaseline) {
+  msgpack::sbuffer body;
+  msgpack::packer<msgpack::sbuffer> pk(body);
+  pk.pack_map(2);
+  pk.pack(std::string("job_name"));
+  pk.pack(std::string("old"));
+  pk.pack(std::string("tokens"));
+  pk.pack(15e12);
+  wire::envelope e;
+  e.type = wire::type_name<wire::session_opened>();
+  e.body.assign(body.data(), body.size());
+  const auto s = wire::body_of<wire::session_opened>(e);
+  EXPECT_EQ(s.job_name, "old");
+  EXPECT_DOUBLE_EQ(s.tokens, 15e12);
+  EXPECT_FALSE(s.baseline.given);
+  EXPECT_TRUE(s.baseline.config.empty());
 }
 
 } // namespace
