@@ -1,0 +1,87 @@
+#include "dashboard/dashboard_json.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+namespace paratune {
+
+namespace {
+
+nlohmann::json job_json(const session_summary& s) {
+  return {{"name", s.job.job_name},
+          {"model", s.job.model.name},
+          {"cluster", s.job.cluster.name},
+          {"nodes", s.job.nodes},
+          {"world_size", s.job.world_size},
+          {"trials", s.job.trials}};
+}
+
+nlohmann::json notes_json(const trial_notes& n) {
+  nlohmann::json j = nlohmann::json::object();
+  if (n.diagnosis)
+    j["diagnosis"] = {{"summary", n.diagnosis->summary},
+                      {"kind", to_string(n.diagnosis->kind)},
+                      {"confidence", n.diagnosis->confidence}};
+  if (!n.error.empty())
+    j["error"] = n.error;
+  if (!n.reasoning.empty())
+    j["reasoning"] = n.reasoning;
+  return j;
+}
+
+} // namespace
+
+nlohmann::json utc_json(int64_t unix_ms) {
+  if (unix_ms <= 0)
+    return nullptr;
+  const std::time_t secs = unix_ms / 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char day_time[40];
+  std::strftime(day_time, sizeof day_time, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", day_time, int(unix_ms % 1000));
+  return out;
+}
+
+nlohmann::json session_json(const session_view& v) {
+  auto j = to_json(v.summary);
+  j["job"] = job_json(v.summary);
+  j["opened_at"] = utc_json(v.opened_at_ms);
+  for (auto& t : j["trials"]) {
+    const auto it = v.notes.find(t["index"].get<int>());
+    if (it != v.notes.end())
+      t.update(notes_json(it->second));
+  }
+  j["running"] = nlohmann::json::array();
+  for (const auto& r : v.running)
+    j["running"].push_back({{"index", r.index}, {"change", r.change}, {"pool", r.pool}});
+  return j;
+}
+
+nlohmann::json session_line_json(const session_view& v) {
+  const auto& s = v.summary;
+  nlohmann::json best = nullptr;
+  if (s.best)
+    best = {{"trial", s.best->index},
+            {"tflops_per_gpu", s.best->tflops_per_gpu},
+            {"mfu", s.best->mfu}};
+  return {{"session", s.session},
+          {"job", s.job.job_name},
+          {"model", s.job.model.name},
+          {"cluster", s.job.cluster.name},
+          {"state", to_string(s.state)},
+          {"trials_done", s.trials.size()},
+          {"trials_budget", s.job.trials},
+          {"best", best},
+          {"opened_at", utc_json(v.opened_at_ms)}};
+}
+
+nlohmann::json sessions_json(const std::vector<session_view>& views) {
+  auto list = nlohmann::json::array();
+  for (const auto& v : views)
+    list.push_back(session_line_json(v));
+  return {{"sessions", list}};
+}
+
+} // namespace paratune

@@ -1,0 +1,46 @@
+#include "dashboard/session_reader.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "storage/message_pool.hpp"
+
+namespace paratune {
+
+namespace {
+
+bool shown_on_a_page(const wire::envelope& e) {
+  static constexpr std::string_view shown[] = {
+    wire::type_name<wire::session_opened>(),  wire::type_name<wire::proposal>(),
+    wire::type_name<wire::trial_started>(),   wire::type_name<wire::trial_result>(),
+    wire::type_name<wire::failure_diagnosis>(), wire::type_name<wire::session_status>()};
+  return std::find(std::begin(shown), std::end(shown), e.type) != std::end(shown);
+}
+
+} // namespace
+
+session_reader::session_reader(std::shared_ptr<const message_pool> pool)
+  : pool_(std::move(pool)) {}
+
+caf::expected<std::vector<std::string>> session_reader::sessions() const {
+  return pool_->sessions();
+}
+
+caf::expected<std::vector<wire::envelope>> session_reader::history(const std::string& session) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto& entry = sessions_[session];
+  auto fresh = pool_->session_history(session, entry.last_seq);
+  if (!fresh)
+    return fresh.error();
+  for (auto& e : *fresh) {
+    entry.last_seq = std::max(entry.last_seq, e.seq);
+    if (shown_on_a_page(e))
+      entry.records.push_back(std::move(e));
+  }
+  auto out = entry.records;
+  if (entry.last_seq == 0)
+    sessions_.erase(session); // an id the pool lacks leaves nothing behind
+  return out;
+}
+
+} // namespace paratune

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/wire_types.hpp"
+#include "report/session_summary.hpp"
+
+namespace paratune {
+
+/// What a page says about one trial beyond its summary row: the failure
+/// analyst's diagnosis, the error the trial printed, and the reasoning of
+/// the proposal that chose it.
+struct trial_notes {
+  std::optional<wire::failure_diagnosis> diagnosis;
+  std::string error;      ///< trial_result.error_message
+  std::string reasoning;  ///< proposal.reasoning
+};
+
+/// A trial launched whose result has not arrived yet.
+struct trial_in_flight {
+  int index = 0;
+  std::string change;
+  std::string pool;
+};
+
+/// One tuning session as the dashboard shows it.
+struct session_view {
+  session_summary summary;
+  int64_t opened_at_ms = 0;             ///< when session_opened was stored
+  std::map<int, trial_notes> notes;     ///< by trial number
+  std::vector<trial_in_flight> running; ///< by trial number
+};
+
+/// The view of a session from its records; none when they hold no
+/// session_opened (not a tuning session: a diagnosis, the optimizations
+/// ledger, an id the pool lacks). Throws wire::decode_error when a
+/// record's body does not decode.
+std::optional<session_view> view_of(const std::string& session,
+                                    const std::vector<wire::envelope>& history);
+
+} // namespace paratune

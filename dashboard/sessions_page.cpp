@@ -1,0 +1,57 @@
+#include "dashboard/sessions_page.hpp"
+
+#include <cstdio>
+
+#include "dashboard/dashboard_json.hpp"
+#include "report/svg_canvas.hpp"
+#include "dashboard/page_frame.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string cell(const std::string& text, const char* cls = nullptr) {
+  const std::string open = cls ? "<td class=\"" + std::string(cls) + "\">" : "<td>";
+  return open + markup_escape(text) + "</td>";
+}
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string row(const session_view& v) {
+  const auto& s = v.summary;
+  const auto id = markup_escape(s.session);
+  const auto opened = utc_json(v.opened_at_ms);
+  std::string r = "<tr class=\"session\" data-session=\"" + id + "\">";
+  r += "<td><a href=\"/session/" + id + "\">" + id + "</a></td>";
+  r += cell(s.job.job_name) + cell(s.job.model.name) + cell(s.job.cluster.name);
+  r += cell(to_string(s.state), "state");
+  r += cell(std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials), "number");
+  r += cell(s.best ? fixed(s.best->tflops_per_gpu, 1) : "", "number");
+  r += cell(s.best ? fixed(s.best->mfu, 3) : "", "number");
+  r += cell(opened.is_null() ? "" : opened.get<std::string>());
+  return r + "</tr>\n";
+}
+
+} // namespace
+
+std::string sessions_page(const std::vector<session_view>& views, const std::string& nonce) {
+  std::string body = "<h1>paratune tuning sessions</h1>\n";
+  if (views.empty()) {
+    body += "<p id=\"empty\">The pool holds no tuning session yet.</p>\n";
+    return page_frame("paratune sessions", body, nonce);
+  }
+  body += "<table id=\"sessions\">\n<thead><tr><th>Session</th><th>Job</th><th>Model</th>"
+          "<th>Cluster</th><th>State</th><th class=\"number\">Trials</th>"
+          "<th class=\"number\">Best TFLOP/s/GPU</th><th class=\"number\">Best MFU</th>"
+          "<th>Opened (UTC)</th></tr></thead>\n<tbody>\n";
+  for (const auto& v : views)
+    body += row(v);
+  body += "</tbody>\n</table>\n";
+  return page_frame("paratune sessions", body, nonce);
+}
+
+} // namespace paratune

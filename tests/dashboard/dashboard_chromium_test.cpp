@@ -1,0 +1,223 @@
+// The dashboard's pages as a browser shows them: a real `paratune tune`
+// session in a pool, the dashboard over it, and headless Chromium loading
+// the page with its script and dumping the DOM the script built.
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "dashboard/dashboard_server.hpp"
+#include "messages/codec.hpp"
+#include "messages/ec.hpp"
+#include "storage/message_pool.hpp"
+#include "tests/dashboard/built_session.hpp"
+#include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* chromium = "/usr/bin/chromium";
+
+/// One row of the trial table as the page's script built it.
+struct table_row {
+  std::string status;
+  std::string tflops;  ///< data-tflops: the pool's number as JavaScript prints it; "" if none
+};
+
+/// The trial table's rows in the dumped DOM, by trial number.
+std::map<int, table_row> table_rows(const std::string& dom) {
+  static const std::regex row(
+    R"re(<tr class="trial [a-z]+" data-trial="(\d+)" data-status="([a-z]+)"(?: data-tflops="([^"]+)")?>)re");
+  std::map<int, table_row> rows;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), row); it != std::sregex_iterator();
+       ++it)
+    rows[std::stoi((*it)[1])] = {(*it)[2], (*it)[3]};
+  return rows;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+/// What JavaScript's String(number) prints for a double: the shortest text
+/// that reads back as the same number. The test reads it back and compares.
+double read_number(const std::string& text) {
+  return std::stod(text);
+}
+
+struct dashboard_chromium : ::testing::Test {
+  /// One real tuning session for every test: GPT3-7B on 16 simulated A100s
+  /// meets an injected NCCL timeout at its trial 7 (seed 1 of the example).
+  static void SetUpTestSuite() {
+    run_dir = test::make_temp_dir("dashboard-chromium");
+    setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+    const auto r = test::run_program(
+      {test::bin_dir() + "/paratune", "tune", test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml",
+       "--db", run_dir + "/pool", "--trials", "7", "--json"});
+    tune_status = r.status;
+    tune_output = r.status == 0 ? r.out : r.err;
+  }
+  static void TearDownTestSuite() { fs::remove_all(run_dir); }
+
+  void SetUp() override {
+    if (access(chromium, X_OK) != 0)
+      GTEST_SKIP() << chromium << " is not installed (tools/quickstart installs it)";
+    ASSERT_EQ(tune_status, 0) << tune_output;
+    session = nlohmann::json::parse(tune_output)["session"];
+    dir = test::make_temp_dir("dashboard-page");
+  }
+  void TearDown() override {
+    if (!dir.empty())
+      fs::remove_all(dir);
+  }
+
+  /// Chromium's DOM of `url` after 8 s of virtual time (timers and fetches
+  /// run; the clock only waits on the network).
+  std::string dump_dom(const std::string& url) {
+    const auto r = test::run_program({"/usr/bin/timeout", "120", chromium, "--headless",
+                                      "--no-sandbox", "--disable-gpu",
+                                      "--user-data-dir=" + dir + "/chromium",
+                                      "--virtual-time-budget=8000", "--dump-dom", url});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  }
+
+  static inline std::string run_dir, tune_output;
+  static inline int tune_status = -1;
+  std::string session, dir;
+};
+
+TEST_F(dashboard_chromium, the_session_page_shows_each_trial_the_chart_and_the_failure) {
+  auto opened = message_pool::open(run_dir + "/pool");
+  ASSERT_TRUE(opened) << describe(opened.error());
+  std::shared_ptr<const message_pool> pool = std::move(*opened);
+  std::map<int, wire::trial_result> results;
+  std::vector<wire::failure_diagnosis> diagnoses;
+  const auto history = pool->session_history(session);
+  ASSERT_TRUE(history);
+  for (const auto& e : *history) {
+    if (e.type == wire::type_name<wire::trial_result>())
+      results[e.trial] = wire::body_of<wire::trial_result>(e);
+    else if (e.type == wire::type_name<wire::failure_diagnosis>())
+      diagnoses.push_back(wire::body_of<wire::failure_diagnosis>(e));
+  }
+  ASSERT_EQ(results.size(), 7u);
+  ASSERT_EQ(results[7].status, trial_status::failed);
+  ASSERT_EQ(diagnoses.size(), 1u);
+
+  dashboard_server server(pool);
+  ASSERT_TRUE(server.start());
+  const auto base = "http://127.0.0.1:" + std::to_string(server.port());
+  const auto dom = dump_dom(base + "/session/" + session);
+
+  const auto rows = table_rows(dom);
+  ASSERT_EQ(rows.size(), 7u) << dom;
+  int measured = 0;
+  for (const auto& [trial, r] : results) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_EQ(rows.count(trial), 1u);
+    EXPECT_EQ(rows.at(trial).status, to_string(r.status));
+    if (r.status == trial_status::succeeded) {
+      ++measured;
+      ASSERT_FALSE(rows.at(trial).tflops.empty());
+      EXPECT_EQ(read_number(rows.at(trial).tflops), r.tflops_per_gpu);  // exactly the pool's
+    } else {
+      EXPECT_EQ(rows.at(trial).tflops, "");
+    }
+  }
+  EXPECT_EQ(measured, 6);
+  // The chart, fetched and placed by the script: a point per measured trial,
+  // the failure marked.
+  EXPECT_EQ(count_of(dom, "<svg"), 1u);
+  EXPECT_EQ(count_of(dom, "class=\"point measured\""), size_t(measured));
+  EXPECT_EQ(count_of(dom, "class=\"marker failed\" data-trial=\"7\""), 1u);
+  // The failure: its diagnosis and the error it printed.
+  EXPECT_NE(dom.find("<p class=\"note diagnosis\">Diagnosis: " + diagnoses[0].summary + "</p>"),
+            std::string::npos) << dom;
+  EXPECT_NE(dom.find("<section class=\"trial-notes\" id=\"trial-7\">"), std::string::npos);
+  EXPECT_NE(dom.find("data-refreshes=\"1\""), std::string::npos);  // it ended: no more polls
+  EXPECT_NE(dom.find("<dd id=\"state\">finished</dd>"), std::string::npos);
+  EXPECT_NE(dom.find("The session has ended (finished)."), std::string::npos);
+
+  // The sessions page lists it, with its job.
+  const auto list = dump_dom(base + "/");
+  EXPECT_NE(list.find("<a href=\"/session/" + session + "\">" + session + "</a>"),
+            std::string::npos) << list;
+  EXPECT_NE(list.find("<td>gpt3-7b-a100x16</td>"), std::string::npos) << list;
+  EXPECT_NE(list.find("<td class=\"number\">7/7</td>"), std::string::npos) << list;
+}
+
+// The page of a running session polls: it opens with two results, the
+// third is appended to the pool after the page's first fetch, and the
+// dumped DOM shows three. The records are the real session's, with a job
+// name that would run as a script if it were not escaped.
+TEST_F(dashboard_chromium, a_running_sessions_page_shows_results_appended_while_it_is_open) {
+  std::vector<wire::envelope> history;
+  {
+    auto real = message_pool::open(run_dir + "/pool");
+    ASSERT_TRUE(real) << describe(real.error());
+    history = *(*real)->session_history(session);
+  }
+  auto opened = message_pool::open(dir + "/pool");
+  ASSERT_TRUE(opened);
+  std::shared_ptr<message_pool> pool = std::move(*opened);
+  std::optional<wire::envelope> third;
+  for (auto e : history) {
+    if (e.type == wire::type_name<wire::trial_result>() && e.trial == 3) {
+      third = e;
+      break;
+    }
+    if (e.type == wire::type_name<wire::session_opened>()) {
+      auto job = wire::body_of<wire::session_opened>(e);
+      job.job_name = test::hostile_job;
+      e.body = wire::pack(job);
+    }
+    e.seq = 0;
+    ASSERT_TRUE(pool->append(e));
+  }
+  ASSERT_TRUE(third);
+  const auto third_result = wire::body_of<wire::trial_result>(*third);
+
+  const auto api = "/api/sessions/" + session;
+  std::atomic<int> fetches{0};
+  dashboard_options options;
+  options.on_request = [&](const dashboard_request& r) {
+    // The test appends, the dashboard only reads: once the page has its
+    // first answer, the third result arrives.
+    if (r.method == "GET" && r.path == api && fetches++ == 0) {
+      third->seq = 0;
+      EXPECT_TRUE(pool->append(*third));
+    }
+  };
+  dashboard_server server(pool, options);
+  ASSERT_TRUE(server.start());
+  const auto dom = dump_dom("http://127.0.0.1:" + std::to_string(server.port()) + "/session/" + session);
+
+  const auto rows = table_rows(dom);
+  ASSERT_EQ(rows.size(), 3u) << dom;
+  for (int trial = 1; trial <= 3; ++trial)
+    EXPECT_EQ(rows.at(trial).status, "succeeded") << trial;
+  EXPECT_EQ(read_number(rows.at(3).tflops), third_result.tflops_per_gpu);
+  EXPECT_EQ(count_of(dom, "class=\"point measured\""), 3u);
+  EXPECT_GE(fetches.load(), 2);
+  EXPECT_NE(dom.find("<dd id=\"state\">running</dd>"), std::string::npos);
+  EXPECT_NE(dom.find("<dd id=\"done\">3/7</dd>"), std::string::npos) << dom;
+  // The job name is text in the page, not an element.
+  EXPECT_NE(dom.find("<dd id=\"job\">&lt;script&gt;alert(1)&lt;/script&gt;</dd>"),
+            std::string::npos) << dom;
+  EXPECT_EQ(dom.find("<script>alert(1)"), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune

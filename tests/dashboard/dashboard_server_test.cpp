@@ -1,0 +1,378 @@
+// The dashboard over a real RocksDB pool filled from the wire types,
+// fetched with httplib's client: what each route answers, that it never
+// writes, and that every string from the pool reaches a page as text.
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "dashboard/dashboard_server.hpp"
+#include "messages/ec.hpp"
+#include "report/session_summary.hpp"
+#include "tests/dashboard/built_session.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct dashboard_test : ::testing::Test {
+  void SetUp() override {
+    dir = test::make_temp_dir("dashboard");
+    auto opened = message_pool::open(dir + "/pool");
+    ASSERT_TRUE(opened) << describe(opened.error());
+    pool = std::move(*opened);
+    // Byte order and age disagree: the list must go by age.
+    test::write_built_session(*pool, "s-older", "older-job", 1'764'000'000'000);
+    test::write_built_session(*pool, "s-built", test::hostile_job, 1'764'000'100'000);
+    // A diagnosis request is a session of the pool, but not a tuning one.
+    test::put(*pool, "diag-1", 0, wire::diagnose_request{});
+  }
+  void TearDown() override {
+    server.reset();
+    pool.reset();
+    fs::remove_all(dir);
+  }
+
+  dashboard_server& start(dashboard_options options = {}) {
+    server = std::make_unique<dashboard_server>(pool, std::move(options));
+    auto started = server->start();
+    EXPECT_TRUE(started) << describe(started.error());
+    return *server;
+  }
+
+  httplib::Client client() const { return httplib::Client("127.0.0.1", server->port()); }
+
+  nlohmann::json get_json(const std::string& path) {
+    auto cli = client();
+    auto res = cli.Get(path.c_str());
+    EXPECT_TRUE(res);
+    EXPECT_EQ(res->status, 200) << path << ": " << res->body;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+    return nlohmann::json::parse(res->body);
+  }
+
+  std::string dir;
+  std::shared_ptr<message_pool> pool;
+  std::unique_ptr<dashboard_server> server;
+};
+
+TEST_F(dashboard_test, a_sessions_json_is_its_summary_with_diagnoses_errors_and_reasoning) {
+  start();
+  const auto j = get_json("/api/sessions/s-built");
+  const auto expected = to_json(summarize("s-built", *pool->session_history("s-built")));
+  for (const auto& [key, value] : expected.items()) {
+    if (key != "trials") {
+      EXPECT_EQ(j[key], value) << key;
+    }
+  }
+  ASSERT_EQ(j["trials"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    for (const auto& [key, value] : expected["trials"][i].items())
+      EXPECT_EQ(j["trials"][i][key], value) << "trial " << i + 1 << " " << key;
+
+  EXPECT_EQ(j["state"], "finished");
+  EXPECT_EQ(j["best"]["trial"], 3);
+  EXPECT_EQ(j["best"]["tflops_per_gpu"], 210.5);
+  EXPECT_EQ(j["trials"][0]["tflops_per_gpu"], 150.25);
+  EXPECT_EQ(j["trials"][0]["mfu"], 0.4816);
+  EXPECT_EQ(j["trials"][0]["peak_memory_mib"], 61234);
+  EXPECT_EQ(j["trials"][0]["reasoning"], "the pool is empty");
+  EXPECT_FALSE(j["trials"][0].contains("diagnosis"));
+  EXPECT_EQ(j["trials"][1]["status"], "failed");
+  EXPECT_EQ(j["trials"][1]["failure"], "oom");
+  EXPECT_EQ(j["trials"][1]["diagnosis"]["summary"],
+            "MBS 4 caused CUDA OutOfMemoryError (Confidence: 92)");
+  EXPECT_EQ(j["trials"][1]["diagnosis"]["kind"], "oom");
+  EXPECT_EQ(j["trials"][1]["diagnosis"]["confidence"], 92);
+  EXPECT_EQ(j["trials"][1]["error"], "torch.OutOfMemoryError: CUDA out of memory <GPU 0>");
+  EXPECT_EQ(j["trials"][1]["reasoning"], "memory headroom & <b>more</b>");
+  EXPECT_EQ(j["job"]["name"], test::hostile_job); // JSON-escaped, read back exactly
+  EXPECT_EQ(j["job"]["model"], "llama3-8b");
+  EXPECT_EQ(j["job"]["cluster"], "dgx-a100-80g");
+  EXPECT_EQ(j["job"]["world_size"], 8);
+  EXPECT_EQ(j["job"]["trials"], 3);
+  EXPECT_EQ(j["running"], nlohmann::json::array());
+}
+
+TEST_F(dashboard_test, a_trial_started_without_its_result_is_listed_as_running) {
+  test::put(*pool, "s-live", 0, test::built_job("live", 4));
+  test::put(*pool, "s-live", 1, test::built_proposal(1, "Run the initial configuration.", "r"));
+  test::put(*pool, "s-live", 1, wire::trial_started{1, {{"tp", "1"}}, {}, "sim"});
+  start();
+  const auto j = get_json("/api/sessions/s-live");
+  EXPECT_EQ(j["state"], "running");
+  EXPECT_EQ(j["trials"].size(), 0u);
+  ASSERT_EQ(j["running"].size(), 1u);
+  EXPECT_EQ(j["running"][0]["index"], 1);
+  EXPECT_EQ(j["running"][0]["change"], "Run the initial configuration.");
+  EXPECT_EQ(j["running"][0]["pool"], "sim");
+
+  // The next poll sees what was appended since the last one.
+  test::put(*pool, "s-live", 1, test::built_success(1, 123.5, 0.4, 50000));
+  const auto after = get_json("/api/sessions/s-live");
+  EXPECT_EQ(after["running"].size(), 0u);
+  ASSERT_EQ(after["trials"].size(), 1u);
+  EXPECT_EQ(after["trials"][0]["tflops_per_gpu"], 123.5);
+}
+
+TEST_F(dashboard_test, the_sessions_are_listed_newest_first_and_only_tuning_sessions) {
+  start();
+  const auto j = get_json("/api/sessions");
+  ASSERT_EQ(j["sessions"].size(), 2u); // diag-1 is not a tuning session
+  EXPECT_EQ(j["sessions"][0]["session"], "s-built");
+  EXPECT_EQ(j["sessions"][1]["session"], "s-older");
+  const auto& s = j["sessions"][0];
+  EXPECT_EQ(s["job"], test::hostile_job);
+  EXPECT_EQ(s["model"], "llama3-8b");
+  EXPECT_EQ(s["cluster"], "dgx-a100-80g");
+  EXPECT_EQ(s["state"], "finished");
+  EXPECT_EQ(s["trials_done"], 3);
+  EXPECT_EQ(s["trials_budget"], 3);
+  EXPECT_EQ(s["best"]["trial"], 3);
+  EXPECT_EQ(s["best"]["tflops_per_gpu"], 210.5);
+  EXPECT_EQ(s["best"]["mfu"], 0.6747);
+}
+
+TEST_F(dashboard_test, the_list_is_cut_at_max_sessions) {
+  dashboard_options options;
+  options.max_sessions = 1;
+  start(options);
+  const auto j = get_json("/api/sessions");
+  ASSERT_EQ(j["sessions"].size(), 1u);
+  EXPECT_EQ(j["sessions"][0]["session"], "s-built");
+}
+
+TEST_F(dashboard_test, every_method_but_get_and_head_is_refused_and_writes_nothing) {
+  start();
+  const auto records_before = pool->next_seq();
+  auto cli = client();
+  for (const std::string path : {"/", "/api/sessions", "/api/sessions/s-built",
+                                 "/session/s-built", "/api/sessions/s-built/mfu.svg"}) {
+    SCOPED_TRACE(path);
+    const std::string body = R"({"state":"failed"})";
+    auto post = cli.Post(path.c_str(), body, "application/json");
+    auto put = cli.Put(path.c_str(), body, "application/json");
+    auto del = cli.Delete(path.c_str());
+    auto patch = cli.Patch(path.c_str(), body, "application/json");
+    auto options = cli.Options(path.c_str());
+    for (auto* res : {&post, &put, &del, &patch, &options}) {
+      ASSERT_TRUE(*res);
+      EXPECT_EQ((*res)->status, 405);
+      EXPECT_EQ((*res)->get_header_value("Allow"), "GET, HEAD");
+    }
+  }
+  EXPECT_EQ(pool->next_seq(), records_before);
+  EXPECT_EQ(pool->session_history("s-built")->size(), 12u);
+  EXPECT_EQ(get_json("/api/sessions/s-built")["state"], "finished");
+}
+
+TEST_F(dashboard_test, head_answers_like_get_without_a_body) {
+  start();
+  auto cli = client();
+  auto res = cli.Head("/api/sessions/s-built");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "");
+}
+
+TEST_F(dashboard_test, a_bad_session_id_is_400_and_an_unknown_one_404) {
+  start();
+  auto cli = client();
+  const std::string long_id(129, 'a');
+  for (const std::string prefix : {"/session/", "/api/sessions/"}) {
+    for (const std::string& bad : std::vector<std::string>{"a%20b", "%3Cscript%3E", "a;b", long_id, ""}) {
+      auto res = cli.Get((prefix + bad).c_str());
+      ASSERT_TRUE(res);
+      EXPECT_EQ(res->status, 400) << prefix << bad;
+      EXPECT_NE(res->body.find("bad session id"), std::string::npos) << res->body;
+    }
+    auto unknown = cli.Get((prefix + "s-nowhere").c_str());
+    ASSERT_TRUE(unknown);
+    EXPECT_EQ(unknown->status, 404);
+    EXPECT_EQ(unknown->body, "no tuning session s-nowhere in the pool\n");
+    auto not_tuning = cli.Get((prefix + "diag-1").c_str());
+    EXPECT_EQ(not_tuning->status, 404);
+  }
+  EXPECT_EQ(cli.Get("/api/sessions/a%20b/mfu.svg")->status, 400);
+  EXPECT_EQ(cli.Get("/api/sessions/s-nowhere/mfu.svg")->status, 404);
+  EXPECT_EQ(cli.Get("/session/s-built/extra")->status, 404);
+  EXPECT_EQ(cli.Get("/nowhere")->status, 404);
+}
+
+TEST_F(dashboard_test, a_record_that_does_not_decode_is_a_500_with_a_short_message) {
+  wire::envelope broken = wire::make_envelope("s-built", 4, wire::trial_result{});
+  broken.body = "\xc1"; // a byte msgpack never uses
+  ASSERT_TRUE(pool->append(broken));
+  start();
+  auto cli = client();
+  for (const std::string path : {"/api/sessions/s-built", "/session/s-built",
+                                 "/api/sessions/s-built/mfu.svg", "/api/sessions", "/"}) {
+    auto res = cli.Get(path.c_str());
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 500) << path;
+    EXPECT_NE(res->body.find("session s-built: cannot decode trial_result"), std::string::npos)
+      << res->body;
+    EXPECT_LT(res->body.size(), 400u);
+  }
+}
+
+TEST_F(dashboard_test, strings_from_the_pool_show_as_text_on_the_pages) {
+  start();
+  auto cli = client();
+  for (const std::string path : {"/", "/session/s-built"}) {
+    auto res = cli.Get(path.c_str());
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    EXPECT_EQ(res->get_header_value("Content-Type"), "text/html; charset=utf-8");
+    EXPECT_NE(res->body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << path;
+    EXPECT_EQ(res->body.find("<script>alert(1)"), std::string::npos) << path;
+    // Nothing from elsewhere (no CDN): the only URL is the SVG namespace's name.
+    const auto page =
+      std::regex_replace(res->body, std::regex(R"(xmlns="http://www\.w3\.org/2000/svg")"), "");
+    EXPECT_EQ(page.find("http://"), std::string::npos) << path;
+    EXPECT_EQ(page.find("https://"), std::string::npos) << path;
+    EXPECT_EQ(page.find(" src="), std::string::npos) << path; // the script and style are inline
+  }
+  const auto list = cli.Get("/")->body;
+  EXPECT_NE(list.find("<a href=\"/session/s-built\">s-built</a>"), std::string::npos);
+  EXPECT_NE(list.find("<td class=\"number\">210.5</td><td class=\"number\">0.675</td>"),
+            std::string::npos);
+}
+
+TEST_F(dashboard_test, pages_run_only_their_own_inline_script_and_style) {
+  start();
+  auto cli = client();
+  auto page = cli.Get("/session/s-built");
+  ASSERT_TRUE(page);
+  const auto policy = page->get_header_value("Content-Security-Policy");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(policy, m, std::regex("script-src 'nonce-([0-9a-f]{32})'")))
+    << policy;
+  const auto nonce = m[1].str();
+  EXPECT_NE(policy.find("default-src 'none'"), std::string::npos);
+  EXPECT_NE(policy.find("connect-src 'self'"), std::string::npos);
+  EXPECT_NE(policy.find("style-src 'nonce-" + nonce + "'"), std::string::npos);
+  EXPECT_NE(page->body.find("<script nonce=\"" + nonce + "\">"), std::string::npos);
+  EXPECT_NE(page->body.find("<style nonce=\"" + nonce + "\">"), std::string::npos);
+  EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  // Another load, another nonce.
+  EXPECT_NE(cli.Get("/session/s-built")->get_header_value("Content-Security-Policy"), policy);
+  for (const std::string path : {"/api/sessions", "/api/sessions/s-built/mfu.svg", "/nowhere"}) {
+    auto res = cli.Get(path.c_str());
+    EXPECT_EQ(res->get_header_value("Content-Security-Policy"),
+              "default-src 'none'; frame-ancestors 'none'") << path;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << path;
+  }
+}
+
+TEST_F(dashboard_test, the_chart_has_a_point_per_measured_trial_and_a_failure_marker) {
+  start();
+  auto cli = client();
+  auto res = cli.Get("/api/sessions/s-built/mfu.svg");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "image/svg+xml");
+  const auto& svg = res->body;
+  const std::regex point("class=\"point measured\" data-trial=\"(\\d)\"");
+  std::vector<std::string> trials;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), point); it != std::sregex_iterator();
+       ++it)
+    trials.push_back((*it)[1]);
+  EXPECT_EQ(trials, (std::vector<std::string>{"1", "3"}));
+  EXPECT_NE(svg.find("class=\"marker failed\" data-trial=\"2\""), std::string::npos);
+  // The page carries the same chart from its first byte.
+  EXPECT_NE(cli.Get("/session/s-built")->body.find(svg), std::string::npos);
+}
+
+TEST_F(dashboard_test, an_added_route_is_served_as_given) {
+  server = std::make_unique<dashboard_server>(pool);
+  int calls = 0;
+  ASSERT_TRUE(server->add_get("/metrics", "text/plain; version=0.0.4", [&calls] {
+    ++calls;
+    return "paratune_sessions " + std::to_string(calls) + "\n";
+  }));
+  ASSERT_TRUE(server->add_get("/health", "application/json", [] { return R"({"ok":true})"; }));
+  EXPECT_FALSE(server->add_get("metrics", "text/plain", [] { return ""; }));
+  ASSERT_TRUE(server->start());
+  auto cli = client();
+  auto metrics = cli.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_EQ(metrics->body, "paratune_sessions 1\n");
+  EXPECT_EQ(metrics->get_header_value("Content-Type"), "text/plain; version=0.0.4");
+  EXPECT_EQ(cli.Get("/health")->body, R"({"ok":true})");
+  EXPECT_EQ(cli.Get("/metricsX")->status, 404);   // matched exactly, not as a pattern
+  EXPECT_EQ(cli.Post("/metrics", "", "text/plain")->status, 405);
+  const auto late = server->add_get("/late", "text/plain", [] { return "late"; });
+  ASSERT_FALSE(late);
+  EXPECT_NE(describe(late.error()).find("already serving"), std::string::npos);
+}
+
+TEST_F(dashboard_test, a_port_in_use_is_an_error_naming_the_address) {
+  auto& first = start();
+  dashboard_options options;
+  options.port = first.port();
+  dashboard_server second(pool, options);
+  const auto started = second.start();
+  ASSERT_FALSE(started);
+  const auto text = describe(started.error());
+  EXPECT_NE(text.find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
+            std::string::npos) << text;
+  EXPECT_EQ(second.port(), 0);
+}
+
+TEST_F(dashboard_test, stop_ends_serving_and_the_port_is_free_again) {
+  auto& s = start();
+  const int port = s.port();
+  EXPECT_GT(port, 0);
+  s.stop();
+  s.stop(); // a second stop does nothing
+  httplib::Client cli("127.0.0.1", port);
+  EXPECT_FALSE(cli.Get("/api/sessions"));
+  dashboard_options options;
+  options.port = port;
+  dashboard_server again(pool, options);
+  EXPECT_TRUE(again.start());
+  EXPECT_EQ(again.port(), port);
+}
+
+TEST_F(dashboard_test, an_access_log_sees_each_answer) {
+  std::mutex m;
+  std::vector<std::string> lines;
+  dashboard_options options;
+  options.on_request = [&](const dashboard_request& r) {
+    std::lock_guard<std::mutex> g{m};
+    lines.push_back(r.method + " " + r.path + " " + std::to_string(r.status));
+  };
+  start(options);
+  auto cli = client();
+  cli.Get("/api/sessions/s-built");
+  cli.Delete("/api/sessions/s-built");
+  cli.Get("/session/a%20b");
+  // The log runs once the answer was sent, so it may trail the client.
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard<std::mutex> g{m};
+      if (lines.size() >= 3)
+        break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::lock_guard<std::mutex> g{m};
+  std::sort(lines.begin(), lines.end()); // connections are served in parallel
+  EXPECT_EQ(lines, (std::vector<std::string>{"DELETE /api/sessions/s-built 405",
+                                             "GET /api/sessions/s-built 200",
+                                             "GET /session/a b 400"}));
+}
+
+} // namespace
+} // namespace paratune
