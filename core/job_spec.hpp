@@ -14,6 +14,14 @@
 
 namespace paratune {
 
+/// The configuration the team would run without tuning (the job's
+/// `baseline:`, OptiCo section 3.5's expert baseline): the tuned result is
+/// worth the GPU-hours it saves against this one.
+struct job_baseline {
+  training_config config;
+  double tflops_per_gpu = 0;  ///< what the team measured for it; 0 when not given
+};
+
 /// A tuning job: what to train, where, from which starting point, and which
 /// configuration keys the tuner may change (and to which values).
 struct job_spec {
@@ -32,6 +40,7 @@ struct job_spec {
   /// Tokens the full training run will see (`tokens:`; 0 when not given):
   /// what the best configuration is worth is priced in them.
   double tokens = 0;
+  std::optional<job_baseline> baseline;
   int train_iters = 12;       ///< iterations per trial run
   uint64_t seed = 1;          ///< simulated cluster seed
   /// Wall seconds a simulated trial takes per simulated second (each

@@ -53,6 +53,8 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.search = job.search;
   s.trials = src.trials > 0 ? src.trials : job.trials;
   s.tokens = job.tokens;
+  if (job.baseline)
+    s.baseline = {true, wire::to_wire(job.baseline->config), job.baseline->tflops_per_gpu};
   s.train_iters = job.train_iters;
   s.retry_transient = job.retry_transient;
   s.seed = job.seed;

@@ -83,6 +83,15 @@ struct pool_wire {
                      token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path)
 };
 
+/// The job's baseline configuration (`baseline:`); `given` false when the
+/// job named none, as in records written before the field existed.
+struct baseline_wire {
+  bool given = false;
+  config_map config;
+  double tflops_per_gpu = 0;  ///< the team's measurement; 0 when not given
+  MSGPACK_DEFINE_MAP(given, config, tflops_per_gpu)
+};
+
 struct session_opened {
   std::string job_name;
   model_wire model;
@@ -110,10 +119,11 @@ struct session_opened {
   /// relay_subscribe. Both tcp://, valid while this process runs.
   std::string relay_endpoint;
   std::string relay_subscribe;
+  baseline_wire baseline;        ///< the team's configuration to price against
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
-                     relay_subscribe, tokens)
+                     relay_subscribe, tokens, baseline)
 };
 
 /// One ranked candidate of an analysis.

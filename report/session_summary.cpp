@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/full_run_cost.hpp"
+#include "report/baseline_value.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
 #include "messages/codec.hpp"
@@ -61,11 +62,14 @@ nlohmann::json full_run_json(const session_summary& s) {
   const auto cost = [](const full_run_cost& c) {
     return nlohmann::json{{"iterations", c.iterations}, {"days", c.days}, {"gpu_hours", c.gpu_hours}};
   };
-  return {{"tokens", s.job.tokens},
-          {"best", cost(v->best)},
-          {"first", cost(v->first)},
-          {"gpu_hours_saved", v->first.gpu_hours - v->best.gpu_hours},
-          {"tuning_gpu_hours", v->tuning_gpu_hours}};
+  nlohmann::json j = {{"tokens", s.job.tokens},
+                      {"best", cost(v->best)},
+                      {"first", cost(v->first)},
+                      {"gpu_hours_saved", v->first.gpu_hours - v->best.gpu_hours},
+                      {"tuning_gpu_hours", v->tuning_gpu_hours}};
+  if (auto b = baseline_json(s); !b.is_null())
+    j["baseline"] = std::move(b);
+  return j;
 }
 
 trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
@@ -242,6 +246,8 @@ std::string render_text(const session_summary& s) {
                   v->first.gpu_hours, v->first.gpu_hours - v->best.gpu_hours,
                   v->tuning_gpu_hours);
     out += buf;
+    if (const auto b = baseline_sentence(s); !b.empty())
+      out += b + "\n";
   }
   out += "configuration:";
   for (const auto& [k, v] : s.best->config)

@@ -66,7 +66,8 @@ struct full_run_value {
 };
 std::optional<full_run_value> full_run_of(const session_summary& s);
 /// The same as JSON (`tokens`, `best` and `first` {iterations, days,
-/// gpu_hours}, `gpu_hours_saved`, `tuning_gpu_hours`), or null.
+/// gpu_hours}, `gpu_hours_saved`, `tuning_gpu_hours`, and `baseline` when
+/// the job named one: report/baseline_value.hpp), or null.
 nlohmann::json full_run_json(const session_summary& s);
 
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);

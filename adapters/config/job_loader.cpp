@@ -5,6 +5,8 @@
 #include <functional>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/pool_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
@@ -26,23 +28,54 @@ std::string scalar_text(const YAML::Node& n, const std::string& where) {
   return n.as<std::string>();
 }
 
+// A configuration given by its canonical keys under `field` (initial,
+// baseline); keys listed in `skip` are the field's own, not configuration keys.
+training_config read_config(const YAML::Node& node, const std::string& where,
+                            const std::string& field, std::initializer_list<const char*> skip = {}) {
+  if (!node || !node.IsMap())
+    throw input_error(where + ": missing field '" + field + "' (a configuration, "
+                              "e.g. {tp: 1, pp: 1, mbs: 1, gbs: 512, seq: 4096})");
+  for (const char* key : {"gbs", "seq"})
+    if (!node[key])
+      throw input_error(where + ": " + field + ": missing field '" + std::string(key) + "'");
+  training_config c;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (std::find_if(skip.begin(), skip.end(), [&](const char* s) { return key == s; })
+        != skip.end())
+      continue;
+    try {
+      set_value(c, key, scalar_text(kv.second, where + ": " + field + ": " + key));
+    } catch (const input_error& e) {
+      throw input_error(where + ": " + field + ": " + e.what());
+    }
+  }
+  return c;
+}
+
 training_config read_initial(const YAML::Node& node, const std::string& where) {
   if (!node || !node.IsMap())
     throw input_error(where + ": missing field 'initial' (the first configuration, "
                               "e.g. {tp: 1, pp: 1, mbs: 1, gbs: 512, seq: 4096})");
-  for (const char* key : {"gbs", "seq"})
-    if (!node[key])
-      throw input_error(where + ": initial: missing field '" + std::string(key) + "'");
-  training_config c;
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    try {
-      set_value(c, key, scalar_text(kv.second, where + ": initial: " + key));
-    } catch (const input_error& e) {
-      throw input_error(where + ": initial: " + e.what());
-    }
-  }
-  return c;
+  return read_config(node, where, "initial");
+}
+
+// `baseline: {tp: 4, pp: 2, ..., tflops_per_gpu: 180}`: the configuration
+// the team runs today, and optionally the throughput they measured for it,
+// which no device can deliver above its peak.
+job_baseline read_baseline(const YAML::Node& node, const std::string& where,
+                           const cluster_spec& cluster, precision prec) {
+  job_baseline b;
+  b.config = read_config(node, where, "baseline", {"tflops_per_gpu"});
+  b.tflops_per_gpu =
+    yaml_fields::optional_real(node, "tflops_per_gpu", where + ": baseline", 1e-3, 1e6, 0);
+  const double peak = cluster.device.peak_tflops(prec);
+  if (peak > 0 && b.tflops_per_gpu > peak)
+    throw input_error(fmt::format(
+      "{}: baseline: field 'tflops_per_gpu': {:g} is above the {} peak of {:g} TFLOP/s per "
+      "device in {}; a measured throughput cannot exceed it",
+      where, b.tflops_per_gpu, cluster.device.name, peak, to_string(prec)));
+  return b;
 }
 
 std::map<std::string, std::vector<std::string>>
@@ -145,6 +178,8 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
   job.initial = read_initial(root["initial"], path);
   job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
   job.tokens = yaml_fields::optional_real(root, "tokens", path, 1, 1e18, 0);
+  if (root["baseline"])
+    job.baseline = read_baseline(root["baseline"], path, job.cluster, job.prec);
   job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
   if (auto sim = root["simulation"]) {
     if (!sim.IsMap())

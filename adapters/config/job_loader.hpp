@@ -17,6 +17,8 @@ namespace paratune {
 ///   search:                     # optional; the default space when absent
 ///     tp: [1, 2, 4, 8]
 ///   trials: 20
+///   tokens: 15e12               # optional; the full run's budget
+///   baseline: {tp: 4, pp: 2, mbs: 1, gbs: 512, seq: 8192, tflops_per_gpu: 180}  # optional
 ///   retry_transient_failures: false   # rerun after an NCCL timeout / lost node
 ///   simulation: {seed: 7, train_iters: 12, time_scale: 0.0002}
 ///

@@ -1,7 +1,8 @@
-// `paratune export SESSION [--db DIR] [--format megatron|json]`: the best
-// configuration a GPU tuning session measured, read from the pool, as the
-// Megatron-LM arguments to launch it with (one shell-quoted line, ready for
-// a launch script) or as JSON for scripts.
+// `paratune export SESSION [--db DIR] [--format megatron|json|maxtext]`:
+// the best configuration a tuning session measured, read from the pool: a
+// GPU session's as the Megatron-LM arguments to launch it with (one
+// shell-quoted line, ready for a launch script) or as JSON for scripts; a
+// TPU session's as MaxText overrides.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -11,20 +12,25 @@
 
 #include "core/input_error.hpp"
 #include "core/shell_quote.hpp"
-#include "core/text.hpp"
-#include "messages/ec.hpp"
-#include "storage/message_pool.hpp"
+#include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/json_output.hpp"
-#include "report/session_summary.hpp"
+#include "tools/paratune/pool_reader.hpp"
+#include "tools/paratune/tpu_export.hpp"
 
 namespace paratune::cli {
 
 namespace {
 
-enum class export_format { megatron, json };
+enum class export_format { megatron, json, maxtext };
 
-constexpr size_t session_id_size = 128;
+export_format format_of(const std::string& word) {
+  if (word == "json")
+    return export_format::json;
+  if (word == "maxtext")
+    return export_format::maxtext;
+  return export_format::megatron;
+}
 
 nlohmann::json best_as_json(const session_summary& s) {
   const auto& b = *s.best;
@@ -40,26 +46,36 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"full_run", full_run_json(s)}};
 }
 
+// A TPU session (ASAP's loop): its best run as MaxText overrides, the only
+// form it has.
+int export_tpu_session(const message_pool& pool, const std::string& id, export_format format) {
+  if (format != export_format::maxtext)
+    throw input_error("session '" + id + "' is a TPU (MaxText) session: it has no Megatron-LM "
+                      "form; use --format maxtext");
+  const auto best = best_tpu_run(pool, id);
+  if (!best)
+    return 1;
+  std::cout << shell_command(maxtext_overrides(*best)) << "\n";
+  return 0;
+}
+
 int export_session(const std::string& db, const std::string& id, export_format format) {
-  if (!is_plain_name(id, session_id_size))
-    throw input_error("session id '" + id + "': expected a session id such as "
-                      "s20261125T101500-ab12 (letters, digits, '.', '_', '-')");
-  std::error_code exists_error;
-  if (!std::filesystem::is_directory(db, exists_error)) // opening would create an empty pool
-    throw input_error("no pool at " + db + " (--db: the directory `tune --db` wrote)");
-  auto pool = message_pool::open(db);
-  if (!pool) {
-    std::cerr << "error: cannot open the pool " << db << ": " << describe(pool.error()) << "\n";
+  check_session_id(id);
+  const auto pool = open_existing_pool(db);
+  if (!pool)
     return 1;
-  }
-  const auto history = (*pool)->session_history(id);
-  if (!history) {
-    std::cerr << "error: cannot read session " << id << ": " << describe(history.error()) << "\n";
+  const auto history = read_session(*pool, id);
+  if (!history)
     return 1;
-  }
   const auto s = summarize(id, *history);
-  if (history->empty() || s.job.job_name.empty())
+  if (history->empty() || s.job.job_name.empty()) {
+    if (has_tpu_trials(*pool, id))
+      return export_tpu_session(*pool, id, format);
     throw input_error("no GPU tuning session '" + id + "' in the pool " + db);
+  }
+  if (format == export_format::maxtext)
+    throw input_error("session '" + id + "' is a GPU (Megatron-LM) session: it has no MaxText "
+                      "form; use --format megatron or --format json");
   if (!s.best) {
     std::cerr << "error: session " << id << " has no measured trial to export\n";
     return 1;
@@ -77,18 +93,18 @@ command_action setup(CLI::App& sub) {
   auto format = std::make_shared<std::string>("megatron");
   sub.add_option("SESSION", *id, "the session id, as `tune` printed it")->required();
   sub.add_option("--db", *db, "the pool directory (default ./paratune-pool)");
-  sub.add_option("--format", *format, "megatron (default): the arguments on one line; json")
-    ->check(CLI::IsMember({"megatron", "json"}));
-  return [id, db, format] {
-    return export_session(*db, *id,
-                          *format == "json" ? export_format::json : export_format::megatron);
-  };
+  sub.add_option("--format", *format,
+                 "megatron (default): the arguments on one line; json; maxtext: a TPU "
+                 "session's best mesh and settings as MaxText overrides")
+    ->check(CLI::IsMember({"megatron", "json", "maxtext"}));
+  return [id, db, format] { return export_session(*db, *id, format_of(*format)); };
 }
 
 } // namespace
 
 static registrar r{{"export",
-                    "The best configuration of a tuning session, as Megatron-LM arguments or JSON",
+                    "The best configuration of a tuning session, as Megatron-LM arguments, JSON "
+                    "or MaxText overrides",
                     setup}};
 
 } // namespace paratune::cli

@@ -1,0 +1,114 @@
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/charts.hpp"
+#include "report/svg_canvas.hpp"
+
+namespace paratune {
+
+namespace {
+
+// Greys and one accent only: the chart colours stay unique to the charts,
+// so a screenshot's pixels of those colours are the charts' own.
+constexpr const char* style = R"(
+body { font-family: "DejaVu Sans", sans-serif; color: #222; max-width: 960px; margin: 24px auto; padding: 0 16px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; border-bottom: 1px solid #ccc; padding-bottom: 4px; margin-top: 32px; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+dl.header { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
+dl.header dt { font-weight: bold; } dl.header dd { margin: 0; }
+ul.decision { margin: 0; padding-left: 20px; font-size: 14px; }
+.reasoning { white-space: pre-wrap; font-size: 12px; color: #555; background: #f6f6f6; padding: 6px 10px; margin: 6px 0 0; }
+details { font-size: 13px; margin-top: 4px; } summary { cursor: pointer; color: #555; }
+.charts svg { display: block; margin: 12px 0; border: 1px solid #ddd; }
+)";
+
+std::string esc(const std::string& s) { return markup_escape(s); }
+
+void header(std::string& out, const session_summary& s) {
+  out += "<h1>paratune report: " + esc(s.job.job_name) + "</h1>\n<dl class=\"header\">\n";
+  for (const auto& [label, value] : header_fields(s))
+    out += "<dt>" + esc(label) + "</dt><dd>" + esc(value) + "</dd>\n";
+  out += "</dl>\n";
+}
+
+void decision_entry(std::string& out, const decision& d) {
+  out += fmt::format("<section class=\"decision\" id=\"trial-{}\">\n<h3>Trial {}: {}</h3>\n"
+                     "<ul class=\"decision\">\n",
+                     d.trial, d.trial, esc(d.change.empty() ? "(no proposal recorded)" : d.change));
+  if (d.proposed) {
+    out += "<li><b>Chosen because:</b> " + esc(d.why);
+    if (!d.health.empty())
+      out += " (health: " + esc(d.health) + ")";
+    out += "</li>\n";
+    if (d.predicted_tflops > 0)
+      out += fmt::format("<li><b>Predicted:</b> {:.1f} TFLOP/s/GPU</li>\n", d.predicted_tflops);
+    if (d.retry_of > 0)
+      out += fmt::format("<li><b>Retry of:</b> trial {}</li>\n", d.retry_of);
+  }
+  if (!d.pool.empty())
+    out += "<li><b>Pool:</b> " + esc(d.pool) + "</li>\n";
+  out += "<li class=\"outcome\"><b>Outcome:</b> " + esc(outcome_sentence(d)) + "</li>\n";
+  if (d.diagnosed)
+    out += fmt::format("<li class=\"diagnosis\"><b>Diagnosis:</b> {} ({}, confidence {}%)</li>\n",
+                       esc(d.diagnosis), to_string(d.failure), d.confidence);
+  out += "</ul>\n";
+  // Folded: the chain of every trial would push the table and charts far down.
+  if (d.proposed && !d.reasoning.empty() && d.reasoning != d.why)
+    out += "<details><summary>The analysis's reasoning</summary><p class=\"reasoning\">"
+           + esc(d.reasoning) + "</p></details>\n";
+  out += "</section>\n";
+}
+
+void trials_table(std::string& out, const session_summary& s) {
+  out += "<h2>Trials</h2>\n<table class=\"trials\">\n<tr>";
+  for (const auto& c : trial_table_columns())
+    out += "<th>" + esc(c) + "</th>";
+  out += "</tr>\n";
+  for (const auto& r : s.trials) {
+    out += fmt::format("<tr data-trial=\"{}\">", r.index);
+    const auto cells = trial_table_cells(r);
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += (i == 0 || (i >= 3 && i <= 5) ? "<td class=\"num\">" : "<td>") + esc(cells[i])
+             + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+}
+
+// Inline SVG in HTML needs no namespace declaration; leaving it out keeps
+// the page free of any URL.
+std::string inline_svg(std::string svg) {
+  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (const auto at = svg.find(ns); at != std::string::npos)
+    svg.erase(at, ns.size());
+  return svg;
+}
+
+} // namespace
+
+std::string render_html(const session_report& r) {
+  const auto& s = r.summary;
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>paratune report: " + esc(s.job.job_name) + " (" + esc(s.session) + ")</title>\n";
+  out += "<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
+  header(out, s);
+  out += "<h2>Decisions</h2>\n";
+  if (r.decisions.empty())
+    out += "<p>No trial ran.</p>\n";
+  for (const auto& d : r.decisions)
+    decision_entry(out, d);
+  trials_table(out, s);
+  out += "<h2>Charts</h2>\n<div class=\"charts\">\n" + inline_svg(mfu_chart_svg(s))
+         + inline_svg(throughput_chart_svg(s)) + "</div>\n";
+  out += "<h2>Full run</h2>\n<ul class=\"full-run\">\n";
+  for (const auto& sentence : full_run_sentences(s))
+    out += "<li>" + esc(sentence) + "</li>\n";
+  out += "</ul>\n</body>\n</html>\n";
+  return out;
+}
+
+} // namespace paratune

@@ -1,0 +1,3 @@
+// The report library knows nothing of the running agents.
+#include "report/charts.hpp"
+#include "actors/runtime.hpp"

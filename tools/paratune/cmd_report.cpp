@@ -1,0 +1,122 @@
+// `paratune report SESSION [--db DIR] [--format md|html|json] [-o FILE]`: a
+// GPU tuning session read back from the pool as a document: the job, every
+// trial's decision and outcome, the trials table, the two charts and what
+// the best configuration is worth over the full run.
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "report/charts.hpp"
+#include "report/html_report.hpp"
+#include "report/json_report.hpp"
+#include "report/markdown_report.hpp"
+#include "tools/paratune/atomic_file.hpp"
+#include "tools/paratune/command.hpp"
+#include "tools/paratune/json_output.hpp"
+#include "tools/paratune/pool_reader.hpp"
+
+namespace paratune::cli {
+
+namespace {
+
+enum class report_format { md, html, json };
+
+struct report_options {
+  std::string id;
+  std::string db = "paratune-pool";
+  std::string format = "md";
+  std::string output;  ///< empty: standard output
+};
+
+report_format format_of(const std::string& word) {
+  if (word == "html")
+    return report_format::html;
+  if (word == "json")
+    return report_format::json;
+  return report_format::md;
+}
+
+// Writes `text` to `path` atomically; false (after saying why) when it failed.
+bool write_or_say(const std::string& path, const std::string& text) {
+  if (const auto error = write_file_atomically(path, text)) {
+    std::cerr << "error: " << *error << "\n";
+    return false;
+  }
+  return true;
+}
+
+// The markdown and, beside an output file, its charts as NAME.mfu.svg and
+// NAME.throughput.svg. The charts are written first, so the document never
+// links to a file that is not there.
+int emit_markdown(const session_report& r, const std::string& output) {
+  if (output.empty()) {
+    std::cout << render_markdown(r, {});
+    return 0;
+  }
+  const auto path = std::filesystem::path(output);
+  const auto stem = path.stem().string();
+  const markdown_charts names{stem + ".mfu.svg", stem + ".throughput.svg"};
+  const auto beside = [&](const std::string& name) { return (path.parent_path() / name).string(); };
+  if (!write_or_say(beside(names.mfu_file), mfu_chart_svg(r.summary))
+      || !write_or_say(beside(names.throughput_file), throughput_chart_svg(r.summary))
+      || !write_or_say(output, render_markdown(r, names)))
+    return 1;
+  return 0;
+}
+
+int emit(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  return write_or_say(output, text) ? 0 : 1;
+}
+
+int run_report(const report_options& o) {
+  check_session_id(o.id);
+  const auto pool = open_existing_pool(o.db);
+  if (!pool)
+    return 1;
+  const auto history = read_session(*pool, o.id);
+  if (!history)
+    return 1;
+  const auto r = report_of(o.id, *history);
+  if (history->empty() || r.summary.job.job_name.empty())
+    throw input_error("no GPU tuning session '" + o.id + "' in the pool " + o.db);
+  switch (format_of(o.format)) {
+    case report_format::md: return emit_markdown(r, o.output);
+    case report_format::html: return emit(render_html(r), o.output);
+    case report_format::json: {
+      std::ostringstream text;
+      print_json(report_json(r), text);
+      return emit(text.str(), o.output);
+    }
+  }
+  return 1;
+}
+
+command_action setup(CLI::App& sub) {
+  auto o = std::make_shared<report_options>();
+  sub.add_option("SESSION", o->id, "the session id, as `tune` printed it")->required();
+  sub.add_option("--db", o->db, "the pool directory (default ./paratune-pool)");
+  sub.add_option("--format", o->format,
+                 "md (default): GitHub markdown, charts as SVG files beside -o; html: one "
+                 "self-contained page; json: for scripts")
+    ->check(CLI::IsMember({"md", "html", "json"}));
+  sub.add_option("-o,--output", o->output,
+                 "write the report to this file (atomically) instead of standard output");
+  return [o] { return run_report(*o); };
+}
+
+} // namespace
+
+static registrar r{{"report",
+                    "A tuning session as a report: decisions, trials, charts, full-run value",
+                    setup}};
+
+} // namespace paratune::cli
