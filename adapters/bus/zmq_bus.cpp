@@ -13,7 +13,6 @@ namespace paratune {
 
 namespace {
 
-constexpr int high_water_mark = 100000;
 constexpr auto poll_interval = std::chrono::milliseconds(5);
 
 void set_common(zmq::socket_t& s) {
@@ -31,7 +30,7 @@ bus_endpoints bus_endpoints::inproc(const std::string& name) {
   return {"inproc://" + name + "-pub", "inproc://" + name + "-sub"};
 }
 
-bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep)
+bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep, int high_water_mark)
   : ctx_(ctx),
     control_endpoint_("inproc://paratune-proxy-control-" + unique_suffix()),
     xsub_(ctx, zmq::socket_type::xsub),
@@ -110,7 +109,8 @@ uint64_t random_publisher_id() {
 
 } // namespace
 
-bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions)
+bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions,
+                             int high_water_mark)
   : sees_subscriptions_(sees_subscriptions),
     socket_(ctx, sees_subscriptions ? zmq::socket_type::xpub : zmq::socket_type::pub),
     id_(random_publisher_id()) {
@@ -290,7 +290,7 @@ void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep,
   try {
     socket.emplace(ctx, zmq::socket_type::sub);
     set_common(*socket);
-    socket->set(zmq::sockopt::rcvhwm, high_water_mark);
+    socket->set(zmq::sockopt::rcvhwm, default_high_water_mark);
     socket->connect(ep.subscribe);
   } catch (const zmq::error_t& e) {
     connected.set_value(e.what());

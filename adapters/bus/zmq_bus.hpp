@@ -27,12 +27,19 @@ struct bus_endpoints {
   static bus_endpoints inproc(const std::string& name);
 };
 
+/// The ZMQ_SNDHWM and ZMQ_RCVHWM of the bus's sockets, in messages: past
+/// it a publisher drops (subscribers see the gap by number).
+constexpr int default_high_water_mark = 100000;
+
 /// The XSUB/XPUB forwarder on its own thread, stopped through a control
 /// socket (zmq::proxy_steerable "TERMINATE").
 class bus_proxy {
 public:
   /// Binds both sides; throws zmq::error_t when an endpoint is taken.
-  bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep);
+  /// `high_water_mark` bounds both sides' queues (a test of recovery makes
+  /// it small so that the proxy drops).
+  bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep,
+            int high_water_mark = default_high_water_mark);
   ~bus_proxy();
   bus_proxy(const bus_proxy&) = delete;
   /// The endpoints as bound: a tcp wildcard port replaced by the real one,
@@ -70,7 +77,8 @@ public:
   /// the subscriptions coming up the bus (await_subscriber). A process that
   /// publishes to one receiver from afar (paratune-relay) waits this way
   /// rather than lose its first messages to the slow joiner.
-  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions = false);
+  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions = false,
+                int high_water_mark = default_high_water_mark);
   /// Sends topic | payload | bus_sequence. Drops at the high-water mark, as
   /// PUB does: subscribers see the gap, and the pool is the source of truth.
   void publish(const std::string& topic, const std::string& payload);
