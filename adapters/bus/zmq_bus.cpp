@@ -76,12 +76,18 @@ bus_proxy::~bus_proxy() {
   thread_.join();
 }
 
-std::string bus_sequence::encode() const {
-  std::string out;
+std::array<char, bus_sequence::size> bus_sequence::encode_fixed() const {
+  std::array<char, size> out{};
+  size_t at = 0;
   for (uint64_t v : {publisher, seq})
     for (int shift = 56; shift >= 0; shift -= 8)
-      out.push_back(static_cast<char>((v >> shift) & 0xff));
+      out[at++] = static_cast<char>((v >> shift) & 0xff);
   return out;
+}
+
+std::string bus_sequence::encode() const {
+  const auto bytes = encode_fixed();
+  return {bytes.data(), bytes.size()};
 }
 
 bool bus_sequence::decode(std::string_view frame, bus_sequence& out) {
@@ -160,8 +166,11 @@ bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::mill
   }
 }
 
-void bus_publisher::publish(const std::string& topic, const std::string& payload) {
-  const auto seq = bus_sequence{id_, ++next_seq_[topic]}.encode();
+void bus_publisher::publish(std::string_view topic, std::string_view payload) {
+  auto it = next_seq_.find(topic);
+  if (it == next_seq_.end())
+    it = next_seq_.emplace(std::string(topic), 0).first;
+  const auto seq = bus_sequence{id_, ++it->second}.encode_fixed();
   std::array<zmq::const_buffer, 3> parts{zmq::buffer(topic), zmq::buffer(payload),
                                          zmq::buffer(seq)};
   (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -65,6 +66,8 @@ struct bus_sequence {
 
   static constexpr size_t size = 16; ///< two big-endian 64-bit integers
   std::string encode() const;
+  /// The same bytes without an allocation.
+  std::array<char, size> encode_fixed() const;
   /// False when `frame` is not 16 bytes or names publisher 0.
   static bool decode(std::string_view frame, bus_sequence& out);
 };
@@ -81,7 +84,9 @@ public:
                 int high_water_mark = default_high_water_mark);
   /// Sends topic | payload | bus_sequence. Drops at the high-water mark, as
   /// PUB does: subscribers see the gap, and the pool is the source of truth.
-  void publish(const std::string& topic, const std::string& payload);
+  /// Allocates nothing of its own once the topic was seen (telemetry is
+  /// published at hundreds of thousands of messages a second).
+  void publish(std::string_view topic, std::string_view payload);
 
   uint64_t id() const { return id_; }
 
@@ -100,7 +105,7 @@ private:
   std::set<std::string> prefixes_;            ///< subscriptions seen, when it sees them
   zmq::socket_t socket_;
   uint64_t id_;                               ///< random, new for every publisher
-  std::map<std::string, uint64_t> next_seq_;  ///< per topic
+  std::map<std::string, uint64_t, std::less<>> next_seq_;  ///< per topic
 };
 
 /// A SUB socket owned by one poller thread. Handlers are registered from any

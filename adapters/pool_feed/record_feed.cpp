@@ -76,7 +76,8 @@ void record_feed::take(std::string_view topic, const bus_sequence& number,
       break;
   }
   ++counts_.recoveries;
-  if (!recover(e.session, sequencer_.resume_after(topic), e.seq, sink)) {
+  const auto from = sequencer_.recovery_start(topic, e.session, opts_.floor_reach);
+  if (!recover(e.session, from, e.seq, sink)) {
     sequencer_.unsettle(topic); // its next message tries again
     return;
   }

@@ -45,6 +45,9 @@ public:
     std::chrono::milliseconds history_timeout{2000};
     uint32_t page = 0;                            ///< records per history page (0: the cap)
     int attempts = 3;                             ///< history requests per hole before giving up
+    /// A hole is read from its session's floor (every stream at once) when
+    /// the floor is at most this many pool numbers below the stream.
+    uint64_t floor_reach = control::max_history_records;
   };
 
   /// Connects a SUB socket to `bus_subscribe` and a history client to

@@ -53,6 +53,13 @@ uint64_t record_sequencer::resume_after(std::string_view topic) const {
   return it == streams_.end() ? 0 : it->second.delivered;
 }
 
+uint64_t record_sequencer::recovery_start(std::string_view topic, const std::string& session,
+                                          uint64_t reach) const {
+  const uint64_t own = resume_after(topic);
+  const uint64_t floor = session_floor(session);
+  return own <= floor || own - floor <= reach ? floor : own;
+}
+
 uint64_t record_sequencer::session_floor(const std::string& session) const {
   auto it = floors_.find(session);
   return it == floors_.end() ? 0 : it->second;

@@ -56,6 +56,14 @@ public:
   /// sequence number (0 for a stream not seen yet).
   uint64_t resume_after(std::string_view topic) const;
 
+  /// Where to read the pool from to fill a hole on `topic`'s stream: its
+  /// session's floor when that is no more than `reach` below the stream's
+  /// last delivery (one read then covers every stream of the session and
+  /// moves the floor, so the next hole does not read the same records
+  /// again), else the stream's last delivery.
+  uint64_t recovery_start(std::string_view topic, const std::string& session,
+                          uint64_t reach) const;
+
   /// Where a catch-up of `session` starts: every record of the session at or
   /// below it was delivered.
   uint64_t session_floor(const std::string& session) const;

@@ -106,5 +106,15 @@ TEST(record_sequencer, a_failed_recovery_recovers_again_at_the_next_message) {
   EXPECT_EQ(seq.resume_after(a), 1u);
 }
 
+TEST(record_sequencer, a_hole_near_the_floor_is_read_from_the_floor) {
+  record_sequencer seq;
+  ASSERT_EQ(seq.offer_live(a, number(1), record(40)), verdict::deliver);
+  EXPECT_EQ(seq.recovery_start(a, "s1", 100), 0u);  // 40 above the floor 0: within reach
+  EXPECT_EQ(seq.recovery_start(a, "s1", 10), 40u);  // out of reach: from the stream's own
+  seq.covered("s1", 0, 50);
+  EXPECT_EQ(seq.recovery_start(a, "s1", 10), 50u);  // the floor passed the stream
+  EXPECT_EQ(seq.recovery_start(b, "s1", 0), 50u);   // a stream not seen yet
+}
+
 } // namespace
 } // namespace paratune
