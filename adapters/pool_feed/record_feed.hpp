@@ -20,7 +20,8 @@ struct feed_counts {
   uint64_t messages = 0;     ///< bus messages read
   uint64_t live = 0;         ///< records delivered from the bus
   uint64_t recovered = 0;    ///< records delivered from the pool
-  uint64_t duplicates = 0;   ///< records that came again and were dropped
+  uint64_t duplicates = 0;   ///< records dropped: delivered already, or of a topic a recovery's
+                             ///< read did not cover from that topic's own last delivery
   uint64_t recoveries = 0;   ///< holes (a bus number skipped, an unknown past) read from the pool
   uint64_t malformed = 0;    ///< bus messages without a sequence frame or envelope
   uint64_t failed = 0;       ///< recoveries the pool's owner did not answer
