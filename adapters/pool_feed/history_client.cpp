@@ -12,6 +12,8 @@ std::string page_defect(const control::reply& page, const std::string& session,
                         uint64_t after_seq) {
   uint64_t previous = after_seq;
   for (const auto& r : page.records) {
+    if (r.v < 1 || r.v > wire::schema_version || r.type.empty())
+      return "record " + std::to_string(r.seq) + " is not an envelope this build reads";
     if (r.session != session)
       return "a record of session '" + r.session + "' in a page of '" + session + "'";
     if (r.seq <= previous)
@@ -88,18 +90,25 @@ history_result history_client::fetch(const std::string& session, uint64_t after_
     out.error = failure(history_failure::malformed, "the reply has more than one frame");
     return out;
   }
+  return decode_history_reply(reply.to_string_view(), session, after_seq, endpoint_);
+}
+
+history_result decode_history_reply(std::string_view bytes, const std::string& session,
+                                    uint64_t after_seq, const std::string& endpoint) {
+  history_result out;
+  auto fail = [&](history_failure kind, const std::string& what) {
+    out.error = history_error{kind, "history from " + endpoint + ": " + what};
+    return out;
+  };
   try {
-    out.page = wire::unpack<control::reply>(reply.to_string_view(), "history reply");
+    out.page = wire::unpack<control::reply>(bytes, "history reply");
   } catch (const wire::decode_error& e) {
-    out.error = failure(history_failure::malformed, e.what());
-    return out;
+    return fail(history_failure::malformed, e.what());
   }
-  if (!out.page.ok) {
-    out.error = failure(history_failure::refused, out.page.error);
-    return out;
-  }
+  if (!out.page.ok)
+    return fail(history_failure::refused, out.page.error);
   if (auto why = page_defect(out.page, session, after_seq); !why.empty())
-    out.error = failure(history_failure::malformed, why);
+    return fail(history_failure::malformed, why);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <zmq.hpp>
 
@@ -32,6 +33,14 @@ struct history_result {
   std::optional<history_error> error; ///< set when `page` is not to be used
   bool ok() const { return !error; }
 };
+
+/// Reads the bytes of a reply to a history request for `session` after
+/// `after_seq` from `endpoint`, as history_client::fetch does: msgpack with
+/// wire::unpack's size limits, ok, the records of that session in
+/// increasing order above `after_seq`, and a last_seq not below the last
+/// record. Never throws; a failure names the endpoint.
+history_result decode_history_reply(std::string_view bytes, const std::string& session,
+                                    uint64_t after_seq, const std::string& endpoint);
 
 /// Asks the pool's owner for records a subscriber missed: the control
 /// protocol's `history` request over a REQ socket to its ROUTER endpoint.

@@ -171,5 +171,46 @@ TEST_F(history_client_test, the_router_refuses_a_request_that_does_not_decode) {
   EXPECT_EQ(server.undecodable(), 1u);
 }
 
+TEST(decode_history_reply, checks_every_record_of_a_page) {
+  const std::string endpoint = "tcp://127.0.0.1:5555";
+  control::reply page;
+  page.ok = true;
+  for (uint64_t seq : {4, 9}) {
+    wire::envelope e;
+    e.type = "telemetry";
+    e.session = "s1";
+    e.seq = seq;
+    page.records.push_back(e);
+  }
+  page.last_seq = 9;
+  auto good = decode_history_reply(wire::pack(page), "s1", 3, endpoint);
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(good.page.records.size(), 2u);
+
+  auto error_of = [&](const control::reply& r, uint64_t after) {
+    auto got = decode_history_reply(wire::pack(r), "s1", after, endpoint);
+    return got.ok() ? std::string("ok") : got.error->text;
+  };
+  EXPECT_EQ(error_of(page, 4), "history from " + endpoint + ": record 4 is out of order after 4");
+  auto other = page;
+  other.records[1].session = "s2";
+  EXPECT_EQ(error_of(other, 0),
+            "history from " + endpoint + ": a record of session 's2' in a page of 's1'");
+  auto newer = page;
+  newer.records[0].v = wire::schema_version + 1;
+  EXPECT_EQ(error_of(newer, 0),
+            "history from " + endpoint + ": record 4 is not an envelope this build reads");
+  auto short_last = page;
+  short_last.last_seq = 5;
+  EXPECT_EQ(error_of(short_last, 0),
+            "history from " + endpoint + ": last_seq 5 is below the page's last record 9");
+  auto truncated = wire::pack(page);
+  truncated.resize(truncated.size() / 2);
+  auto cut = decode_history_reply(truncated, "s1", 0, endpoint);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error->kind, history_failure::malformed);
+  EXPECT_EQ(decode_history_reply("", "s1", 0, endpoint).error->kind, history_failure::malformed);
+}
+
 } // namespace
 } // namespace paratune
