@@ -134,10 +134,11 @@ message_pool::append_batch(std::vector<wire::envelope>& records) {
     if (packed.size() > max_record_bytes) {
       for (size_t j = 0; j <= i; ++j)
         records[j].seq = given_seqs[j];
-      return caf::make_error(ec::bad_input,
-                             "record " + std::to_string(i) + " of the batch has "
-                               + std::to_string(packed.size()) + " bytes, above the limit of "
-                               + std::to_string(max_record_bytes) + "; nothing of the batch was stored");
+      return caf::make_error(ec::bad_input, "record " + std::to_string(i) + " of the batch has "
+                                              + std::to_string(packed.size())
+                                              + " bytes, above the limit of "
+                                              + std::to_string(max_record_bytes)
+                                              + "; nothing of the batch was stored");
     }
     key.clear();
     big_endian::put64(key, e.seq);

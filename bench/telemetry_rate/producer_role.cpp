@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include <fmt/format.h>
 #include <zmq.hpp>
 
 #include "adapters/bus/zmq_bus.hpp"
@@ -128,21 +129,37 @@ write_timing write_and_publish(const bench_options& opts, message_pool& pool,
   return timing;
 }
 
+/// The run's one result line: "telemetry_rate run=... messages=... ...".
 void print_result(const bench_options& opts, const write_timing& w,
                   const subscriber_report& r) {
   const double seconds = double(r.last_ns - w.start_ns) / 1e9;
-  std::printf("telemetry_rate run=%s messages=%llu seconds=%.3f msgs_per_s=%.0f "
-              "pool_append_per_s=%.0f make_s=%.3f append_s=%.3f send_s=%.3f producer_s=%.3f gaps=%llu recovered=%llu lost=%llu "
-              "twice=%llu disordered=%llu late=%llu duplicates=%llu hwm=%d sessions=%d "
-              "trials=%d batch=%d\n",
-              opts.label.c_str(), (unsigned long long)opts.records, seconds,
-              double(opts.records) / seconds, double(opts.records) / w.append_s, w.make_s,
-              w.append_s, w.send_s, double(w.end_ns - w.start_ns) / 1e9, (unsigned long long)r.gaps,
-              (unsigned long long)r.recovered, (unsigned long long)r.lost,
-              (unsigned long long)r.twice, (unsigned long long)r.disordered,
-              (unsigned long long)r.late, (unsigned long long)r.duplicates,
-              opts.hwm > 0 ? opts.hwm : default_high_water_mark, opts.sessions, opts.trials,
-              opts.batch);
+  const double records = double(opts.records);
+  const std::vector<std::pair<const char*, std::string>> fields{
+    {"run", opts.label},
+    {"messages", std::to_string(opts.records)},
+    {"seconds", fmt::format("{:.3f}", seconds)},
+    {"msgs_per_s", fmt::format("{:.0f}", records / seconds)},
+    {"pool_append_per_s", fmt::format("{:.0f}", records / w.append_s)},
+    {"make_s", fmt::format("{:.3f}", w.make_s)},
+    {"append_s", fmt::format("{:.3f}", w.append_s)},
+    {"send_s", fmt::format("{:.3f}", w.send_s)},
+    {"producer_s", fmt::format("{:.3f}", double(w.end_ns - w.start_ns) / 1e9)},
+    {"gaps", std::to_string(r.gaps)},
+    {"recovered", std::to_string(r.recovered)},
+    {"lost", std::to_string(r.lost)},
+    {"twice", std::to_string(r.twice)},
+    {"disordered", std::to_string(r.disordered)},
+    {"late", std::to_string(r.late)},
+    {"duplicates", std::to_string(r.duplicates)},
+    {"hwm", std::to_string(opts.hwm > 0 ? opts.hwm : default_high_water_mark)},
+    {"sessions", std::to_string(opts.sessions)},
+    {"trials", std::to_string(opts.trials)},
+    {"batch", std::to_string(opts.batch)},
+  };
+  std::string line = "telemetry_rate";
+  for (const auto& [key, value] : fields)
+    line += fmt::format(" {}={}", key, value);
+  std::printf("%s\n", line.c_str());
 }
 
 } // namespace
