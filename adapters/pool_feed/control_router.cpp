@@ -40,6 +40,9 @@ bool control_router::serve_one(const answer_fn& answer) {
   } catch (const wire::decode_error& e) {
     ++undecodable_;
     reply = control::refusal(e.what());
+  } catch (const std::exception& e) {
+    // The client waits for an answer; a failed one still gets one.
+    reply = control::refusal(std::string("the request failed: ") + e.what());
   }
   const auto body = wire::pack(reply);
   frames.back().rebuild(body.data(), body.size());

@@ -15,7 +15,8 @@ namespace paratune {
 /// message from a REQ or DEALER client) with whatever `answer` returns:
 /// serve_history over a pool for the telemetry bench, the daemon's whole
 /// control server for it. A request that does not decode gets a refusal
-/// saying so; messages above control::max_message_bytes never arrive.
+/// saying so, and so does one whose answer threw; messages above
+/// control::max_message_bytes never arrive.
 /// One thread uses it.
 class control_router {
 public:

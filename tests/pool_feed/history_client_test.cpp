@@ -171,6 +171,18 @@ TEST_F(history_client_test, the_router_refuses_a_request_that_does_not_decode) {
   EXPECT_EQ(server.undecodable(), 1u);
 }
 
+TEST_F(history_client_test, an_answer_that_throws_is_still_answered_with_a_refusal) {
+  served_router server(ctx_, [](const control::request&) -> control::reply {
+    throw std::runtime_error("pool closed");
+  });
+  history_client client(ctx_, server.endpoint(), 2000ms);
+  auto got = client.fetch("s1", 0);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error->kind, history_failure::refused);
+  EXPECT_EQ(got.error->text,
+            "history from " + server.endpoint() + ": the request failed: pool closed");
+}
+
 TEST(decode_history_reply, checks_every_record_of_a_page) {
   const std::string endpoint = "tcp://127.0.0.1:5555";
   control::reply page;
