@@ -110,6 +110,8 @@ bool record_feed::recover(const std::string& session, uint64_t after, uint64_t u
         return true;
       }
       const auto topic = topic_of_(r);
+      if (!takes(topic))
+        continue; // the session's other records: not what this subscriber asked for
       if (sequencer_.offer_recovered(topic, r, from)) {
         ++counts_.recovered;
         sink(topic, r);
@@ -130,6 +132,13 @@ bool record_feed::recover(const std::string& session, uint64_t after, uint64_t u
       return true;
     }
   }
+}
+
+bool record_feed::takes(std::string_view topic) const {
+  for (const auto& prefix : opts_.prefixes)
+    if (topic.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
 }
 
 std::optional<history_error> record_feed::catch_up(const std::string& session,

@@ -76,6 +76,9 @@ private:
   /// Delivers the session's records above `after` and below `until` from
   /// the pool. False when the pool's owner could not be asked.
   bool recover(const std::string& session, uint64_t after, uint64_t until, const sink_fn& sink);
+  /// Whether `topic` is one this feed subscribed to: the pool's history of
+  /// a session holds all its records, of every topic.
+  bool takes(std::string_view topic) const;
 
   zmq::socket_t socket_;
   history_client history_;

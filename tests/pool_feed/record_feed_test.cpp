@@ -121,6 +121,36 @@ TEST_F(record_feed_test, fills_holes_from_the_pool_once_each_and_in_order_per_to
   EXPECT_EQ(got.size(), 6u);
 }
 
+TEST_F(record_feed_test, a_recovery_delivers_only_the_topics_subscribed_to) {
+  wire::trial_result result; // pool 7, on trial.s1.1.state: not telemetry
+  result.trial = 1;
+  wire::telemetry t;         // pool 8, A's fifth message
+  t.trial = 1;
+  std::vector<wire::envelope> more{wire::make_envelope("s1", 1, result),
+                                   wire::make_envelope("s1", 1, t)};
+  ASSERT_TRUE(pool_->append_batch(more));
+  records_.insert(records_.end(), more.begin(), more.end());
+  record_feed::options opts;
+  opts.prefixes = {"telemetry.s1."};
+  record_feed feed(ctx_, bus_.get(zmq::sockopt::last_endpoint), router_->endpoint(),
+                   [](const wire::envelope& e) {
+                     return e.type == "telemetry" ? topics::telemetry(e.session, e.trial)
+                                                  : topics::trial_state(e.session, e.trial);
+                   },
+                   opts);
+  std::vector<uint64_t> got;
+  auto sink = [&](std::string_view, const wire::envelope& e) { got.push_back(e.seq); };
+  feed.poll(0ms, sink);
+  await_subscription();
+
+  publish(1, 1);
+  publish(8, 5); // A's numbers 2-4 lost: the pool answers with 2..7 of every topic
+  for (int i = 0; i < 100 && feed.counts().messages < 2; ++i)
+    feed.poll(50ms, sink);
+  EXPECT_EQ(got, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 8}));
+  EXPECT_EQ(feed.counts().recovered, 5u);
+}
+
 TEST_F(record_feed_test, an_unreachable_pool_is_reported_and_the_hole_tried_again) {
   record_feed::options opts;
   opts.prefixes = {"telemetry.s1."};
