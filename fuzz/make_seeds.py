@@ -296,6 +296,25 @@ def relay_wire():
         out("relay_wire", name + ".msgpack", msgpack(body))
 
 
+def history_reply():
+    # What the pool's owner answers a history request with
+    # (messages/control_wire.hpp's reply; adapters/pool_feed reads it).
+    def record(seq, trial, iteration):
+        body = {"trial": trial, "iteration": iteration, "elapsed_ms": 950.0, "tflops_per_gpu": 180.0}
+        return {"v": 1, "type": "telemetry", "session": "s1", "trial": trial, "seq": seq,
+                "ts_ms": 1732500000000, "body": msgpack(body)}
+    base = {"v": 1, "ok": True, "error": "", "session": "", "sessions": [], "records": [],
+            "last_seq": 0, "more": False, "version": "", "uptime_ms": 0, "bus_subscribe": "",
+            "active_sessions": 0, "pool_next_seq": 0}
+    seeds = {
+        "page": dict(base, records=[record(1, 1, 1), record(3, 2, 1)], last_seq=3, more=True),
+        "empty": dict(base, last_seq=7),
+        "refused": dict(base, ok=False, error="a history request needs a session"),
+    }
+    for name, body in seeds.items():
+        out("history_reply", name + ".msgpack", msgpack(body))
+
+
 def relay_args():
     out("relay_args", "wrap.txt", "--bus tcp://127.0.0.1:5555 --session s1 --trial 1 "
         "--log /tmp/relay.log --drop-seq 3,5 -- /usr/bin/printf x")
@@ -317,6 +336,7 @@ def main():
     prometheus_text()
     relay_wire()
     relay_args()
+    history_reply()
     for d in sorted(SEEDS.iterdir()):
         size = sum(f.stat().st_size for f in d.iterdir())
         print(f"{d.name:16} {len(list(d.iterdir())):3} files {size // 1024:5} KB")

@@ -30,6 +30,22 @@ std::string trial_key(const std::string& session, int trial) {
   return key;
 }
 
+bool indexes_trial(const wire::envelope& e) {
+  return e.trial > 0 && (e.type == "trial_started" || e.type == "trial_result");
+}
+
+/// Why record `index` of a batch cannot be stored, or "" when it can.
+std::string batch_refusal(const wire::envelope& e, size_t index) {
+  const auto which = "record " + std::to_string(index) + " of the batch";
+  if (e.type.empty())
+    return which + " has no type";
+  if (e.session.empty())
+    return which + " has no session";
+  if (e.session.find('\0') != std::string::npos)
+    return which + " has a session id holding a NUL byte";
+  return "";
+}
+
 
 } // namespace
 
@@ -82,7 +98,7 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   rocksdb::WriteBatch batch;
   batch.Put(store_->column(cf_records), key, wire::pack(e));
   batch.Put(store_->column(cf_by_session), session_prefix(e.session) + key, "");
-  if (e.trial > 0 && (e.type == "trial_started" || e.type == "trial_result"))
+  if (indexes_trial(e))
     batch.Put(store_->column(cf_trials), trial_key(e.session, e.trial), key);
   batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(seq + 1));
   rocksdb::WriteOptions wo;
@@ -94,13 +110,73 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   return seq;
 }
 
-caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
+caf::expected<message_pool::seq_range>
+message_pool::append_batch(std::vector<wire::envelope>& records) {
+  if (records.empty())
+    return caf::make_error(ec::bad_input, "an empty batch has nothing to append");
+  for (size_t i = 0; i < records.size(); ++i)
+    if (auto why = batch_refusal(records[i], i); !why.empty())
+      return caf::make_error(ec::bad_input, why + "; nothing of the batch was stored");
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  const uint64_t first = next_seq_;
+  std::vector<uint64_t> given_seqs; // put back when the batch is refused
+  given_seqs.reserve(records.size());
+  rocksdb::WriteBatch batch;
+  msgpack::sbuffer packed;
+  std::string key;
+  std::string index_key;
+  for (size_t i = 0; i < records.size(); ++i) {
+    auto& e = records[i];
+    given_seqs.push_back(e.seq);
+    e.seq = first + i;
+    packed.clear();
+    msgpack::pack(packed, e);
+    if (packed.size() > max_record_bytes) {
+      for (size_t j = 0; j <= i; ++j)
+        records[j].seq = given_seqs[j];
+      return caf::make_error(ec::bad_input, "record " + std::to_string(i) + " of the batch has "
+                                              + std::to_string(packed.size())
+                                              + " bytes, above the limit of "
+                                              + std::to_string(max_record_bytes)
+                                              + "; nothing of the batch was stored");
+    }
+    key.clear();
+    big_endian::put64(key, e.seq);
+    batch.Put(store_->column(cf_records), key, rocksdb::Slice(packed.data(), packed.size()));
+    index_key = session_prefix(e.session);
+    index_key += key;
+    batch.Put(store_->column(cf_by_session), index_key, "");
+    if (indexes_trial(e))
+      batch.Put(store_->column(cf_trials), trial_key(e.session, e.trial), key);
+  }
+  const uint64_t last = first + records.size() - 1;
+  batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(last + 1));
+  rocksdb::WriteOptions wo;
+  wo.sync = opts_.sync;
+  if (auto s = store_->db()->Write(wo, &batch); !s.ok()) {
+    for (size_t j = 0; j < records.size(); ++j)
+      records[j].seq = given_seqs[j];
+    return storage_error("cannot append records " + std::to_string(first) + ".."
+                           + std::to_string(last), s);
+  }
+  next_seq_ = last + 1;
+  return seq_range{first, last};
+}
+
+caf::expected<std::string> message_pool::read_raw(uint64_t seq) const {
   std::string value;
   auto s = store_->db()->Get({}, store_->column(cf_records), big_endian::encode64(seq), &value);
   if (!s.ok())
     return storage_error("cannot read record " + std::to_string(seq), s);
+  return value;
+}
+
+caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
+  auto value = read_raw(seq);
+  if (!value)
+    return value.error();
   try {
-    return wire::decode_envelope(value);
+    return wire::decode_envelope(*value);
   } catch (const wire::decode_error& e) {
     return caf::make_error(ec::decode_failure, "record " + std::to_string(seq)
                                                  + ": " + e.what());
@@ -129,6 +205,40 @@ message_pool::session_history(const std::string& session, uint64_t after_seq) co
   if (!it->status().ok())
     return storage_error("cannot scan session " + session, it->status());
   return out;
+}
+
+caf::expected<message_pool::history_page>
+message_pool::session_page(const std::string& session, uint64_t after_seq, size_t max_records,
+                           size_t max_bytes) const {
+  const auto prefix = session_prefix(session);
+  const auto end = prefix_end(prefix);
+  std::string first = prefix;
+  big_endian::put64(first, after_seq + 1);
+  rocksdb::Slice upper{end};
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it{
+    store_->db()->NewIterator(ro, store_->column(cf_by_session))};
+  history_page page;
+  size_t bytes = 0;
+  for (it->Seek(first); it->Valid() && page.records.size() < max_records; it->Next()) {
+    const uint64_t seq = big_endian::get64(it->key().ToStringView().substr(prefix.size()));
+    auto value = read_raw(seq);
+    if (!value)
+      return value.error();
+    if (!page.records.empty() && bytes + value->size() > max_bytes)
+      break; // the next page starts with this record
+    bytes += value->size();
+    try {
+      page.records.push_back(wire::decode_envelope(*value));
+    } catch (const wire::decode_error& e) {
+      return caf::make_error(ec::decode_failure, "record " + std::to_string(seq) + ": " + e.what());
+    }
+  }
+  if (!it->status().ok())
+    return storage_error("cannot scan session " + session, it->status());
+  page.more = it->Valid();
+  return page;
 }
 
 caf::expected<std::vector<std::string>> message_pool::sessions() const {

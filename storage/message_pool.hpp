@@ -48,6 +48,34 @@ public:
   /// Stores `e` with the next sequence number and returns that number.
   caf::expected<uint64_t> append(wire::envelope e);
 
+  /// The sequence numbers a batch got: first..last, consecutive.
+  struct seq_range {
+    uint64_t first = 0;
+    uint64_t last = 0;
+  };
+  /// A record above this many bytes (msgpack) is refused by append_batch: a
+  /// history reply (control::max_message_bytes) must hold at least one.
+  static constexpr size_t max_record_bytes = size_t{1} << 20;
+  /// Stores every record of `records` in one atomic WriteBatch, with
+  /// consecutive sequence numbers in their order, and writes each number
+  /// into its envelope (`seq`), so the caller publishes what was stored.
+  /// All or nothing: an empty batch, a record with no type, a session that
+  /// is empty or holds '\0' (the index's separator), or a record above
+  /// max_record_bytes refuses the whole batch (bad_input naming the record's
+  /// index), and nothing is written.
+  caf::expected<seq_range> append_batch(std::vector<wire::envelope>& records);
+
+  /// One bounded read of a session's history.
+  struct history_page {
+    std::vector<wire::envelope> records;
+    bool more = false; ///< the session has records past the last one here
+  };
+  /// At most `max_records` of the session's records above `after_seq`, in
+  /// order, and no more stored bytes than `max_bytes` (but always the first
+  /// record, which append_batch bounds): one page of a reply.
+  caf::expected<history_page> session_page(const std::string& session, uint64_t after_seq,
+                                           size_t max_records, size_t max_bytes) const;
+
   /// Every record of one session, in append order.
   caf::expected<std::vector<wire::envelope>> session_history(const std::string& session) const {
     return session_history(session, 0);
@@ -71,6 +99,8 @@ public:
 private:
   message_pool() = default;
   caf::expected<wire::envelope> read_record(uint64_t seq) const;
+  /// The raw value of one record, decoded by the caller.
+  caf::expected<std::string> read_raw(uint64_t seq) const;
   /// Writes the schema version into a new pool; refuses another version.
   caf::expected<void> check_schema(const std::string& dir);
 

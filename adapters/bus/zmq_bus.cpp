@@ -13,7 +13,6 @@ namespace paratune {
 
 namespace {
 
-constexpr int high_water_mark = 100000;
 constexpr auto poll_interval = std::chrono::milliseconds(5);
 
 void set_common(zmq::socket_t& s) {
@@ -31,7 +30,7 @@ bus_endpoints bus_endpoints::inproc(const std::string& name) {
   return {"inproc://" + name + "-pub", "inproc://" + name + "-sub"};
 }
 
-bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep)
+bus_proxy::bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep, int high_water_mark)
   : ctx_(ctx),
     control_endpoint_("inproc://paratune-proxy-control-" + unique_suffix()),
     xsub_(ctx, zmq::socket_type::xsub),
@@ -77,12 +76,18 @@ bus_proxy::~bus_proxy() {
   thread_.join();
 }
 
-std::string bus_sequence::encode() const {
-  std::string out;
+std::array<char, bus_sequence::size> bus_sequence::encode_fixed() const {
+  std::array<char, size> out{};
+  size_t at = 0;
   for (uint64_t v : {publisher, seq})
     for (int shift = 56; shift >= 0; shift -= 8)
-      out.push_back(static_cast<char>((v >> shift) & 0xff));
+      out[at++] = static_cast<char>((v >> shift) & 0xff);
   return out;
+}
+
+std::string bus_sequence::encode() const {
+  const auto bytes = encode_fixed();
+  return {bytes.data(), bytes.size()};
 }
 
 bool bus_sequence::decode(std::string_view frame, bus_sequence& out) {
@@ -110,7 +115,8 @@ uint64_t random_publisher_id() {
 
 } // namespace
 
-bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions)
+bus_publisher::bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions,
+                             int high_water_mark)
   : sees_subscriptions_(sees_subscriptions),
     socket_(ctx, sees_subscriptions ? zmq::socket_type::xpub : zmq::socket_type::pub),
     id_(random_publisher_id()) {
@@ -160,8 +166,11 @@ bool bus_publisher::await_subscriber(const std::string& topic, std::chrono::mill
   }
 }
 
-void bus_publisher::publish(const std::string& topic, const std::string& payload) {
-  const auto seq = bus_sequence{id_, ++next_seq_[topic]}.encode();
+void bus_publisher::publish(std::string_view topic, std::string_view payload) {
+  auto it = next_seq_.find(topic);
+  if (it == next_seq_.end())
+    it = next_seq_.emplace(std::string(topic), 0).first;
+  const auto seq = bus_sequence{id_, ++it->second}.encode_fixed();
   std::array<zmq::const_buffer, 3> parts{zmq::buffer(topic), zmq::buffer(payload),
                                          zmq::buffer(seq)};
   (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);
@@ -290,7 +299,7 @@ void bus_subscriber::run(zmq::context_t& ctx, bus_endpoints ep,
   try {
     socket.emplace(ctx, zmq::socket_type::sub);
     set_common(*socket);
-    socket->set(zmq::sockopt::rcvhwm, high_water_mark);
+    socket->set(zmq::sockopt::rcvhwm, default_high_water_mark);
     socket->connect(ep.subscribe);
   } catch (const zmq::error_t& e) {
     connected.set_value(e.what());

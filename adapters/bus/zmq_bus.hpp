@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -27,12 +28,19 @@ struct bus_endpoints {
   static bus_endpoints inproc(const std::string& name);
 };
 
+/// The ZMQ_SNDHWM and ZMQ_RCVHWM of the bus's sockets, in messages: past
+/// it a publisher drops (subscribers see the gap by number).
+constexpr int default_high_water_mark = 100000;
+
 /// The XSUB/XPUB forwarder on its own thread, stopped through a control
 /// socket (zmq::proxy_steerable "TERMINATE").
 class bus_proxy {
 public:
   /// Binds both sides; throws zmq::error_t when an endpoint is taken.
-  bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep);
+  /// `high_water_mark` bounds both sides' queues (a test of recovery makes
+  /// it small so that the proxy drops).
+  bus_proxy(zmq::context_t& ctx, const bus_endpoints& ep,
+            int high_water_mark = default_high_water_mark);
   ~bus_proxy();
   bus_proxy(const bus_proxy&) = delete;
   /// The endpoints as bound: a tcp wildcard port replaced by the real one,
@@ -58,6 +66,8 @@ struct bus_sequence {
 
   static constexpr size_t size = 16; ///< two big-endian 64-bit integers
   std::string encode() const;
+  /// The same bytes without an allocation.
+  std::array<char, size> encode_fixed() const;
   /// False when `frame` is not 16 bytes or names publisher 0.
   static bool decode(std::string_view frame, bus_sequence& out);
 };
@@ -70,10 +80,13 @@ public:
   /// the subscriptions coming up the bus (await_subscriber). A process that
   /// publishes to one receiver from afar (paratune-relay) waits this way
   /// rather than lose its first messages to the slow joiner.
-  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions = false);
+  bus_publisher(zmq::context_t& ctx, const bus_endpoints& ep, bool sees_subscriptions = false,
+                int high_water_mark = default_high_water_mark);
   /// Sends topic | payload | bus_sequence. Drops at the high-water mark, as
   /// PUB does: subscribers see the gap, and the pool is the source of truth.
-  void publish(const std::string& topic, const std::string& payload);
+  /// Allocates nothing of its own once the topic was seen (telemetry is
+  /// published at hundreds of thousands of messages a second).
+  void publish(std::string_view topic, std::string_view payload);
 
   uint64_t id() const { return id_; }
 
@@ -92,7 +105,7 @@ private:
   std::set<std::string> prefixes_;            ///< subscriptions seen, when it sees them
   zmq::socket_t socket_;
   uint64_t id_;                               ///< random, new for every publisher
-  std::map<std::string, uint64_t> next_seq_;  ///< per topic
+  std::map<std::string, uint64_t, std::less<>> next_seq_;  ///< per topic
 };
 
 /// A SUB socket owned by one poller thread. Handlers are registered from any
