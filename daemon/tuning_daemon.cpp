@@ -14,6 +14,7 @@
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
+#include "storage/history_service.hpp"
 #include "storage/message_pool.hpp"
 
 namespace paratune {
@@ -215,19 +216,8 @@ control::reply tuning_daemon::cancel(const std::string& id) {
 }
 
 control::reply tuning_daemon::history(const control::request& req) {
-  auto records = rt_->pool()->session_history(req.session, req.after_seq);
-  if (!records)
-    return control::refusal("cannot read session '" + req.session
-                            + "': " + describe(records.error()));
-  const size_t limit = req.limit == 0 ? control::max_history_records
-                                      : std::min(req.limit, control::max_history_records);
-  auto r = accepted();
-  r.more = records->size() > limit;
-  if (r.more)
-    records->resize(limit);
-  r.last_seq = records->empty() ? req.after_seq : records->back().seq;
-  r.records = std::move(*records);
-  return r;
+  // Bounded pages (records and bytes), read straight from the pool.
+  return serve_history(*rt_->pool(), req);
 }
 
 std::string tuning_daemon::metrics() {
