@@ -91,6 +91,21 @@ TEST(daemon_config, endpoints_stay_on_the_loopback_unless_allowed) {
   EXPECT_THROW(check_daemon_config(c), input_error);
 }
 
+TEST(daemon_config, the_example_config_and_the_systemd_unit_agree) {
+  const auto c = load_daemon_config(test::source_dir() + "/configs/daemon.yaml");
+  EXPECT_NO_THROW(check_daemon_config(c));
+  EXPECT_EQ(c.state_dir, "/var/lib/paratune");
+  EXPECT_EQ(c.control, daemon_config{}.control);
+  EXPECT_EQ(c.http, "127.0.0.1:7713");
+  EXPECT_EQ(c.log, log_format::json);
+  EXPECT_TRUE(c.sync_writes);
+  const auto unit = test::run_program(
+    {"/bin/grep", "-c", "^ExecStart=/usr/local/bin/paratune daemon --config "
+                        "/etc/paratune/daemon.yaml\|^Restart=on-failure$",
+     test::source_dir() + "/tools/paratune-daemon.service"});
+  EXPECT_EQ(unit.out, "2\n");
+}
+
 TEST(daemon_config, a_config_file_is_read_and_an_unknown_key_named) {
   const auto dir = test::make_temp_dir("daemon-config");
   const auto good = test::write_file(dir, "good.yaml",
