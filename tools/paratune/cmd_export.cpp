@@ -14,6 +14,7 @@
 #include "core/shell_quote.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/daemon_client_options.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/pool_reader.hpp"
 #include "tools/paratune/tpu_export.hpp"
@@ -59,6 +60,23 @@ int export_tpu_session(const message_pool& pool, const std::string& id, export_f
   return 0;
 }
 
+/// A GPU session's best configuration in `format`.
+int export_gpu_session(const std::string& id, const std::vector<wire::envelope>& history,
+                       export_format format);
+
+/// From a daemon (`--daemon`): its pool is locked while it runs.
+int export_from_daemon(const daemon_client_options& daemon, const std::string& id,
+                       export_format format) {
+  check_session_id(id);
+  int status = 1;
+  const auto history = daemon.history(id, status);
+  if (!history)
+    return status;
+  if (history->empty())
+    throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.endpoint);
+  return export_gpu_session(id, *history, format);
+}
+
 int export_session(const std::string& db, const std::string& id, export_format format) {
   check_session_id(id);
   const auto pool = open_existing_pool(db);
@@ -67,12 +85,19 @@ int export_session(const std::string& db, const std::string& id, export_format f
   const auto history = read_session(*pool, id);
   if (!history)
     return 1;
-  const auto s = summarize(id, *history);
-  if (history->empty() || s.job.job_name.empty()) {
+  if (history->empty() || summarize(id, *history).job.job_name.empty()) {
     if (has_tpu_trials(*pool, id))
       return export_tpu_session(*pool, id, format);
     throw input_error("no GPU tuning session '" + id + "' in the pool " + db);
   }
+  return export_gpu_session(id, *history, format);
+}
+
+int export_gpu_session(const std::string& id, const std::vector<wire::envelope>& history,
+                       export_format format) {
+  const auto s = summarize(id, history);
+  if (s.job.job_name.empty())
+    throw input_error("session '" + id + "' is not a GPU tuning session");
   if (format == export_format::maxtext)
     throw input_error("session '" + id + "' is a GPU (Megatron-LM) session: it has no MaxText "
                       "form; use --format megatron or --format json");
@@ -97,7 +122,13 @@ command_action setup(CLI::App& sub) {
                  "megatron (default): the arguments on one line; json; maxtext: a TPU "
                  "session's best mesh and settings as MaxText overrides")
     ->check(CLI::IsMember({"megatron", "json", "maxtext"}));
-  return [id, db, format] { return export_session(*db, *id, format_of(*format)); };
+  auto daemon = std::make_shared<daemon_client_options>();
+  daemon->add_to(sub);
+  sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
+  return [id, db, format, daemon] {
+    return daemon->endpoint.empty() ? export_session(*db, *id, format_of(*format))
+                                    : export_from_daemon(*daemon, *id, format_of(*format));
+  };
 }
 
 } // namespace

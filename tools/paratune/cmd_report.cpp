@@ -17,6 +17,7 @@
 #include "report/markdown_report.hpp"
 #include "tools/paratune/atomic_file.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/daemon_client_options.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/pool_reader.hpp"
 
@@ -31,6 +32,7 @@ struct report_options {
   std::string db = "paratune-pool";
   std::string format = "md";
   std::string output;  ///< empty: standard output
+  daemon_client_options daemon; ///< --daemon: read the session from it
 };
 
 report_format format_of(const std::string& word) {
@@ -77,17 +79,29 @@ int emit(const std::string& text, const std::string& output) {
   return write_or_say(output, text) ? 0 : 1;
 }
 
-int run_report(const report_options& o) {
-  check_session_id(o.id);
+/// The session's records: from the daemon when --daemon names one (its
+/// pool is locked while it runs), else from the pool directory.
+std::optional<std::vector<wire::envelope>> records_of(const report_options& o, int& status) {
+  if (!o.daemon.endpoint.empty())
+    return o.daemon.history(o.id, status);
+  status = 1;
   const auto pool = open_existing_pool(o.db);
   if (!pool)
-    return 1;
-  const auto history = read_session(*pool, o.id);
+    return std::nullopt;
+  return read_session(*pool, o.id);
+}
+
+int run_report(const report_options& o) {
+  check_session_id(o.id);
+  int status = 1;
+  const auto history = records_of(o, status);
   if (!history)
-    return 1;
+    return status;
   const auto r = report_of(o.id, *history);
   if (history->empty() || r.summary.job.job_name.empty())
-    throw input_error("no GPU tuning session '" + o.id + "' in the pool " + o.db);
+    throw input_error("no GPU tuning session '" + o.id + "' in "
+                      + (o.daemon.endpoint.empty() ? "the pool " + o.db
+                                                   : "the daemon at " + o.daemon.endpoint));
   switch (format_of(o.format)) {
     case report_format::md: return emit_markdown(r, o.output);
     case report_format::html: return emit(render_html(r), o.output);
@@ -104,6 +118,8 @@ command_action setup(CLI::App& sub) {
   auto o = std::make_shared<report_options>();
   sub.add_option("SESSION", o->id, "the session id, as `tune` printed it")->required();
   sub.add_option("--db", o->db, "the pool directory (default ./paratune-pool)");
+  o->daemon.add_to(sub);
+  sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
   sub.add_option("--format", o->format,
                  "md (default): GitHub markdown, charts as SVG files beside -o; html: one "
                  "self-contained page; json: for scripts")

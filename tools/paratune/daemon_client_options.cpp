@@ -37,4 +37,22 @@ caf::expected<control::reply> daemon_client_options::call(const control::request
   return reply;
 }
 
+std::optional<std::vector<wire::envelope>> daemon_client_options::history(
+  const std::string& session, int& status) const {
+  control::request page;
+  page.op = control::to_string(control::control_op::history);
+  page.session = session;
+  std::vector<wire::envelope> all;
+  for (;;) {
+    auto reply = call(page, status);
+    if (!reply)
+      return std::nullopt;
+    all.insert(all.end(), std::make_move_iterator(reply->records.begin()),
+               std::make_move_iterator(reply->records.end()));
+    if (!reply->more)
+      return all;
+    page.after_seq = reply->last_seq;
+  }
+}
+
 } // namespace paratune::cli

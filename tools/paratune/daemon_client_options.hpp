@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -23,6 +25,11 @@ struct daemon_client_options {
   /// printed as "error: ..." and give the exit status through `status`
   /// (2 for a refused request, 1 for no answer); a reply otherwise.
   caf::expected<control::reply> call(const control::request& r, int& status) const;
+  /// Every record of `session`, read from the daemon in pages; none (the
+  /// reason printed, `status` set as call() sets it) when a page is refused
+  /// or does not come.
+  std::optional<std::vector<wire::envelope>> history(const std::string& session,
+                                                     int& status) const;
 };
 
 } // namespace paratune::cli
