@@ -1,12 +1,14 @@
 #include "daemon/control_client.hpp"
 
+#include "daemon/curve_keys.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 
 namespace paratune {
 
-control_client::control_client(std::string endpoint, std::chrono::milliseconds timeout)
-  : endpoint_(std::move(endpoint)), timeout_(timeout) {
+control_client::control_client(std::string endpoint, std::chrono::milliseconds timeout,
+                               std::string server_public_key)
+  : endpoint_(std::move(endpoint)), timeout_(timeout), server_key_(std::move(server_public_key)) {
   connect();
 }
 
@@ -18,6 +20,12 @@ void control_client::connect() {
   socket_->set(zmq::sockopt::maxmsgsize, control::max_message_bytes * 4);
   socket_->set(zmq::sockopt::rcvtimeo, int(timeout_.count()));
   socket_->set(zmq::sockopt::sndtimeo, int(timeout_.count()));
+  if (!server_key_.empty()) {
+    const auto mine = new_curve_keypair();
+    socket_->set(zmq::sockopt::curve_serverkey, server_key_);
+    socket_->set(zmq::sockopt::curve_publickey, mine.public_key);
+    socket_->set(zmq::sockopt::curve_secretkey, mine.secret_key);
+  }
   socket_->connect(endpoint_);
 }
 

@@ -17,8 +17,11 @@ namespace paratune {
 /// socket is replaced, so the next request starts clean.
 class control_client {
 public:
+  /// With `server_public_key` (Z85) it talks CURVE, with a key pair of its
+  /// own made for this client.
   explicit control_client(std::string endpoint,
-                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10),
+                          std::string server_public_key = {});
   ~control_client();
 
   /// The daemon's reply (ok or a refusal with its reason), or an error
@@ -32,6 +35,7 @@ private:
 
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
+  std::string server_key_;
   zmq::context_t ctx_{1};
   std::unique_ptr<zmq::socket_t> socket_;
 };

@@ -40,8 +40,13 @@ std::string control_stats::prometheus() const {
   return out;
 }
 
-control_server::control_server(zmq::context_t& ctx, const std::string& endpoint, handler h)
+control_server::control_server(zmq::context_t& ctx, const std::string& endpoint, handler h,
+                               const std::string& curve_secret_key)
   : socket_(ctx, zmq::socket_type::router), handler_(std::move(h)) {
+  if (!curve_secret_key.empty()) {
+    socket_.set(zmq::sockopt::curve_server, true);
+    socket_.set(zmq::sockopt::curve_secretkey, curve_secret_key);
+  }
   socket_.set(zmq::sockopt::maxmsgsize, control::max_message_bytes);
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::router_mandatory, false); // a client gone: its reply is dropped

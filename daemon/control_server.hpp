@@ -42,7 +42,10 @@ public:
   using handler = std::function<control::reply(const checked_request&)>;
 
   /// Binds `endpoint`; throws std::runtime_error naming it when it cannot.
-  control_server(zmq::context_t& ctx, const std::string& endpoint, handler h);
+  /// With `curve_secret_key` (Z85), only CURVE clients that know the
+  /// server's public key are heard, and their requests are encrypted.
+  control_server(zmq::context_t& ctx, const std::string& endpoint, handler h,
+                 const std::string& curve_secret_key = {});
   /// Stops the thread (within one poll interval) and closes the socket.
   ~control_server();
   control_server(const control_server&) = delete;

@@ -14,7 +14,7 @@ namespace {
 
 const std::set<std::string> top_keys = {"state",     "control",     "bus",          "http",
                                         "log",       "grace_s",     "sync_writes",  "max_sessions",
-                                        "allow_remote"};
+                                        "allow_remote", "curve_key"};
 
 void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
                     const std::string& where) {
@@ -75,6 +75,11 @@ void check_daemon_config(const daemon_config& c) {
   if (c.state_dir.empty())
     throw input_error("state: the state directory must be given");
   check_endpoint("control", c.control, c.allow_remote);
+  if (c.curve_key.empty() && c.control.rfind("tcp://", 0) == 0
+      && !is_loopback_host(endpoint_host(c.control)))
+    throw input_error("control: '" + c.control + "' is beyond the loopback without curve_key: "
+                      "make one with paratune keygen, so that only clients holding its public "
+                      "key are heard");
   check_endpoint("bus.publish", c.bus_publish, c.allow_remote);
   check_endpoint("bus.subscribe", c.bus_subscribe, c.allow_remote);
   if (!c.http.empty()) {
@@ -117,6 +122,7 @@ daemon_config load_daemon_config(const std::string& path) {
     c.sync_writes = yf::optional<bool>(root, "sync_writes", path, c.sync_writes);
     c.max_sessions = yf::optional_int(root, "max_sessions", path, {1, 100000}, c.max_sessions);
     c.allow_remote = yf::optional<bool>(root, "allow_remote", path, c.allow_remote);
+    c.curve_key = yf::optional<std::string>(root, "curve_key", path, c.curve_key);
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": " + e.msg);
   }

@@ -19,6 +19,7 @@ enum class log_format { text, json };
 ///   sync_writes: true                 # fdatasync every pool write
 ///   max_sessions: 64                  # running sessions at once; more are refused
 ///   allow_remote: false
+///   curve_key: /etc/paratune/daemon.key  # CURVE on the control endpoint
 struct daemon_config {
   std::string state_dir = "paratune-state";
   std::string control = "tcp://127.0.0.1:7710";
@@ -31,6 +32,9 @@ struct daemon_config {
   bool sync_writes = true;
   int max_sessions = 64;
   bool allow_remote = false;
+  /// The server's key file (paratune keygen): the control endpoint then
+  /// speaks CURVE only. Required for a control endpoint beyond the loopback.
+  std::string curve_key;
 };
 
 /// Reads a config file; throws input_error naming the file and the key.

@@ -10,6 +10,7 @@
 #include "actors/bus_bridge.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
+#include "daemon/curve_keys.hpp"
 #include "daemon/session_record.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
@@ -69,8 +70,15 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
   if (auto resumed = d->resume_unfinished(); !resumed)
     return resumed.error();
   try {
+    const auto curve = c.curve_key.empty() ? curve_keypair{} : read_curve_key_file(c.curve_key);
+    if (!c.curve_key.empty() && curve.secret_key.empty())
+      return caf::make_error(ec::bad_input, c.curve_key + ": a public key file; the daemon "
+                                                          "needs the .key file with the secret key");
     d->server_ = std::make_unique<control_server>(
-      d->ctx_, c.control, [raw = d.get()](const checked_request& r) { return raw->handle(r); });
+      d->ctx_, c.control, [raw = d.get()](const checked_request& r) { return raw->handle(r); },
+      curve.secret_key);
+  } catch (const input_error& e) {
+    return caf::make_error(ec::bad_input, e.what());
   } catch (const std::exception& e) {
     return caf::make_error(ec::bus_failure, e.what());
   }

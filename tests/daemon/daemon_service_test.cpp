@@ -9,6 +9,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "core/input_error.hpp"
+#include "daemon/curve_keys.hpp"
 #include "messages/codec.hpp"
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/fixtures/run_program.hpp"
@@ -246,6 +248,70 @@ TEST_F(daemon_service, metrics_and_health_over_http_and_json_logs) {
   EXPECT_GE(json_lines, 4);
   EXPECT_NE(d.output().find("\"msg\":\"daemon: session " + id + " ended finished\""),
             std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST_F(daemon_service, curve_keys_admit_only_clients_that_hold_the_daemons_public_key) {
+  const auto made = cli({"keygen", "--out", dir});
+  ASSERT_EQ(made.status, 0) << made.err;
+  namespace fs = std::filesystem;
+  const auto secret = dir + "/paratune-daemon.key", pub = dir + "/paratune-daemon.pub";
+  EXPECT_EQ(fs::status(secret).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  const auto keys = read_curve_key_file(secret);
+  EXPECT_EQ(keys.public_key.size(), 40u);
+  EXPECT_EQ(keys.secret_key.size(), 40u);
+  EXPECT_EQ(read_curve_key_file(pub).public_key, keys.public_key);
+  EXPECT_EQ(read_curve_key_file(pub).secret_key, "");
+  // Never overwritten.
+  const auto again = cli({"keygen", "--out", dir});
+  EXPECT_EQ(again.status, 2);
+  EXPECT_EQ(read_curve_key_file(secret).secret_key, keys.secret_key);
+  ASSERT_EQ(cli({"keygen", "--out", dir, "--name", "other"}).status, 0);
+
+  test::daemon_process d{dir + "/state", {"--curve-key", secret}};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto with_key = cli({"list", "--daemon", d.control(), "--server-key", pub});
+  EXPECT_EQ(with_key.status, 0) << with_key.err;
+  for (const auto& wrong : std::vector<std::vector<std::string>>{
+         {}, {"--server-key", dir + "/other.pub"}}) {
+    std::vector<std::string> args = {"list", "--daemon", d.control(), "--timeout", "1"};
+    args.insert(args.end(), wrong.begin(), wrong.end());
+    const auto refused = cli(args);
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.err.find("no answer from the daemon"), std::string::npos) << refused.err;
+  }
+}
+
+TEST_F(daemon_service, a_control_endpoint_beyond_the_loopback_needs_curve_and_a_secret_key) {
+  const auto open = cli({"daemon", "--state", dir + "/s", "--control", "tcp://0.0.0.0:7710",
+                         "--allow-remote", "--http", "off"});
+  EXPECT_EQ(open.status, 2);
+  EXPECT_EQ(open.err, "error: control: 'tcp://0.0.0.0:7710' is beyond the loopback without "
+                      "curve_key: make one with paratune keygen, so that only clients holding "
+                      "its public key are heard\n");
+  ASSERT_EQ(cli({"keygen", "--out", dir}).status, 0);
+  const auto pub_only = cli({"daemon", "--state", dir + "/s", "--control", "tcp://127.0.0.1:*",
+                             "--bus-publish", "tcp://127.0.0.1:*", "--bus-subscribe",
+                             "tcp://127.0.0.1:*", "--http", "off", "--curve-key",
+                             dir + "/paratune-daemon.pub"});
+  EXPECT_EQ(pub_only.status, 1);
+  EXPECT_NE(pub_only.err.find("a public key file; the daemon needs the .key file"),
+            std::string::npos) << pub_only.err;
+  std::filesystem::permissions(dir + "/paratune-daemon.key", std::filesystem::perms::others_read,
+                               std::filesystem::perm_options::add);
+  try {
+    read_curve_key_file(dir + "/paratune-daemon.key");
+    FAIL() << "a world-readable secret key was read";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/paratune-daemon.key: a secret key file must not be "
+                                           "readable by others (chmod 600)");
+  }
 }
 
 } // namespace

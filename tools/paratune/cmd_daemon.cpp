@@ -52,6 +52,8 @@ daemon_config effective_config(const daemon_options& o) {
     c.max_sessions = o.overrides.max_sessions;
   if (given("--allow-remote"))
     c.allow_remote = true;
+  if (given("--curve-key"))
+    c.curve_key = o.overrides.curve_key;
   check_daemon_config(c);
   return c;
 }
@@ -124,6 +126,8 @@ command_action setup(CLI::App& app) {
     ->check(CLI::Range(1, 100000));
   app.add_flag("--allow-remote", o->overrides.allow_remote,
                "allow endpoints beyond the loopback");
+  app.add_option("--curve-key", o->overrides.curve_key,
+                 "the daemon's key file (paratune keygen): CURVE on the control endpoint");
   return [o] { return run_daemon(*o); };
 }
 

@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+
 #include "daemon/control_client.hpp"
+#include "daemon/curve_keys.hpp"
 #include "daemon/daemon_config.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command.hpp"
@@ -17,11 +20,18 @@ void daemon_client_options::add_to(CLI::App& app) {
                    + daemon_config{}.control + ")");
   app.add_option("--timeout", timeout_s, "seconds to wait for the daemon's answer")
     ->check(CLI::Range(1, 3600));
+  app.add_option("--server-key", server_key,
+                 "the daemon's public key file (paratune keygen), when it speaks CURVE "
+                 "(default: $PARATUNE_SERVER_KEY)");
 }
 
 caf::expected<control::reply> daemon_client_options::call(const control::request& r,
                                                           int& status) const {
-  control_client client{daemon_endpoint(endpoint), std::chrono::seconds(timeout_s)};
+  auto key_file = server_key;
+  if (const char* env = std::getenv("PARATUNE_SERVER_KEY"); key_file.empty() && env)
+    key_file = env;
+  const auto key = key_file.empty() ? std::string() : read_curve_key_file(key_file).public_key;
+  control_client client{daemon_endpoint(endpoint), std::chrono::seconds(timeout_s), key};
   auto reply = client.call(r);
   if (!reply) {
     std::cerr << "error: " << describe(reply.error()) << '\n';

@@ -19,6 +19,7 @@ namespace paratune::cli {
 struct daemon_client_options {
   std::string endpoint;
   int timeout_s = 10;
+  std::string server_key; ///< --server-key, else $PARATUNE_SERVER_KEY: the daemon's .pub
 
   void add_to(CLI::App& app);
   /// Sends one request. A refusal and a daemon that did not answer are
