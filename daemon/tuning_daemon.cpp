@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
 #include "adapters/config/job_loader.hpp"
@@ -21,6 +22,17 @@
 namespace paratune {
 
 namespace {
+
+/// A TPU mesh experiment rather than a Megatron-LM job: the daemon does not
+/// host ASAP's loop yet (`paratune tune` runs it).
+bool looks_like_tpu_experiment(const std::string& text) {
+  try {
+    const auto root = YAML::Load(text);
+    return root.IsMap() && root["mesh"] && root["hardware"];
+  } catch (const YAML::Exception&) {
+    return false; // the job loader says what is wrong with it
+  }
+}
 
 control::reply accepted() {
   control::reply r;
@@ -159,6 +171,9 @@ control::reply tuning_daemon::submit(const control::request& req) {
                             + " sessions already (max_sessions); submit again when one ends");
   job_spec job;
   const auto label = req.job_path.empty() ? std::string("the submitted job") : req.job_path;
+  if (looks_like_tpu_experiment(req.job_yaml))
+    return control::refusal(label + ": a TPU experiment (mesh and hardware): the daemon hosts "
+                                    "GPU tuning jobs; run it with paratune tune");
   try {
     job = load_job_text(req.job_yaml, label);
   } catch (const input_error& e) {

@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/config/job_loader.hpp"
+#include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
+#include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
 #include "tools/paratune/json_output.hpp"
 
@@ -22,6 +24,9 @@ struct submit_options {
 };
 
 int run_submit(const submit_options& o) {
+  if (is_tpu_experiment(o.job_file))
+    throw input_error(o.job_file + ": a TPU experiment (mesh and hardware): the daemon hosts GPU "
+                                   "tuning jobs; run it with paratune tune");
   (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it
   control::request r;
   r.op = control::to_string(control::control_op::submit);
