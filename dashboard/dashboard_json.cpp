@@ -31,18 +31,6 @@ nlohmann::json notes_json(const trial_notes& n) {
 
 } // namespace
 
-nlohmann::json utc_json(int64_t unix_ms) {
-  if (unix_ms <= 0)
-    return nullptr;
-  const std::time_t secs = unix_ms / 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char day_time[40];
-  std::strftime(day_time, sizeof day_time, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", day_time, int(unix_ms % 1000));
-  return out;
-}
 
 nlohmann::json session_json(const session_view& v) {
   auto j = to_json(v.summary);

@@ -24,7 +24,4 @@ nlohmann::json session_line_json(const session_view& v);
 /// `/api/sessions`: {"sessions": [lines, in the order given]}.
 nlohmann::json sessions_json(const std::vector<session_view>& views);
 
-/// Unix milliseconds as "2026-11-25T11:50:15.123Z"; null when 0 or less.
-nlohmann::json utc_json(int64_t unix_ms);
-
 } // namespace paratune

@@ -15,19 +15,6 @@ namespace paratune {
 
 namespace {
 
-// "2026-11-25T11:50:15.123Z", or null when the trial never started.
-nlohmann::json utc_time(int64_t unix_ms) {
-  if (unix_ms <= 0)
-    return nullptr;
-  const std::time_t secs = unix_ms / 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, int(unix_ms % 1000));
-  return out;
-}
 
 full_run_cost cost_at(const session_summary& s, const trial_row& r) {
   const auto c = wire::from_wire(r.config);
@@ -183,8 +170,8 @@ nlohmann::json to_json(const session_summary& s) {
                         {"gpu_hours", r.gpu_hours},
                         {"pool", r.pool},
                         {"reason", r.reason},
-                        {"started_at", utc_time(r.started_at_ms)},
-                        {"ended_at", utc_time(r.ended_at_ms)}};
+                        {"started_at", utc_json(r.started_at_ms)},
+                        {"ended_at", utc_json(r.ended_at_ms)}};
     if (r.stop != stop_reason::none)
       t["stop"] = to_string(r.stop);
     if (r.queued_ms > 0)
@@ -253,6 +240,19 @@ std::string render_text(const session_summary& s) {
   for (const auto& [k, v] : s.best->config)
     out += " " + k + "=" + v;
   out += "\nMegatron-LM arguments:\n  " + shell_command(megatron_args_of(s, s.best->config)) + "\n";
+  return out;
+}
+
+nlohmann::json utc_json(int64_t unix_ms) {
+  if (unix_ms <= 0)
+    return nullptr;
+  const std::time_t secs = unix_ms / 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char day_time[40];
+  std::strftime(day_time, sizeof day_time, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", day_time, int(unix_ms % 1000));
   return out;
 }
 

@@ -75,6 +75,10 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
 /// Megatron-LM arguments of a configuration of the session's job.
 std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c);
 
+/// A Unix time in ms as UTC ISO-8601 with milliseconds
+/// ("2026-11-25T11:50:15.123Z"), or null for 0 (a trial that never started).
+nlohmann::json utc_json(int64_t unix_ms);
+
 /// The `--json` document.
 nlohmann::json to_json(const session_summary& s);
 

@@ -185,26 +185,12 @@ caf::expected<wire::envelope> message_pool::read_record(uint64_t seq) const {
 
 caf::expected<std::vector<wire::envelope>>
 message_pool::session_history(const std::string& session, uint64_t after_seq) const {
-  const auto prefix = session_prefix(session);
-  const auto end = prefix_end(prefix);
-  std::string first = prefix;
-  big_endian::put64(first, after_seq + 1);
-  rocksdb::Slice upper{end};
-  rocksdb::ReadOptions ro;
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it{
-    store_->db()->NewIterator(ro, store_->column(cf_by_session))};
-  std::vector<wire::envelope> out;
-  for (it->Seek(first); it->Valid(); it->Next()) {
-    auto key = it->key().ToStringView();
-    auto record = read_record(big_endian::get64(key.substr(prefix.size())));
-    if (!record)
-      return record.error();
-    out.push_back(std::move(*record));
-  }
-  if (!it->status().ok())
-    return storage_error("cannot scan session " + session, it->status());
-  return out;
+  // One page without limits: one scan of the session's index for both.
+  auto page = session_page(session, after_seq, std::numeric_limits<size_t>::max(),
+                           std::numeric_limits<size_t>::max());
+  if (!page)
+    return page.error();
+  return std::move(page->records);
 }
 
 caf::expected<message_pool::history_page>

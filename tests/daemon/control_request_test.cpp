@@ -82,6 +82,8 @@ TEST(daemon_config, endpoints_stay_on_the_loopback_unless_allowed) {
                            "allow_remote: true to listen beyond this machine");
   }
   c.allow_remote = true;
+  EXPECT_THROW(check_daemon_config(c), input_error); // beyond the loopback: CURVE or nothing
+  c.curve_key = "/etc/paratune/paratune-daemon.key";
   EXPECT_NO_THROW(check_daemon_config(c));
   c = {};
   c.bus_publish = "tcp://127.0.0.1:70000";
