@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,10 @@
 #include "core/training_config.hpp"
 
 namespace paratune {
+
+/// The longest job file paratune reads from text (a job submitted to the
+/// daemon): a job is a page of YAML, not megabytes.
+constexpr std::size_t max_job_text_bytes = std::size_t(1) << 20;
 
 /// The configuration the team would run without tuning (the job's
 /// `baseline:`, OptiCo section 3.5's expert baseline): the tuned result is

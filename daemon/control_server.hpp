@@ -10,7 +10,7 @@
 
 #include <zmq.hpp>
 
-#include "daemon/control_request.hpp"
+#include "messages/control_request.hpp"
 
 namespace paratune {
 

@@ -296,6 +296,22 @@ def relay_wire():
         out("relay_wire", name + ".msgpack", msgpack(body))
 
 
+def control_request():
+    # What a client sends the daemon's control endpoint (messages/control_wire.hpp).
+    job = open(ROOT / "configs/examples/llama3-8b-a100x8.yaml").read()
+    seeds = {
+        "health": {"v": 1, "op": "health"},
+        "list": {"v": 1, "op": "list"},
+        "status": {"v": 1, "op": "status", "session": "s20261125T170258-4e4a"},
+        "history": {"v": 1, "op": "history", "session": "s20261125T170258-4e4a",
+                    "after_seq": 120, "limit": 50},
+        "submit": {"v": 1, "op": "submit", "job_yaml": job, "job_path": "job.yaml", "trials": 6},
+        "cancel": {"v": 1, "op": "cancel", "session": "../etc"},
+    }
+    for name, body in seeds.items():
+        out("control_request", name + ".msgpack", msgpack(body))
+
+
 def history_reply():
     # What the pool's owner answers a history request with
     # (messages/control_wire.hpp's reply; adapters/pool_feed reads it).
@@ -335,6 +351,7 @@ def main():
     bus_envelope()
     prometheus_text()
     relay_wire()
+    control_request()
     relay_args()
     history_reply()
     for d in sorted(SEEDS.iterdir()):

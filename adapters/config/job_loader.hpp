@@ -29,7 +29,6 @@ job_spec load_job(const std::string& path);
 /// A job from its text (a job submitted to the daemon); `label` names it in
 /// errors. Model and cluster files it names are read from the daemon's
 /// working directory unless their paths are absolute.
-constexpr size_t max_job_text_bytes = 1 << 20;
 job_spec load_job_text(const std::string& text, const std::string& label);
 
 /// The job file's text (stored in the pool with the session).

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.hpp"
-#include "daemon/control_request.hpp"
+#include "messages/control_request.hpp"
 #include "daemon/daemon_config.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"

@@ -1,6 +1,6 @@
-#include "daemon/control_request.hpp"
+#include "messages/control_request.hpp"
 
-#include "adapters/config/job_loader.hpp"
+#include "core/job_spec.hpp"
 #include "core/text.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
