@@ -58,6 +58,8 @@ public:
   egress_actor egress() const { return egress_; }
   /// Sequence gaps the subscriber saw (messages lost on the bus).
   uint64_t gaps() const { return subscriber_->gaps(); }
+  /// Messages this process's subscriber took from the bus.
+  uint64_t received() const { return subscriber_->received(); }
 
   /// Subscribes `self` to every prefix, with a replay on a gap, for as long
   /// as it lives (a session).

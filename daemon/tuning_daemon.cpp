@@ -270,6 +270,10 @@ std::string tuning_daemon::metrics() {
                      "# TYPE paratune_pool_records_total counter\n"
                      "paratune_pool_records_total {}\n",
                      rt_->pool()->next_seq() - 1);
+  out += fmt::format("# HELP paratune_bus_messages_total Messages the daemon's subscriber took "
+                     "from the bus.\n# TYPE paratune_bus_messages_total counter\n"
+                     "paratune_bus_messages_total {}\n",
+                     rt_->bridge().received());
   out += fmt::format("# HELP paratune_bus_gaps_total Sequence gaps the daemon's subscriber saw "
                      "on the bus (each replayed from the pool).\n"
                      "# TYPE paratune_bus_gaps_total counter\nparatune_bus_gaps_total {}\n",

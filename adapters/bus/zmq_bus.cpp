@@ -274,6 +274,7 @@ void bus_subscriber::check_sequence(const std::string& topic, const bus_sequence
 }
 
 void bus_subscriber::dispatch(const std::string& topic, const std::string& payload) {
+  ++received_;
   std::vector<handler> targets;
   {
     std::lock_guard<std::mutex> guard{mutex_};

@@ -146,6 +146,8 @@ public:
 
   /// Messages dropped because a handler threw or the frames were malformed.
   uint64_t dropped() const { return dropped_; }
+  /// Messages delivered to the handlers (a daemon's bus rate).
+  uint64_t received() const { return received_; }
   /// Gaps seen, and messages they lost, over all publishers.
   uint64_t gaps() const { return gaps_; }
   uint64_t missed() const { return missed_; }
@@ -170,6 +172,7 @@ private:
   int next_id_ = 1;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> received_{0};
   std::atomic<uint64_t> gaps_{0};
   std::atomic<uint64_t> missed_{0};
   gap_handler gap_handler_;

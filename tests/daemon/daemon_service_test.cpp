@@ -232,6 +232,9 @@ TEST_F(daemon_service, metrics_and_health_over_http_and_json_logs) {
   EXPECT_NE(m.find("paratune_control_requests_total{op=\"submit\",outcome=\"ok\"} 1\n"),
             std::string::npos) << m;
   EXPECT_NE(m.find("paratune_control_request_seconds_count "), std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_pool_records_total "), std::string::npos) << m;
+  EXPECT_EQ(m.find("paratune_bus_messages_total 0\n"), std::string::npos) << m; // it counted
+  EXPECT_NE(m.find("paratune_bus_messages_total "), std::string::npos) << m;
   const auto health = http.Get("/health");
   ASSERT_TRUE(health);
   const auto h = nlohmann::json::parse(health->body);
