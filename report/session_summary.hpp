@@ -75,6 +75,13 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
 /// Megatron-LM arguments of a configuration of the session's job.
 std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c);
 
+/// Whether the job answers its trials from a replay pool's table.
+bool has_replay_pool(const wire::session_opened& job);
+/// Trials a replay pool refused as unavailable (configurations its table did
+/// not measure): skipped, no budget spent. `--json` shows it as
+/// refused_unavailable for a replay job.
+int refused_unavailable(const session_summary& s);
+
 /// The `--json` document.
 nlohmann::json to_json(const session_summary& s);
 

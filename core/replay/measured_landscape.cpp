@@ -1,5 +1,7 @@
 #include "core/replay/measured_landscape.hpp"
 
+#include <set>
+
 #include "core/cluster_spec.hpp"
 #include "core/perf/flops.hpp"
 #include "core/perf/perf_context.hpp"
@@ -16,7 +18,7 @@ const measured_run* measured_landscape::find(const training_config& c) const {
 const measured_run* measured_landscape::best() const {
   const measured_run* out = nullptr;
   for (const auto& r : runs)
-    if (!r.failed && (!out || r.iteration_ms < out->iteration_ms))
+    if (!r.failed() && (!out || r.iteration_ms < out->iteration_ms))
       out = &r;
   return out;
 }
@@ -27,6 +29,24 @@ std::vector<const measured_landscape*> landscapes_with_at_least(
   for (const auto& l : all)
     if (l.runs.size() >= min_runs)
       out.push_back(&l);
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> measured_search_space(
+    const std::vector<measured_run>& runs) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& key : config_key_table()) {
+    std::set<int> values;
+    for (const auto& r : runs)
+      values.insert(key.read(r.config));
+    if (values.size() < 2)
+      continue;
+    training_config probe;
+    for (int v : values) {
+      key.write(probe, v);
+      out[key.name].push_back(get_value(probe, key.name));
+    }
+  }
   return out;
 }
 

@@ -1,23 +1,13 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "core/measured_run.hpp"
 #include "core/model_spec.hpp"
-#include "core/training_config.hpp"
 
 namespace paratune {
-
-/// One configuration someone ran, and what it measured.
-struct measured_run {
-  training_config config;
-  double iteration_ms = 0;     ///< mean of the table's rows for this configuration
-  double tflops_per_gpu = 0;   ///< the table's, or model FLOPs / (time x GPUs)
-  double peak_memory_mib = 0;  ///< 0 when the table does not say
-  bool failed = false;         ///< the run failed (out of memory, crashed): no time
-  int line = 0;                ///< the table line it was first read from (1 = header)
-  int repeats = 1;             ///< rows that measured this configuration
-};
 
 /// A measured configuration landscape: one model on one GPU count at one
 /// global batch, and every configuration measured there. What the replay
@@ -40,6 +30,13 @@ struct measured_landscape {
 /// in `all`'s order.
 std::vector<const measured_landscape*> landscapes_with_at_least(
     const std::vector<measured_landscape>& all, size_t min_runs);
+
+/// The search space the runs span: for each configuration key on which
+/// they differ, its values in increasing order (as texts: "4", "full").
+/// Keys every run shares are left out: they stay at the job's initial
+/// value, itself one of the runs.
+std::map<std::string, std::vector<std::string>> measured_search_space(
+    const std::vector<measured_run>& runs);
 
 /// TFLOP/s per GPU of an iteration of `c` that took `iteration_ms` on `gpus`
 /// GPUs, counting the model FLOPs as the performance model does

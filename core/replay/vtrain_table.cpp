@@ -76,8 +76,12 @@ void add_run(measured_landscape& l, const vtrain_row& r) {
       run.tflops_per_gpu = measured_tflops_per_gpu(l.model, c, l.gpus, run.iteration_ms);
       return;
     }
-  l.runs.push_back({c, r.iteration_ms, measured_tflops_per_gpu(l.model, c, l.gpus, r.iteration_ms),
-                    0, false, r.line, 1});
+  measured_run run;
+  run.config = c;
+  run.iteration_ms = r.iteration_ms;
+  run.tflops_per_gpu = measured_tflops_per_gpu(l.model, c, l.gpus, r.iteration_ms);
+  run.line = r.line;
+  l.runs.push_back(run);
 }
 
 } // namespace

@@ -56,7 +56,7 @@ TEST(VtrainLandscapes, FirstLandscapeHasTheModelConfigurationsAndDerivedTflops) 
   EXPECT_DOUBLE_EQ(first.iteration_ms, 372.160408);
   // 12 B s L h^2 ((1 + 1 + s/h) + 4 + V / (2 L h)) / (0.372160408 s x 2 GPUs).
   EXPECT_NEAR(first.tflops_per_gpu, 53.45621964997416, 1e-9);
-  EXPECT_FALSE(first.failed);
+  EXPECT_FALSE(first.failed());
   const auto* best = l.best();
   ASSERT_NE(best, nullptr);
   EXPECT_DOUBLE_EQ(best->iteration_ms, 287.467058);
