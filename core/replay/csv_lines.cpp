@@ -7,10 +7,14 @@ namespace paratune {
 
 namespace {
 
+// Every cell, an empty last one too ("a,b," has three): text's split()
+// drops a trailing empty piece, which a CSV row must keep.
 std::vector<std::string> cells_of(std::string_view line) {
   std::vector<std::string> out;
-  for (const auto& cell : split(line, ','))
-    out.push_back(trim(cell, " \t\r"));
+  size_t from = 0;
+  for (size_t comma; (comma = line.find(',', from)) != std::string_view::npos; from = comma + 1)
+    out.push_back(trim(line.substr(from, comma - from), " \t\r"));
+  out.push_back(trim(line.substr(from), " \t\r"));
   return out;
 }
 
