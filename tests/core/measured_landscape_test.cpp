@@ -5,6 +5,7 @@
 
 #include "adapters/config/measured_tables.hpp"
 #include "core/input_error.hpp"
+#include "core/replay/sweep_table.hpp"
 #include "core/replay/vtrain_table.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -122,6 +123,53 @@ TEST(VtrainLandscapes, MalformedRowsAreRefusedWithTheirLine) {
   } catch (const input_error& e) {
     EXPECT_STREQ(e.what(), "t.csv: line 1: no column '# GPUs' (not a vTrain table)");
   }
+}
+
+sweep_context sweep_on() {
+  return {vtrain_model(1024, 16, 24, 1024), 8,
+          parse_config("tp=4,pp=1,mbs=1,gbs=32,seq=1024,recompute=full")};
+}
+
+TEST(SweepTable, ReadsTimesFailuresRepeatsAndTheSearchSpaceTheySpan) {
+  const auto l = parse_sweep_table("tp,mbs,iteration_ms,status,peak_memory_mib\n"
+                                   "2,4,172.687158,,30500\n"
+                                   "1,8,,oom,\n"
+                                   "2,4,172.0,ok,31000\n"
+                                   "4,1,1373.163443,succeeded,\n",
+                                   "sweep.csv", sweep_on());
+  EXPECT_EQ(l.name, "vtrain-h1024-l24-a16-s1024-g8-b32");
+  ASSERT_EQ(l.runs.size(), 3u);
+  EXPECT_EQ(l.runs[0].repeats, 2);
+  EXPECT_DOUBLE_EQ(l.runs[0].iteration_ms, (172.687158 + 172.0) / 2);
+  EXPECT_EQ(l.runs[0].peak_memory_mib, 31000);
+  EXPECT_EQ(l.runs[0].config.recompute, recompute_mode::full);  // the job's, no column
+  EXPECT_EQ(l.runs[1].failure, failure_kind::oom);
+  EXPECT_EQ(l.runs[1].line, 3);
+  // Derived as vTrain's rows are: the same FLOPs over the same time.
+  const auto vtrain_row = measured_tflops_per_gpu(l.model, l.runs[2].config, 8, 1373.163443);
+  EXPECT_DOUBLE_EQ(l.runs[2].tflops_per_gpu, vtrain_row);
+  EXPECT_EQ(l.best(), &l.runs[0]);
+  const std::map<std::string, std::vector<std::string>> space = {{"mbs", {"1", "4", "8"}},
+                                                                 {"tp", {"1", "2", "4"}}};
+  EXPECT_EQ(measured_search_space(l.runs), space);
+}
+
+TEST(SweepTable, RefusesUnknownColumnsAndBadCellsWithTheirLine) {
+  const auto refused = [](const std::string& text) -> std::string {
+    try {
+      parse_sweep_table(text, "sweep.csv", sweep_on());
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refused("tp,speed\n2,3\n"),
+            "sweep.csv: line 1: column 'speed' is neither a configuration key (tp, pp, mbs, gbs, "
+            "seq, recompute, ...) nor iteration_ms, tflops_per_gpu, peak_memory_mib or status");
+  EXPECT_EQ(refused("tp,mbs\n2,3\n"), "sweep.csv: line 1: no column 'iteration_ms'");
+  EXPECT_EQ(refused("tp,iteration_ms,status\n2,100,\n2,100,crashed\n"),
+            "sweep.csv: line 3: status: expected succeeded, ok, failed or oom, got 'crashed'");
+  EXPECT_NE(refused("tp,iteration_ms\n0,100\n").find("sweep.csv: line 2: "), std::string::npos);
 }
 
 } // namespace
