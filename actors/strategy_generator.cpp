@@ -49,6 +49,8 @@ trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
       l.in_flight.erase(r.trial);
       if (r.status != trial_status::skipped)
         l.used.insert(r.trial);
+      else
+        l.used.erase(r.trial); // refused before launch: no budget spent
       if (!r.pool.empty() && r.trial >= last_trial_of_pool[r.pool]) {
         last_trial_of_pool[r.pool] = r.trial;
         l.last_end[r.pool] = r.status == trial_status::failed ? r.error_kind : failure_kind::none;
@@ -140,6 +142,8 @@ void place(wire::proposal& p, const wire::session_opened& s, const std::string& 
   p.pool = pool_name;
   const auto config = wire::from_wire(p.config);
   const auto* pool = wire::pool_named(s, pool_name);
+  if (pool && pool->kind == pool_kind::replay)
+    return; // nothing runs: the validator answers from the pool's table
   if (!pool || pool->kind == pool_kind::simulated) {
     p.argv = simulator_command(s, config, p.trial);
     return;

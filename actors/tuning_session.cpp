@@ -90,8 +90,12 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
       answered = true;
     }
     in_flight.erase(r.trial);
+    // A skipped trial was refused before launch (a replay pool's unavailable
+    // configuration): it spends none of the budget its proposal reserved.
     if (r.status != trial_status::skipped)
       used.insert(r.trial);
+    else
+      used.erase(r.trial);
     if (r.status == trial_status::failed) {
       awaiting.insert(r.trial);
       undiagnosed[r.trial] = e;

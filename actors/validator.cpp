@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include "actors/output_batch.hpp"
+#include "actors/replay_answer.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
@@ -337,7 +338,8 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
     const auto session = e.session;
-    if (p.exhausted || p.argv.empty() || running.count(key_of(session, p.trial)))
+    // A replay pool's proposal has no command: consider() answers it.
+    if (p.exhausted || p.trial <= 0 || running.count(key_of(session, p.trial)))
       return;
     with_history(session, [this, session, p](std::vector<wire::envelope> history) {
       consider(session, p, history);
@@ -378,12 +380,16 @@ void validator_state::consider(const std::string& session, const wire::proposal&
   if (!opened || running.count(key) || resuming.count(key))
     return;
   const auto job = wire::body_of<wire::session_opened>(*opened);
+  const auto* pool = wire::pool_named(job, p.pool);
+  if (pool && pool->kind == pool_kind::replay)
+    return answer_from_table(session, p, job, *pool, bool(past.started));
+  if (p.argv.empty())
+    return;
   if (!past.started)
     return launch(session, p, job, incumbent_of(history));
   // Started by a validator that is gone (a daemon killed or stopped): a
   // Slurm job still runs and is attached to; a local run died with it and
   // runs again under the same number.
-  const auto* pool = wire::pool_named(job, p.pool);
   if (pool && pool->kind == pool_kind::slurm && past.job && past.job->slurm_job_id > 0)
     return attach(session, p, job, *past.job, past.started->ts_ms, incumbent_of(history));
   wire::trial_interrupted note{p.trial, "its run was lost with the daemon that watched it ("
@@ -397,6 +403,18 @@ void validator_state::consider(const std::string& session, const wire::proposal&
           if (!running.count(key))
             launch(session, p, job, incumbent);
         });
+}
+
+void validator_state::answer_from_table(const std::string& session, const wire::proposal& p,
+                                        const wire::session_opened& job,
+                                        const wire::pool_wire& pool, bool started) {
+  auto r = replay_answer(pool, p, job, unix_ms());
+  const auto topic = topics::trial_state(session, p.trial);
+  // A refused configuration never started: it has only its skipped result.
+  if (!started && r.status != trial_status::skipped)
+    store_and_publish(topic, wire::make_envelope(session, p.trial,
+                                                 wire::trial_started{p.trial, p.config, {}, p.pool}));
+  store_and_publish(topic, wire::make_envelope(session, p.trial, r));
 }
 
 void validator_state::on_line(const std::string& key, const std::string& line) {

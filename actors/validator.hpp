@@ -44,6 +44,11 @@ struct validator_state : agent_state {
   void attach(const std::string& session, const wire::proposal& p,
               const wire::session_opened& opened, const wire::trial_job& job,
               int64_t started_at_ms, incumbent_rate incumbent);
+  /// A replay pool's trial: its result is the table's (replay_answer), and
+  /// nothing is launched.
+  void answer_from_table(const std::string& session, const wire::proposal& p,
+                         const wire::session_opened& job, const wire::pool_wire& pool,
+                         bool started);
   /// A running trial's bookkeeping (parser, early stopper, clocks).
   std::shared_ptr<running_trial> track(const std::string& session, const wire::proposal& p,
                                        const wire::session_opened& opened,

@@ -7,12 +7,13 @@ const char* to_string(pool_kind k) {
     case pool_kind::simulated: return "simulated";
     case pool_kind::local: return "local";
     case pool_kind::slurm: return "slurm";
+    case pool_kind::replay: return "replay";
   }
   return "simulated";
 }
 
 bool parse_pool_kind(const std::string& text, pool_kind& out) {
-  for (auto k : {pool_kind::simulated, pool_kind::local, pool_kind::slurm})
+  for (auto k : {pool_kind::simulated, pool_kind::local, pool_kind::slurm, pool_kind::replay})
     if (text == to_string(k)) {
       out = k;
       return true;

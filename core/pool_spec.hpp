@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/measured_run.hpp"
+
 namespace paratune {
 
 /// Where a pool's trials run.
@@ -11,6 +13,7 @@ enum class pool_kind {
   simulated,  ///< paratune-sim child processes (the default)
   local,      ///< the launch command as child processes on this host
   slurm,      ///< batch jobs on a Slurm partition
+  replay,     ///< answers each trial from a table of measured runs; launches nothing
 };
 
 /// How a Slurm pool talks to the scheduler.
@@ -51,6 +54,11 @@ struct pool_spec {
   bool relay = false;
   std::string relay_path;           ///< the relay program on the nodes (default: beside paratune)
   std::string relay_bind;           ///< the bus address the relays reach (default tcp://127.0.0.1:*)
+  // Replay only.
+  std::string table;                ///< the measured table's path, as the job names it
+  /// The table's runs for this job's model, GPU count and global batch: the
+  /// pool's whole search space and its answers (read when the job loads).
+  std::vector<measured_run> measured;
 };
 
 } // namespace paratune

@@ -62,10 +62,14 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.sim_path = sim_executable();
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = src.job_text;
-  for (const auto& p : job.pools)
+  for (const auto& p : job.pools) {
     s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
                        p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
-                       p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : ""});
+                       p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : "",
+                       p.table, {}});
+    for (const auto& r : p.measured)
+      s.pools.back().measured.push_back(wire::to_wire(r));
+  }
   s.workdir = std::filesystem::absolute(src.pool_dir).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;

@@ -189,6 +189,17 @@ def history_csv():
         out("history_csv", path.name, path.read_bytes())
 
 
+def measured_table():
+    # The head of each vTrain table, and a team's sweep with every column.
+    for path in sorted((ROOT / "data/perf").glob("vtrain_*.csv")):
+        head = b"".join(path.read_bytes().splitlines(keepends=True)[:25])
+        out("measured_table", path.name, head)
+    out("measured_table", "sweep.csv",
+        "tp,pp,mbs,gbs,seq,recompute,iteration_ms,tflops_per_gpu,peak_memory_mib,status\n"
+        "4,1,1,32,1024,full,1373.2,7.25,21000,ok\n2,1,4,32,1024,full,172.7,,30500,\n"
+        "1,1,8,32,1024,full,,,,oom\n")
+
+
 def copy_files(harness, paths):
     for path in paths:
         rel = path.relative_to(ROOT)
@@ -354,6 +365,7 @@ def main():
     control_request()
     relay_args()
     history_reply()
+    measured_table()
     for d in sorted(SEEDS.iterdir()):
         size = sum(f.stat().st_size for f in d.iterdir())
         print(f"{d.name:16} {len(list(d.iterdir())):3} files {size // 1024:5} KB")

@@ -77,6 +77,19 @@ analysis_report to_wire(const analysis& a, int after_trial) {
   return r;
 }
 
+measured_run_wire to_wire(const measured_run& r) {
+  return {to_wire(r.config), r.iteration_ms, r.tflops_per_gpu, r.peak_memory_mib, r.failure,
+          r.line};
+}
+
+const measured_run_wire* measured_run_of(const pool_wire& pool, const training_config& c) {
+  const auto key = to_wire(c);
+  for (const auto& r : pool.measured)
+    if (r.config == key)
+      return &r;
+  return nullptr;
+}
+
 tuning_context context_of(const session_opened& s) {
   tuning_context ctx;
   ctx.model = from_wire(s.model);
@@ -87,6 +100,9 @@ tuning_context context_of(const session_opened& s) {
   ctx.initial = from_wire(s.initial);
   ctx.search = s.search;
   ctx.retry_transient = s.retry_transient;
+  for (const auto& p : s.pools)
+    for (const auto& r : p.measured)
+      ctx.measured.push_back(from_wire(r.config));
   return ctx;
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/cluster_spec.hpp"
+#include "core/measured_run.hpp"
 #include "core/model_spec.hpp"
 #include "core/tuning/reasoner.hpp"
 #include "core/trial_outcome.hpp"
@@ -21,6 +22,10 @@ config_map to_wire(const training_config& c);
 training_config from_wire(const config_map& m);
 suggestion_wire to_wire(const suggestion& s);
 analysis_report to_wire(const analysis& a, int after_trial);
+measured_run_wire to_wire(const measured_run& r);
+
+/// The run a replay pool measured for `c`, or nullptr.
+const measured_run_wire* measured_run_of(const pool_wire& pool, const training_config& c);
 
 /// The reasoner's context for a session.
 tuning_context context_of(const session_opened& s);

@@ -64,6 +64,17 @@ struct early_stop_wire {
   MSGPACK_DEFINE_MAP(enabled, warmup, stable_after, tolerance, rung, hang_s, wall_s)
 };
 
+/// One measured run of a replay pool's table (core/measured_run.hpp).
+struct measured_run_wire {
+  config_map config;
+  double iteration_ms = 0;
+  double tflops_per_gpu = 0;
+  double peak_memory_mib = 0;
+  failure_kind failure = failure_kind::none;  ///< none: it ran
+  int line = 0;                               ///< its line in the table
+  MSGPACK_DEFINE_MAP(config, iteration_ms, tflops_per_gpu, peak_memory_mib, failure, line)
+};
+
 /// A pool trials may run on (core/pool_spec.hpp); what the generator needs
 /// to place and launch a trial.
 struct pool_wire {
@@ -79,8 +90,13 @@ struct pool_wire {
   double dcgm_period_s = 5;         ///< how often a running trial's GPUs are scraped
   bool relay = false;               ///< slurm: the output comes through paratune-relay
   std::string relay_path;           ///< the relay program the job runs
+  std::string table;                ///< replay: the measured table's path
+  /// replay: the table's runs for this job, stored with the session so that
+  /// a resumed session answers from what it started with.
+  std::vector<measured_run_wire> measured;
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
-                     token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path)
+                     token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path, table,
+                     measured)
 };
 
 /// The job's baseline configuration (`baseline:`); `given` false when the

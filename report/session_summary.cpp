@@ -1,5 +1,7 @@
 #include "report/session_summary.hpp"
 
+#include "core/tuning/safety_guards.hpp"
+
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -8,6 +10,7 @@
 #include "report/baseline_value.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
+#include "core/tuning/safety_guards.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 
@@ -138,6 +141,20 @@ std::vector<std::string> megatron_args_of(const session_summary& s, const wire::
   return render_megatron_args(l);
 }
 
+bool has_replay_pool(const wire::session_opened& job) {
+  for (const auto& p : job.pools)
+    if (p.kind == pool_kind::replay)
+      return true;
+  return false;
+}
+
+int refused_unavailable(const session_summary& s) {
+  int n = 0;
+  for (const auto& r : s.trials)
+    n += r.status == trial_status::skipped && r.reason.rfind(unavailable_reason, 0) == 0;
+  return n;
+}
+
 nlohmann::json to_json(const session_summary& s) {
   nlohmann::json j;
   j["session"] = s.session;
@@ -155,6 +172,8 @@ nlohmann::json to_json(const session_summary& s) {
     j["best"] = nullptr;
   }
   j["gpu_hours"] = tuning_gpu_hours(s); // what the session's trials cost
+  if (has_replay_pool(s.job))
+    j["refused_unavailable"] = refused_unavailable(s);
   if (auto v = full_run_json(s); !v.is_null())
     j["full_run"] = std::move(v);
   j["trials"] = nlohmann::json::array();

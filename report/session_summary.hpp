@@ -78,6 +78,12 @@ std::vector<std::string> megatron_args_of(const session_summary& s, const wire::
 /// A Unix time in ms as UTC ISO-8601 with milliseconds
 /// ("2026-11-25T11:50:15.123Z"), or null for 0 (a trial that never started).
 nlohmann::json utc_json(int64_t unix_ms);
+/// Whether the job answers its trials from a replay pool's table.
+bool has_replay_pool(const wire::session_opened& job);
+/// Trials a replay pool refused as unavailable (configurations its table did
+/// not measure): skipped, no budget spent. `--json` shows it as
+/// refused_unavailable for a replay job.
+int refused_unavailable(const session_summary& s);
 
 /// The `--json` document.
 nlohmann::json to_json(const session_summary& s);

@@ -9,6 +9,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/pool_loader.hpp"
+#include "adapters/config/replay_job.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
@@ -198,6 +199,7 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
   job.search = root["search"]
                  ? read_search(root["search"], path)
                  : default_search_space(job.model, job.cluster, job.world_size(), job.initial);
+  read_replay_pools(job, bool(root["search"]), path);
   if (!any_valid(job))
     throw input_error(path + ": search: no configuration in the search space passes "
                              "Megatron's rules for " + job.model.name + " on "

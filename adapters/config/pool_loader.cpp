@@ -19,7 +19,8 @@ namespace {
 
 const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
                                   "url", "token_env", "token_file", "user", "gpus_per_node",
-                                  "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind"};
+                                  "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind",
+                                  "table"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
@@ -31,7 +32,7 @@ void check_keys(const YAML::Node& n, const std::string& at) {
       throw input_error(at + ": unknown key '" + key
                         + "' (known: name, kind, capacity, launch, partition, via, url, "
                           "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, relay, "
-                          "relay_path, relay_bind)");
+                          "relay_path, relay_bind, table)");
   }
 }
 
@@ -134,13 +135,20 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
                       + "' must be 1 to 64 letters, digits, '_', '-' or '.'");
   const auto kind = required<std::string>(n, "kind", at);
   if (!parse_pool_kind(kind, p.kind))
-    throw input_error(at + ": field 'kind': expected simulated, local or slurm, got '" + kind
+    throw input_error(at + ": field 'kind': expected simulated, local, slurm or replay, got '" + kind
                       + "'");
   p.capacity = optional_int(n, "capacity", at, {1, 1024}, 1);
   p.gpus_per_node = optional_int(n, "gpus_per_node", at, {0, 1024}, 0);
+  if (p.kind == pool_kind::replay) {
+    // Its runs are read with the job (job_loader): they depend on the model.
+    p.table = required<std::string>(n, "table", at);
+    if (n["launch"])
+      throw input_error(at + ": a replay pool launches nothing: remove field 'launch'");
+  } else if (n["table"])
+    throw input_error(at + ": field 'table' is only for replay pools");
   if (n["launch"])
     p.launch = read_launch(n["launch"], at);
-  else if (p.kind != pool_kind::simulated)
+  else if (p.kind != pool_kind::simulated && p.kind != pool_kind::replay)
     throw input_error(at + ": a " + std::string(to_string(p.kind))
                       + " pool needs field 'launch' (the training command)");
   read_dcgm(n, at, p);

@@ -61,6 +61,8 @@ safety_guards::safety_guards(const tuning_context& ctx,
   : ctx_(ctx), history_(history), memory_(history, std::move(predict)) {
   for (const auto& p : pending)
     running_.emplace(fingerprint(p.config), p.trial);
+  for (const auto& c : ctx.measured)
+    measured_.insert(fingerprint(c));
   std::unordered_map<std::string, bool> failure_seen;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
@@ -84,6 +86,8 @@ std::optional<std::string> safety_guards::constraint(const training_config& c) c
   std::string offending;
   if (!in_search_space(ctx_, c, offending))
     return "outside the search space (" + offending + ")";
+  if (!measured_.empty() && !measured_.count(fingerprint(c)))
+    return std::string(unavailable_reason);
   auto v = check_megatron_rules(ctx_.model, c, ctx_.world_size);
   if (!v.empty())
     return "violates a Megatron rule: " + v.front().message;

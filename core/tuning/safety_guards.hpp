@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/perf/perf_model.hpp"
@@ -11,6 +12,11 @@
 #include "core/trial_outcome.hpp"
 
 namespace paratune {
+
+/// Why a replay pool cannot run a configuration: the words every refusal
+/// of one starts with, which `tune --json` counts as refused_unavailable.
+inline constexpr const char* unavailable_reason =
+    "unavailable: not measured in the replay pool's table";
 
 /// OptiCo's three safety guards (constraint, duplicate, failure) plus
 /// paratune's memory screen, over a session's history. Each check returns
@@ -21,7 +27,8 @@ public:
   safety_guards(const tuning_context& ctx, const std::vector<trial_outcome>& history,
                 memory_screen::predictor predict, const std::vector<pending_trial>& pending = {});
 
-  /// A Megatron start-up rule or a value outside the search space.
+  /// A Megatron start-up rule, a value outside the search space, or (with a
+  /// replay pool) a configuration its table did not measure: "unavailable".
   std::optional<std::string> constraint(const training_config& c) const;
   /// The same configuration was tried before (any outcome; with
   /// retry_transient, a transient failure may be tried once more) or is
@@ -54,6 +61,8 @@ private:
   std::unordered_map<std::string, std::vector<int>> trials_of_;
   /// Trial numbers of the running trials, by fingerprint.
   std::unordered_map<std::string, int> running_;
+  /// Fingerprints of ctx.measured: empty when every configuration may run.
+  std::unordered_set<std::string> measured_;
   /// The first of each distinct failure known_failure() learns from (an
   /// OOM, or an invalid configuration with blamed keys), in history order.
   std::vector<int> failures_;

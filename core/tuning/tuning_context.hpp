@@ -26,6 +26,9 @@ struct tuning_context {
   /// Move from the last run (OptiCo's "last row shows current parameters",
   /// used by `advise`) instead of the best run so far (the tuner's default).
   bool from_last_run = false;
+  /// A replay pool's measured configurations (its table): when not empty,
+  /// the only ones that can run; any other is unavailable.
+  std::vector<training_config> measured;
 };
 
 /// One change of one key, as OptiCo writes it.

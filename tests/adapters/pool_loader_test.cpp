@@ -100,7 +100,7 @@ TEST(pool_loader, a_slurm_pool_may_relay_its_output) {
 
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(refusal("[{name: x, kind: cloud}]"),
-            "job.yaml: pools[0]: field 'kind': expected simulated, local or slurm, got 'cloud'");
+            "job.yaml: pools[0]: field 'kind': expected simulated, local, slurm or replay, got 'cloud'");
   EXPECT_EQ(refusal("[{name: x, kind: simulated, capacity: 0}]"),
             "job.yaml: pools[0]: field 'capacity': 0 is outside the allowed range 1..1024");
   EXPECT_EQ(refusal("[{name: x, kind: local}]"),
@@ -133,7 +133,7 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
-            "relay, relay_path, relay_bind)");
+            "relay, relay_path, relay_bind, table)");
   EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
 }
 

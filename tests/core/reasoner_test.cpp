@@ -209,6 +209,31 @@ TEST(safety_guards, constraint_names_the_rule_or_the_search_space) {
   EXPECT_NE(r->find("violates a Megatron rule"), std::string::npos);
 }
 
+// A replay pool's measured set: the reasoner ranks only its configurations,
+// and the guards name any other one unavailable.
+TEST(safety_guards, a_replay_pool_makes_unmeasured_configurations_unavailable) {
+  auto ctx = appendix_d_context();
+  const auto a = parse_config("tp=2,mbs=1,recompute=full", base_config());
+  const auto b = parse_config("tp=4,mbs=1,recompute=full", base_config());
+  const auto c = parse_config("tp=4,mbs=2,recompute=full", base_config());
+  ctx.initial = a;
+  ctx.measured = {a, b, c};
+  auto predictor = [&ctx](const training_config& x) -> const perf_prediction& {
+    static perf_prediction p;
+    p = predict(ctx.model, ctx.cluster, ctx.world_size, x, ctx.prec);
+    return p;
+  };
+  safety_guards g(ctx, {}, predictor);
+  EXPECT_FALSE(g.constraint(b));
+  EXPECT_EQ(*g.constraint(parse_config("tp=8,mbs=1,recompute=full", base_config())),
+            unavailable_reason);
+  const auto after = analyze(ctx, {ran(a, 0.4, 30000, 70)});
+  ASSERT_FALSE(after.ranked.empty()) << after.reasoning;
+  for (const auto& s : after.ranked)
+    EXPECT_TRUE(fingerprint(s.config) == fingerprint(b) || fingerprint(s.config) == fingerprint(c))
+        << canonical_key(s.config);
+}
+
 } // namespace
 } // namespace paratune
 
