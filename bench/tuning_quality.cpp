@@ -1,4 +1,5 @@
-// bench_tuning_quality: how well paratune's loop tunes, against random
+// bench_tuning_quality: how well paratune's loop tunes, against Optuna's
+// TPE (a Python peer over the trial protocol), a model-ranked grid, random
 // search and one-change-at-a-time search, at equal trial budgets, on the
 // scenarios of OptiCo Table 1 (bench/scenarios/*.yaml) and any job files
 // given on the command line. Every strategy runs against the simulated
@@ -8,8 +9,15 @@
 // `paratune tune` decides over the bus. Scores are shares of the exhaustive
 // ground-truth optimum. Prints Markdown (docs/benchmarks.md).
 //
-//   bench_tuning_quality [--seeds N] [--failure-rate P] [--scenarios DIR]
-//                        [--truth-only] [--trace] [--hidden-truth NAME] [JOB.yaml ...]
+//   bench_tuning_quality [--reality simulated|independent] [--seeds N]
+//                        [--failure-rate P] [--scenarios DIR] [--truth-only] [--trace]
+//                        [--hidden-truth NAME] [--peer-python PATH] [JOB.yaml ...]
+//
+// --reality picks the hidden truth: `simulated` (paratune's model perturbed,
+// plus structure it lacks) or `independent` (sim/gpu/independent_truth: a
+// roofline the model did not generate). `vtrain` needs the replay pool.
+// The optuna-tpe peer runs bench/tuning_quality/optuna_peer.py under
+// --peer-python (default /usr/bin/python3, where python3-optuna installs).
 //
 // --hidden-truth NAME draws the simulated cluster's hidden truth from NAME
 // instead of the cluster's name: the same hardware with another truth, to
@@ -19,11 +27,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "bench/tuning_quality/metrics.hpp"
+#include "bench/tuning_quality/model_grid.hpp"
+#include "bench/tuning_quality/optuna_tpe.hpp"
+#include "bench/tuning_quality/reality.hpp"
 #include "bench/tuning_quality/truth_error.hpp"
 #include "core/input_error.hpp"
 
@@ -39,6 +51,8 @@ struct options {
   bool truth_only = false;
   bool trace = false;           ///< print every trial of every run (stderr)
   std::string truth_name;       ///< draw the hidden truth from this name instead
+  bench::reality reality = bench::reality::simulated;
+  std::string peer_python = "/usr/bin/python3";
   std::vector<std::string> files;
 };
 
@@ -57,6 +71,17 @@ options parse_options(int argc, char** argv) {
     else if (a == "--truth-only") o.truth_only = true;
     else if (a == "--trace") o.trace = true;
     else if (a == "--hidden-truth") o.truth_name = value();
+    else if (a == "--peer-python") o.peer_python = value();
+    else if (a == "--reality") {
+      const auto v = value();
+      const auto r = parse_reality(v);
+      if (!r)
+        throw input_error("--reality: '" + v + "' is not simulated, independent or vtrain");
+      if (*r == reality::vtrain)
+        throw input_error("--reality vtrain: the replay pool of measured landscapes is not "
+                          "in this build yet");
+      o.reality = *r;
+    }
     else if (!a.empty() && a[0] == '-') throw input_error("unknown option " + a);
     else o.files.push_back(a);
   }
@@ -104,17 +129,35 @@ void print_truth_table(const std::vector<scenario>& all) {
               100 * mape / n, 100 * spread / n, kendall / n, matches, all.size(), 100 * share / n);
 }
 
-using strategy_fn = trial_log (*)(const scenario&, const trial_runner&, int, uint64_t);
+using strategy_fn = std::function<trial_log(const scenario&, const trial_runner&, int, uint64_t)>;
 
 struct strategy {
   const char* name;
   strategy_fn run;
 };
 
-const strategy strategies[] = {{"paratune", run_paratune},
-                               {"random search", run_random},
-                               {"one change at a time", run_coordinate}};
-const int budgets[] = {5, 10, 20};
+/// The optuna-tpe peer as a strategy: a peer that breaks the protocol
+/// stops the bench (its rows would mean nothing).
+strategy_fn optuna_strategy(const options& o) {
+  auto peer = optuna_peer(".");
+  peer.command[0] = o.peer_python;
+  return [peer](const scenario& s, const trial_runner& runner, int budget, uint64_t seed) {
+    auto r = run_peer(s, runner, budget, seed, peer);
+    if (!r.error.empty())
+      throw std::runtime_error("optuna-tpe on " + s.job.name + ": " + r.error);
+    return r.log;
+  };
+}
+
+std::vector<strategy> strategies_of(const options& o) {
+  return {{"paratune", run_paratune},
+          {"optuna-tpe", optuna_strategy(o)},
+          {"model-grid", run_model_grid},
+          {"random search", run_random},
+          {"one change at a time", run_coordinate}};
+}
+
+const int budgets[] = {3, 5, 10, 20};
 
 struct results {
   // [strategy][budget] over every scenario and seed
@@ -135,7 +178,8 @@ void print_trace(const scenario& s, const char* strategy, uint64_t seed, const t
   }
 }
 
-results run_all(const std::vector<scenario>& all, const options& o) {
+results run_all(const std::vector<scenario>& all, const options& o,
+                const std::vector<strategy>& strategies) {
   results r;
   for (const auto& s : all) {
     const trial_runner runner(s, o.failure_rate);
@@ -143,7 +187,7 @@ results run_all(const std::vector<scenario>& all, const options& o) {
       for (int seed = 1; seed <= o.seeds; ++seed) {
         // Each scenario draws its own noise and failures.
         const uint64_t session = mix64(hash_name(s.job.name) + uint64_t(seed)) % 1000000;
-        const auto log = st.run(s, runner, budgets[2], session);
+        const auto log = st.run(s, runner, budgets[3], session);
         if (o.trace)
           print_trace(s, st.name, session, log);
         for (int b : budgets) {
@@ -156,9 +200,10 @@ results run_all(const std::vector<scenario>& all, const options& o) {
   return r;
 }
 
-void print_summary(const results& r, const options& o, size_t scenarios) {
-  std::printf("### Tuning quality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n", scenarios,
-              o.seeds, 100 * o.failure_rate);
+void print_summary(const results& r, const options& o, size_t scenarios,
+                   const std::vector<strategy>& strategies) {
+  std::printf("### Tuning quality, %s reality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n",
+              to_string(o.reality), scenarios, o.seeds, 100 * o.failure_rate);
   std::printf("| strategy | budget | mean share of optimum | worst run | runs reaching 99%% | "
               "trials to 99%% (those runs) | failed trials | of which OOM | GPU-hours per run |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -174,15 +219,21 @@ void print_summary(const results& r, const options& o, size_t scenarios) {
 }
 
 void print_per_scenario(const results& r) {
-  std::printf("### Mean share of the optimum per scenario (paratune at 5 / 10 / 20 trials; "
-              "the others at 10)\n\n");
-  std::printf("| scenario | paratune 5 | paratune 10 | paratune 20 | paratune failed | "
-              "random 10 | one change 10 |\n|---|---|---|---|---|---|---|\n");
+  std::printf("### Mean share of the optimum per scenario (paratune at 3 / 5 / 10 / 20 trials; "
+              "the others at 5 and 10)\n\n");
+  std::printf("| scenario | paratune 3 | paratune 5 | paratune 10 | paratune 20 | paratune failed | "
+              "optuna-tpe 5 | optuna-tpe 10 | model-grid 5 | model-grid 10 | random 10 | "
+              "one change 10 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& [name, by] : r.per_scenario) {
     const auto& p = by.at("paratune");
-    std::printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", name.c_str(),
-                100 * p.at(5).mean_share(), 100 * p.at(10).mean_share(),
-                100 * p.at(20).mean_share(), 100 * p.at(20).failed_rate(),
+    std::printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
+                "%.1f%% | %.1f%% | %.1f%% |\n",
+                name.c_str(), 100 * p.at(3).mean_share(), 100 * p.at(5).mean_share(),
+                100 * p.at(10).mean_share(), 100 * p.at(20).mean_share(),
+                100 * p.at(20).failed_rate(), 100 * by.at("optuna-tpe").at(5).mean_share(),
+                100 * by.at("optuna-tpe").at(10).mean_share(),
+                100 * by.at("model-grid").at(5).mean_share(),
+                100 * by.at("model-grid").at(10).mean_share(),
                 100 * by.at("random search").at(10).mean_share(),
                 100 * by.at("one change at a time").at(10).mean_share());
   }
@@ -197,13 +248,14 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<scenario> all;
     for (const auto& f : scenario_files(o))
-      all.push_back(load_scenario(f, o.truth_name));
+      all.push_back(load_scenario(f, o.truth_name, o.reality));
     if (all.empty())
       throw input_error("no scenario: pass job files or --scenarios DIR");
     print_truth_table(all);
     if (!o.truth_only) {
-      const auto r = run_all(all, o);
-      print_summary(r, o, all.size());
+      const auto strategies = strategies_of(o);
+      const auto r = run_all(all, o, strategies);
+      print_summary(r, o, all.size(), strategies);
       print_per_scenario(r);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

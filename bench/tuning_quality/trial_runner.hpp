@@ -60,7 +60,8 @@ public:
     }
     const int k = s_.index_of(c);
     const simulated_outcome sim =
-      k >= 0 ? s_.truth[k] : simulate(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
+      k >= 0 ? s_.truth[k]
+             : true_outcome(s_.reality, ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
     simulated_run run(sim, seed, failure_rate_, s_.job.train_iters, ctx.world_size);
     r.wall_s = costs_.startup_s;
     std::vector<iteration_sample> samples;
