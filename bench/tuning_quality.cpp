@@ -15,7 +15,10 @@
 //
 // --reality picks the hidden truth: `simulated` (paratune's model perturbed,
 // plus structure it lacks) or `independent` (sim/gpu/independent_truth: a
-// roofline the model did not generate). `vtrain` needs the replay pool.
+// roofline the model did not generate) or `vtrain` (the 124 measured
+// vTrain landscapes with at least 4 configurations, replayed exactly; a
+// configuration outside the measured set is refused at no trial cost and
+// counted; --data DIR or $PARATUNE_DATA names the data directory).
 // The optuna-tpe peer runs bench/tuning_quality/optuna_peer.py under
 // --peer-python (default /usr/bin/python3, where python3-optuna installs).
 //
@@ -37,6 +40,8 @@
 #include "bench/tuning_quality/optuna_tpe.hpp"
 #include "bench/tuning_quality/reality.hpp"
 #include "bench/tuning_quality/truth_error.hpp"
+#include "bench/tuning_quality/vtrain_scenarios.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "core/input_error.hpp"
 
 using namespace paratune;
@@ -53,6 +58,7 @@ struct options {
   std::string truth_name;       ///< draw the hidden truth from this name instead
   bench::reality reality = bench::reality::simulated;
   std::string peer_python = "/usr/bin/python3";
+  std::string data_dir;         ///< vtrain: where data/perf's tables are
   std::vector<std::string> files;
 };
 
@@ -72,14 +78,12 @@ options parse_options(int argc, char** argv) {
     else if (a == "--trace") o.trace = true;
     else if (a == "--hidden-truth") o.truth_name = value();
     else if (a == "--peer-python") o.peer_python = value();
+    else if (a == "--data") o.data_dir = value();
     else if (a == "--reality") {
       const auto v = value();
       const auto r = parse_reality(v);
       if (!r)
         throw input_error("--reality: '" + v + "' is not simulated, independent or vtrain");
-      if (*r == reality::vtrain)
-        throw input_error("--reality vtrain: the replay pool of measured landscapes is not "
-                          "in this build yet");
       o.reality = *r;
     }
     else if (!a.empty() && a[0] == '-') throw input_error("unknown option " + a);
@@ -202,8 +206,12 @@ results run_all(const std::vector<scenario>& all, const options& o,
 
 void print_summary(const results& r, const options& o, size_t scenarios,
                    const std::vector<strategy>& strategies) {
-  std::printf("### Tuning quality, %s reality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n",
-              to_string(o.reality), scenarios, o.seeds, 100 * o.failure_rate);
+  if (o.reality == reality::vtrain)  // measured outcomes replayed as they are
+    std::printf("### Tuning quality, vtrain reality (%zu measured landscapes x %d seeds, exact "
+                "replay)\n\n", scenarios, o.seeds);
+  else
+    std::printf("### Tuning quality, %s reality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n",
+                to_string(o.reality), scenarios, o.seeds, 100 * o.failure_rate);
   std::printf("| strategy | budget | mean share of optimum | worst run | runs reaching 99%% | "
               "trials to 99%% (those runs) | failed trials | of which OOM | GPU-hours per run |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -215,6 +223,38 @@ void print_summary(const results& r, const options& o, size_t scenarios,
                   s.mean_trials_to_99(), 100 * s.failed_rate(), 100 * s.oom_rate(),
                   s.mean_gpu_hours());
     }
+  if (o.reality == reality::vtrain) {
+    // Asks outside the measured set, refused before launch at no trial cost.
+    std::printf("\nRefused before launch (not measured), per run: ");
+    for (const auto& st : strategies)
+      std::printf("%s %.1f at 5, %.1f at 10; ", st.name, r.overall.at(st.name).at(5).mean_refused(),
+                  r.overall.at(st.name).at(10).mean_refused());
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+/// The replay has 124 landscapes: the ten where paratune does worst at 5
+/// trials, with every strategy beside it.
+void print_worst_landscapes(const results& r, const std::vector<strategy>& strategies) {
+  std::vector<std::pair<double, std::string>> by_share;
+  for (const auto& [name, by] : r.per_scenario)
+    by_share.emplace_back(by.at("paratune").at(5).mean_share(), name);
+  std::sort(by_share.begin(), by_share.end());
+  std::printf("### The ten landscapes where paratune does worst at 5 trials (mean share of the "
+              "measured optimum at 5)\n\n| landscape |");
+  for (const auto& st : strategies)
+    std::printf(" %s |", st.name);
+  std::printf("\n|---|");
+  for (size_t i = 0; i < strategies.size(); ++i)
+    std::printf("---|");
+  std::printf("\n");
+  for (size_t i = 0; i < by_share.size() && i < 10; ++i) {
+    std::printf("| %s |", by_share[i].second.c_str());
+    for (const auto& st : strategies)
+      std::printf(" %.1f%% |", 100 * r.per_scenario.at(by_share[i].second).at(st.name).at(5).mean_share());
+    std::printf("\n");
+  }
   std::printf("\n");
 }
 
@@ -247,16 +287,24 @@ int main(int argc, char** argv) {
     const auto o = parse_options(argc, argv);
     const auto start = std::chrono::steady_clock::now();
     std::vector<scenario> all;
-    for (const auto& f : scenario_files(o))
-      all.push_back(load_scenario(f, o.truth_name, o.reality));
+    if (o.reality == reality::vtrain)
+      all = load_vtrain_scenarios(find_data_dir(o.data_dir));
+    else
+      for (const auto& f : scenario_files(o))
+        all.push_back(load_scenario(f, o.truth_name, o.reality));
     if (all.empty())
       throw input_error("no scenario: pass job files or --scenarios DIR");
-    print_truth_table(all);
+    // A measured landscape has no predictor error table: its peaks are unknown.
+    if (o.reality != reality::vtrain)
+      print_truth_table(all);
     if (!o.truth_only) {
       const auto strategies = strategies_of(o);
       const auto r = run_all(all, o, strategies);
       print_summary(r, o, all.size(), strategies);
-      print_per_scenario(r);
+      if (o.reality == reality::vtrain)
+        print_worst_landscapes(r, strategies);
+      else
+        print_per_scenario(r);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);

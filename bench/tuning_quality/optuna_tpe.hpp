@@ -9,7 +9,9 @@
 // rules refuse is known without running, so it costs no trial; the peer is
 // told "refused" (an infeasible trial for Optuna's constraints) and asks again. A configuration
 // it asks for a second time runs again and costs a trial, as it would for a
-// user of Optuna. A run whose peer keeps asking for refused configurations
+// user of Optuna. On a replayed reality a configuration outside the
+// measured set is refused the same way (and kept on the log, marked
+// unavailable, to be counted). A run whose peer keeps asking for refused configurations
 // (max_refusals in a row) or breaks the protocol ends there; the error is
 // kept on the log for the bench to report.
 
@@ -42,7 +44,7 @@ inline peer_options optuna_peer(const std::string& source_dir) {
 /// The trials of one peer run, and why it ended early, if it did.
 struct peer_run {
   trial_log log;
-  int refused = 0;      ///< configurations refused by Megatron's rules (no trial spent)
+  int refused = 0;      ///< configurations refused before launch (no trial spent)
   std::string error;    ///< empty when the budget was spent
 };
 
@@ -61,7 +63,7 @@ inline peer_run run_peer(const scenario& s, const trial_runner& runner, int budg
     return out;
   }
   int refused_in_a_row = 0;
-  while (int(out.log.size()) < budget) {
+  while (trials_spent(out.log) < budget) {
     const auto timeout = out.log.empty() && out.refused == 0 ? opt.first_reply : opt.reply;
     const auto line = peer.read_line(timeout);
     if (!line.line) {
@@ -77,22 +79,24 @@ inline peer_run run_peer(const scenario& s, const trial_runner& runner, int budg
     for (const auto& [key, value] : std::get<peer_ask>(msg).config)
       set_value(c, key, value);
     std::string reply;
-    if (!check_megatron_rules(s.context.model, c, s.context.world_size).empty()) {
+    const bool rules_refuse = !check_megatron_rules(s.context.model, c, s.context.world_size).empty();
+    if (!rules_refuse)
+      out.log.push_back(runner.run(c, trial_seed(seed, trials_spent(out.log) + 1)));
+    if (rules_refuse || out.log.back().unavailable) {
       ++out.refused;
       if (++refused_in_a_row >= opt.max_refusals) {
         out.error = "peer asked for " + std::to_string(opt.max_refusals)
-                    + " configurations in a row that Megatron's rules refuse";
+                    + " configurations in a row that were refused";
         return out;
       }
       reply = tell_message(tell_status::refused);
     } else {
       refused_in_a_row = 0;
-      out.log.push_back(runner.run(c, trial_seed(seed, int(out.log.size()) + 1)));
       const auto& o = out.log.back().outcome;
       reply = o.status == trial_status::succeeded ? tell_message(tell_status::succeeded, o.tflops_per_gpu)
                                                   : tell_message(tell_status::failed);
     }
-    if (!peer.send(int(out.log.size()) < budget ? reply : stop_message())) {
+    if (!peer.send(trials_spent(out.log) < budget ? reply : stop_message())) {
       out.error = peer.error();
       return out;
     }
