@@ -140,6 +140,10 @@ struct strategy {
   strategy_fn run;
 };
 
+/// Runs of the optuna-tpe peer that ended before their budget because TPE
+/// had nothing new to ask (reported on stderr).
+int optuna_exhausted = 0;
+
 /// The optuna-tpe peer as a strategy: a peer that breaks the protocol
 /// stops the bench (its rows would mean nothing).
 strategy_fn optuna_strategy(const options& o) {
@@ -149,6 +153,7 @@ strategy_fn optuna_strategy(const options& o) {
     auto r = run_peer(s, runner, budget, seed, peer);
     if (!r.error.empty())
       throw std::runtime_error("optuna-tpe on " + s.job.name + ": " + r.error);
+    optuna_exhausted += r.exhausted;
     return r.log;
   };
 }
@@ -308,7 +313,8 @@ int main(int argc, char** argv) {
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);
-    std::fprintf(stderr, "bench_tuning_quality: %zu scenarios in %.0f s\n", all.size(), s);
+    std::fprintf(stderr, "bench_tuning_quality: %zu scenarios in %.0f s; optuna-tpe runs ended "
+                 "early with nothing new to ask: %d\n", all.size(), s, optuna_exhausted);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tuning_quality: %s\n", e.what());

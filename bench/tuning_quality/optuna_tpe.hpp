@@ -7,13 +7,14 @@
 //
 // Counting, as for random search: a configuration Megatron's start-up
 // rules refuse is known without running, so it costs no trial; the peer is
-// told "refused" (an infeasible trial for Optuna's constraints) and asks again. A configuration
-// it asks for a second time runs again and costs a trial, as it would for a
-// user of Optuna. On a replayed reality a configuration outside the
-// measured set is refused the same way (and kept on the log, marked
-// unavailable, to be counted). A run whose peer keeps asking for refused configurations
-// (max_refusals in a row) or breaks the protocol ends there; the error is
-// kept on the log for the bench to report.
+// told "refused" (a FAIL trial in Optuna) and asks again. On a replayed
+// reality a configuration outside the measured set is refused the same way
+// (and kept on the log, marked unavailable, to be counted). The peer
+// answers a configuration it asks for again from its earlier trial, as
+// Optuna's FAQ advises, so every trial the bench runs is new. A run whose
+// peer has nothing new to ask, or keeps asking for refused configurations
+// (max_refusals in a row), ends with the trials it has (exhausted); one
+// whose peer breaks the protocol ends with an error for the bench to report.
 
 #include <chrono>
 #include <string>
@@ -30,7 +31,7 @@ struct peer_options {
   std::vector<std::string> command;              ///< argv of the peer
   std::chrono::milliseconds first_reply{120000}; ///< imports (optuna loads in seconds)
   std::chrono::milliseconds reply{30000};        ///< each later answer
-  int max_refusals = 1000;                       ///< refused asks in a row before giving up
+  int max_refusals = 200;                        ///< refused asks in a row before giving up
 };
 
 /// The default peer: Debian's python3 (where python3-optuna installs) on
@@ -45,7 +46,8 @@ inline peer_options optuna_peer(const std::string& source_dir) {
 struct peer_run {
   trial_log log;
   int refused = 0;      ///< configurations refused before launch (no trial spent)
-  std::string error;    ///< empty when the budget was spent
+  bool exhausted = false;  ///< the peer said it has nothing new to ask (or kept asking refused ones)
+  std::string error;    ///< a broken peer or protocol; empty otherwise
 };
 
 inline peer_run run_peer(const scenario& s, const trial_runner& runner, int budget,
@@ -75,6 +77,10 @@ inline peer_run run_peer(const scenario& s, const trial_runner& runner, int budg
       out.error = e->message;
       return out;
     }
+    if (std::holds_alternative<peer_done>(msg)) {
+      out.exhausted = true;
+      return out;
+    }
     training_config c = s.context.initial;
     for (const auto& [key, value] : std::get<peer_ask>(msg).config)
       set_value(c, key, value);
@@ -85,8 +91,7 @@ inline peer_run run_peer(const scenario& s, const trial_runner& runner, int budg
     if (rules_refuse || out.log.back().unavailable) {
       ++out.refused;
       if (++refused_in_a_row >= opt.max_refusals) {
-        out.error = "peer asked for " + std::to_string(opt.max_refusals)
-                    + " configurations in a row that were refused";
+        out.exhausted = true;
         return out;
       }
       reply = tell_message(tell_status::refused);

@@ -9,6 +9,7 @@
 //                  {"op":"tell","status":"failed"}          it ran and failed
 //                  {"op":"tell","status":"refused"}         Megatron's rules refuse it:
 //                                                           no trial was spent
+//   peer  -> bench {"op":"done"}                            it has nothing new to ask
 //   bench -> peer  {"op":"stop"}                            the budget is spent
 //
 // The bench runs every configuration on its own simulated cluster, so the
@@ -28,12 +29,15 @@ struct peer_ask {
   std::map<std::string, std::string> config;
 };
 
+/// The peer has nothing new to propose: the run ends with the trials it has.
+struct peer_done {};
+
 /// A line the bench cannot use, with what is wrong with it.
 struct protocol_error {
   std::string message;
 };
 
-using peer_message = std::variant<peer_ask, protocol_error>;
+using peer_message = std::variant<peer_ask, peer_done, protocol_error>;
 
 /// What a tried configuration did, as the peer is told.
 enum class tell_status { succeeded, failed, refused };
@@ -88,9 +92,11 @@ inline peer_message parse_peer_message(const std::string& line,
     return protocol_error{"peer line " + excerpt + " is not a JSON object"};
   if (!j.contains("op") || !j["op"].is_string())
     return protocol_error{"peer line " + excerpt + " has no \"op\""};
+  if (j["op"] == "done")
+    return peer_done{};
   if (j["op"] != "ask")
     return protocol_error{"peer line " + excerpt + ": unknown op \"" + j["op"].get<std::string>()
-                          + "\" (expected \"ask\")"};
+                          + "\" (expected \"ask\" or \"done\")"};
   if (!j.contains("config") || !j["config"].is_object())
     return protocol_error{"peer ask " + excerpt + " has no \"config\" object"};
   peer_ask ask;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <set>
 
 #include "bench/tuning_quality/optuna_tpe.hpp"
 
@@ -31,13 +32,17 @@ TEST(trial_protocol, reads_an_ask_with_every_key_of_the_space) {
   EXPECT_EQ(ask->config.at("recompute"), "full");
 }
 
+TEST(trial_protocol, reads_done) {
+  EXPECT_TRUE(std::holds_alternative<peer_done>(parse_peer_message(R"({"op":"done"})", two_keys)));
+}
+
 TEST(trial_protocol, names_what_is_wrong_with_a_line) {
   EXPECT_EQ(error_of(parse_peer_message("garbage", two_keys)),
             "peer line 'garbage' is not a JSON object");
   EXPECT_EQ(error_of(parse_peer_message(R"({"config":{}})", two_keys)),
             R"(peer line '{"config":{}}' has no "op")");
   EXPECT_EQ(error_of(parse_peer_message(R"({"op":"tell"})", two_keys)),
-            R"(peer line '{"op":"tell"}': unknown op "tell" (expected "ask"))");
+            R"(peer line '{"op":"tell"}': unknown op "tell" (expected "ask" or "done"))");
   EXPECT_EQ(error_of(parse_peer_message(R"({"op":"ask"})", two_keys)),
             R"(peer ask '{"op":"ask"}' has no "config" object)");
   EXPECT_EQ(error_of(parse_peer_message(R"({"op":"ask","config":{"tp":"2","vpp":"2","recompute":"full"}})",
@@ -149,8 +154,12 @@ TEST(trial_protocol, optuna_tpe_spends_exactly_the_budget) {
   const auto r = run_peer(s, runner, 6, 42, optuna_peer(PARATUNE_SOURCE_DIR));
   EXPECT_EQ(r.error, "");
   ASSERT_EQ(r.log.size(), 6u);
-  for (const auto& t : r.log)
+  std::set<std::string> distinct;
+  for (const auto& t : r.log) {
     EXPECT_GE(s.index_of(t.outcome.config), 0) << "every trial is a valid configuration";
+    distinct.insert(fingerprint(t.outcome.config));
+  }
+  EXPECT_EQ(distinct.size(), 6u) << "a repeat is answered by the peer, not run again";
   // The same seed asks for the same configurations.
   const auto again = run_peer(s, runner, 6, 42, optuna_peer(PARATUNE_SOURCE_DIR));
   ASSERT_EQ(again.log.size(), 6u);
