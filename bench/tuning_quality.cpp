@@ -18,7 +18,8 @@
 // roofline the model did not generate) or `vtrain` (the 124 measured
 // vTrain landscapes with at least 4 configurations, replayed exactly; a
 // configuration outside the measured set is refused at no trial cost and
-// counted; --data DIR or $PARATUNE_DATA names the data directory).
+// counted; --data DIR or $PARATUNE_DATA names the data directory; names
+// given instead of job files pick landscapes).
 // The optuna-tpe peer runs bench/tuning_quality/optuna_peer.py under
 // --peer-python (default /usr/bin/python3, where python3-optuna installs).
 //
@@ -292,8 +293,13 @@ int main(int argc, char** argv) {
     const auto o = parse_options(argc, argv);
     const auto start = std::chrono::steady_clock::now();
     std::vector<scenario> all;
-    if (o.reality == reality::vtrain)
-      all = load_vtrain_scenarios(find_data_dir(o.data_dir));
+    if (o.reality == reality::vtrain) {
+      // Names on the command line pick landscapes (vtrain-h1024-l16-...).
+      for (auto& l : load_vtrain_scenarios(find_data_dir(o.data_dir)))
+        if (o.files.empty()
+            || std::find(o.files.begin(), o.files.end(), l.job.name) != o.files.end())
+          all.push_back(std::move(l));
+    }
     else
       for (const auto& f : scenario_files(o))
         all.push_back(load_scenario(f, o.truth_name, o.reality));
