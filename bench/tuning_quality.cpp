@@ -247,6 +247,10 @@ void print_worst_landscapes(const results& r, const std::vector<strategy>& strat
   for (const auto& [name, by] : r.per_scenario)
     by_share.emplace_back(by.at("paratune").at(5).mean_share(), name);
   std::sort(by_share.begin(), by_share.end());
+  const auto below_97 = std::count_if(by_share.begin(), by_share.end(),
+                                      [](const auto& x) { return x.first < 0.97; });
+  std::printf("Landscapes where paratune's mean share at 5 trials is below 97%%: %td of %zu\n\n",
+              below_97, by_share.size());
   std::printf("### The ten landscapes where paratune does worst at 5 trials (mean share of the "
               "measured optimum at 5)\n\n| landscape |");
   for (const auto& st : strategies)
