@@ -1,4 +1,5 @@
-// bench_tuning_quality: how well paratune's loop tunes, against random
+// bench_tuning_quality: how well paratune's loop tunes, against Optuna's
+// TPE (a Python peer over the trial protocol), a model-ranked grid, random
 // search and one-change-at-a-time search, at equal trial budgets, on the
 // scenarios of OptiCo Table 1 (bench/scenarios/*.yaml) and any job files
 // given on the command line. Every strategy runs against the simulated
@@ -8,8 +9,19 @@
 // `paratune tune` decides over the bus. Scores are shares of the exhaustive
 // ground-truth optimum. Prints Markdown (docs/benchmarks.md).
 //
-//   bench_tuning_quality [--seeds N] [--failure-rate P] [--scenarios DIR]
-//                        [--truth-only] [--trace] [--hidden-truth NAME] [JOB.yaml ...]
+//   bench_tuning_quality [--reality simulated|independent] [--seeds N]
+//                        [--failure-rate P] [--scenarios DIR] [--truth-only] [--trace]
+//                        [--hidden-truth NAME] [--peer-python PATH] [JOB.yaml ...]
+//
+// --reality picks the hidden truth: `simulated` (paratune's model perturbed,
+// plus structure it lacks) or `independent` (sim/gpu/independent_truth: a
+// roofline the model did not generate) or `vtrain` (the 124 measured
+// vTrain landscapes with at least 4 configurations, replayed exactly; a
+// configuration outside the measured set is refused at no trial cost and
+// counted; --data DIR or $PARATUNE_DATA names the data directory; names
+// given instead of job files pick landscapes).
+// The optuna-tpe peer runs bench/tuning_quality/optuna_peer.py under
+// --peer-python (default /usr/bin/python3, where python3-optuna installs).
 //
 // --hidden-truth NAME draws the simulated cluster's hidden truth from NAME
 // instead of the cluster's name: the same hardware with another truth, to
@@ -19,12 +31,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "bench/tuning_quality/metrics.hpp"
+#include "bench/tuning_quality/model_grid.hpp"
+#include "bench/tuning_quality/optuna_tpe.hpp"
+#include "bench/tuning_quality/reality.hpp"
 #include "bench/tuning_quality/truth_error.hpp"
+#include "bench/tuning_quality/vtrain_scenarios.hpp"
+#include "adapters/config/executable_paths.hpp"
 #include "core/input_error.hpp"
 
 using namespace paratune;
@@ -39,6 +57,9 @@ struct options {
   bool truth_only = false;
   bool trace = false;           ///< print every trial of every run (stderr)
   std::string truth_name;       ///< draw the hidden truth from this name instead
+  bench::reality reality = bench::reality::simulated;
+  std::string peer_python = "/usr/bin/python3";
+  std::string data_dir;         ///< vtrain: where data/perf's tables are
   std::vector<std::string> files;
 };
 
@@ -57,6 +78,15 @@ options parse_options(int argc, char** argv) {
     else if (a == "--truth-only") o.truth_only = true;
     else if (a == "--trace") o.trace = true;
     else if (a == "--hidden-truth") o.truth_name = value();
+    else if (a == "--peer-python") o.peer_python = value();
+    else if (a == "--data") o.data_dir = value();
+    else if (a == "--reality") {
+      const auto v = value();
+      const auto r = parse_reality(v);
+      if (!r)
+        throw input_error("--reality: '" + v + "' is not simulated, independent or vtrain");
+      o.reality = *r;
+    }
     else if (!a.empty() && a[0] == '-') throw input_error("unknown option " + a);
     else o.files.push_back(a);
   }
@@ -104,17 +134,40 @@ void print_truth_table(const std::vector<scenario>& all) {
               100 * mape / n, 100 * spread / n, kendall / n, matches, all.size(), 100 * share / n);
 }
 
-using strategy_fn = trial_log (*)(const scenario&, const trial_runner&, int, uint64_t);
+using strategy_fn = std::function<trial_log(const scenario&, const trial_runner&, int, uint64_t)>;
 
 struct strategy {
   const char* name;
   strategy_fn run;
 };
 
-const strategy strategies[] = {{"paratune", run_paratune},
-                               {"random search", run_random},
-                               {"one change at a time", run_coordinate}};
-const int budgets[] = {5, 10, 20};
+/// Runs of the optuna-tpe peer that ended before their budget because TPE
+/// had nothing new to ask (reported on stderr).
+int optuna_exhausted = 0;
+
+/// The optuna-tpe peer as a strategy: a peer that breaks the protocol
+/// stops the bench (its rows would mean nothing).
+strategy_fn optuna_strategy(const options& o) {
+  auto peer = optuna_peer(".");
+  peer.command[0] = o.peer_python;
+  return [peer](const scenario& s, const trial_runner& runner, int budget, uint64_t seed) {
+    auto r = run_peer(s, runner, budget, seed, peer);
+    if (!r.error.empty())
+      throw std::runtime_error("optuna-tpe on " + s.job.name + ": " + r.error);
+    optuna_exhausted += r.exhausted;
+    return r.log;
+  };
+}
+
+std::vector<strategy> strategies_of(const options& o) {
+  return {{"paratune", run_paratune},
+          {"optuna-tpe", optuna_strategy(o)},
+          {"model-grid", run_model_grid},
+          {"random search", run_random},
+          {"one change at a time", run_coordinate}};
+}
+
+const int budgets[] = {3, 5, 10, 20};
 
 struct results {
   // [strategy][budget] over every scenario and seed
@@ -135,7 +188,8 @@ void print_trace(const scenario& s, const char* strategy, uint64_t seed, const t
   }
 }
 
-results run_all(const std::vector<scenario>& all, const options& o) {
+results run_all(const std::vector<scenario>& all, const options& o,
+                const std::vector<strategy>& strategies) {
   results r;
   for (const auto& s : all) {
     const trial_runner runner(s, o.failure_rate);
@@ -143,7 +197,7 @@ results run_all(const std::vector<scenario>& all, const options& o) {
       for (int seed = 1; seed <= o.seeds; ++seed) {
         // Each scenario draws its own noise and failures.
         const uint64_t session = mix64(hash_name(s.job.name) + uint64_t(seed)) % 1000000;
-        const auto log = st.run(s, runner, budgets[2], session);
+        const auto log = st.run(s, runner, budgets[3], session);
         if (o.trace)
           print_trace(s, st.name, session, log);
         for (int b : budgets) {
@@ -156,9 +210,14 @@ results run_all(const std::vector<scenario>& all, const options& o) {
   return r;
 }
 
-void print_summary(const results& r, const options& o, size_t scenarios) {
-  std::printf("### Tuning quality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n", scenarios,
-              o.seeds, 100 * o.failure_rate);
+void print_summary(const results& r, const options& o, size_t scenarios,
+                   const std::vector<strategy>& strategies) {
+  if (o.reality == reality::vtrain)  // measured outcomes replayed as they are
+    std::printf("### Tuning quality, vtrain reality (%zu measured landscapes x %d seeds, exact "
+                "replay)\n\n", scenarios, o.seeds);
+  else
+    std::printf("### Tuning quality, %s reality (%zu scenarios x %d seeds, failure rate %.0f%%)\n\n",
+                to_string(o.reality), scenarios, o.seeds, 100 * o.failure_rate);
   std::printf("| strategy | budget | mean share of optimum | worst run | runs reaching 99%% | "
               "trials to 99%% (those runs) | failed trials | of which OOM | GPU-hours per run |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -170,19 +229,61 @@ void print_summary(const results& r, const options& o, size_t scenarios) {
                   s.mean_trials_to_99(), 100 * s.failed_rate(), 100 * s.oom_rate(),
                   s.mean_gpu_hours());
     }
+  if (o.reality == reality::vtrain) {
+    // Asks outside the measured set, refused before launch at no trial cost.
+    std::printf("\nRefused before launch (not measured), per run: ");
+    for (const auto& st : strategies)
+      std::printf("%s %.1f at 5, %.1f at 10; ", st.name, r.overall.at(st.name).at(5).mean_refused(),
+                  r.overall.at(st.name).at(10).mean_refused());
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+/// The replay has 124 landscapes: the ten where paratune does worst at 5
+/// trials, with every strategy beside it.
+void print_worst_landscapes(const results& r, const std::vector<strategy>& strategies) {
+  std::vector<std::pair<double, std::string>> by_share;
+  for (const auto& [name, by] : r.per_scenario)
+    by_share.emplace_back(by.at("paratune").at(5).mean_share(), name);
+  std::sort(by_share.begin(), by_share.end());
+  const auto below_97 = std::count_if(by_share.begin(), by_share.end(),
+                                      [](const auto& x) { return x.first < 0.97; });
+  std::printf("Landscapes where paratune's mean share at 5 trials is below 97%%: %td of %zu\n\n",
+              below_97, by_share.size());
+  std::printf("### The ten landscapes where paratune does worst at 5 trials (mean share of the "
+              "measured optimum at 5)\n\n| landscape |");
+  for (const auto& st : strategies)
+    std::printf(" %s |", st.name);
+  std::printf("\n|---|");
+  for (size_t i = 0; i < strategies.size(); ++i)
+    std::printf("---|");
+  std::printf("\n");
+  for (size_t i = 0; i < by_share.size() && i < 10; ++i) {
+    std::printf("| %s |", by_share[i].second.c_str());
+    for (const auto& st : strategies)
+      std::printf(" %.1f%% |", 100 * r.per_scenario.at(by_share[i].second).at(st.name).at(5).mean_share());
+    std::printf("\n");
+  }
   std::printf("\n");
 }
 
 void print_per_scenario(const results& r) {
-  std::printf("### Mean share of the optimum per scenario (paratune at 5 / 10 / 20 trials; "
-              "the others at 10)\n\n");
-  std::printf("| scenario | paratune 5 | paratune 10 | paratune 20 | paratune failed | "
-              "random 10 | one change 10 |\n|---|---|---|---|---|---|---|\n");
+  std::printf("### Mean share of the optimum per scenario (paratune at 3 / 5 / 10 / 20 trials; "
+              "the others at 5 and 10)\n\n");
+  std::printf("| scenario | paratune 3 | paratune 5 | paratune 10 | paratune 20 | paratune failed | "
+              "optuna-tpe 5 | optuna-tpe 10 | model-grid 5 | model-grid 10 | random 10 | "
+              "one change 10 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& [name, by] : r.per_scenario) {
     const auto& p = by.at("paratune");
-    std::printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", name.c_str(),
-                100 * p.at(5).mean_share(), 100 * p.at(10).mean_share(),
-                100 * p.at(20).mean_share(), 100 * p.at(20).failed_rate(),
+    std::printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
+                "%.1f%% | %.1f%% | %.1f%% |\n",
+                name.c_str(), 100 * p.at(3).mean_share(), 100 * p.at(5).mean_share(),
+                100 * p.at(10).mean_share(), 100 * p.at(20).mean_share(),
+                100 * p.at(20).failed_rate(), 100 * by.at("optuna-tpe").at(5).mean_share(),
+                100 * by.at("optuna-tpe").at(10).mean_share(),
+                100 * by.at("model-grid").at(5).mean_share(),
+                100 * by.at("model-grid").at(10).mean_share(),
                 100 * by.at("random search").at(10).mean_share(),
                 100 * by.at("one change at a time").at(10).mean_share());
   }
@@ -196,19 +297,34 @@ int main(int argc, char** argv) {
     const auto o = parse_options(argc, argv);
     const auto start = std::chrono::steady_clock::now();
     std::vector<scenario> all;
-    for (const auto& f : scenario_files(o))
-      all.push_back(load_scenario(f, o.truth_name));
+    if (o.reality == reality::vtrain) {
+      // Names on the command line pick landscapes (vtrain-h1024-l16-...).
+      for (auto& l : load_vtrain_scenarios(find_data_dir(o.data_dir)))
+        if (o.files.empty()
+            || std::find(o.files.begin(), o.files.end(), l.job.name) != o.files.end())
+          all.push_back(std::move(l));
+    }
+    else
+      for (const auto& f : scenario_files(o))
+        all.push_back(load_scenario(f, o.truth_name, o.reality));
     if (all.empty())
       throw input_error("no scenario: pass job files or --scenarios DIR");
-    print_truth_table(all);
+    // A measured landscape has no predictor error table: its peaks are unknown.
+    if (o.reality != reality::vtrain)
+      print_truth_table(all);
     if (!o.truth_only) {
-      const auto r = run_all(all, o);
-      print_summary(r, o, all.size());
-      print_per_scenario(r);
+      const auto strategies = strategies_of(o);
+      const auto r = run_all(all, o, strategies);
+      print_summary(r, o, all.size(), strategies);
+      if (o.reality == reality::vtrain)
+        print_worst_landscapes(r, strategies);
+      else
+        print_per_scenario(r);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);
-    std::fprintf(stderr, "bench_tuning_quality: %zu scenarios in %.0f s\n", all.size(), s);
+    std::fprintf(stderr, "bench_tuning_quality: %zu scenarios in %.0f s; optuna-tpe runs ended "
+                 "early with nothing new to ask: %d\n", all.size(), s, optuna_exhausted);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tuning_quality: %s\n", e.what());

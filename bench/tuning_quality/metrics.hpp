@@ -17,6 +17,7 @@ struct run_metrics {
   int failed = 0;
   int oom = 0;               ///< failed trials that ran out of memory (the tuner's own)
   double gpu_hours = 0;
+  int refused = 0;           ///< configurations refused before launch (replay: not measured)
 };
 
 /// The first `budget` trials of `log`. The incumbent is the configuration
@@ -25,8 +26,12 @@ struct run_metrics {
 inline run_metrics measure_run(const trial_log& log, int budget, double optimum, int gpus) {
   run_metrics m;
   double best_measured = 0, incumbent_truth = 0;
-  for (int i = 0; i < budget && i < int(log.size()); ++i) {
+  for (int i = 0; m.trials < budget && i < int(log.size()); ++i) {
     const auto& r = log[i];
+    if (r.unavailable) {
+      ++m.refused;
+      continue;
+    }
     ++m.trials;
     m.failed += r.outcome.status == trial_status::failed;
     m.oom += r.outcome.failure == failure_kind::oom;
@@ -36,7 +41,7 @@ inline run_metrics measure_run(const trial_log& log, int budget, double optimum,
       incumbent_truth = r.true_tflops;
     }
     if (m.trials_to_99 == 0 && optimum > 0 && incumbent_truth >= 0.99 * optimum)
-      m.trials_to_99 = i + 1;
+      m.trials_to_99 = m.trials;
   }
   m.share = optimum > 0 ? incumbent_truth / optimum : 0;
   return m;
@@ -53,6 +58,7 @@ struct summary {
   int failed = 0;
   int oom = 0;
   double gpu_hours = 0;
+  int refused = 0;
 
   void add(const run_metrics& m) {
     ++runs;
@@ -66,12 +72,14 @@ struct summary {
     failed += m.failed;
     oom += m.oom;
     gpu_hours += m.gpu_hours;
+    refused += m.refused;
   }
   double mean_share() const { return runs ? share / runs : 0; }
   double mean_trials_to_99() const { return reached_99 ? trials_to_99 / reached_99 : 0; }
   double failed_rate() const { return trials ? double(failed) / trials : 0; }
   double oom_rate() const { return trials ? double(oom) / trials : 0; }
   double mean_gpu_hours() const { return runs ? gpu_hours / runs : 0; }
+  double mean_refused() const { return runs ? double(refused) / runs : 0; }
 };
 
 } // namespace paratune::bench

@@ -13,6 +13,7 @@
 
 #include "adapters/config/job_loader.hpp"
 #include "core/megatron_rules.hpp"
+#include "bench/tuning_quality/reality.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
 #include "core/tuning/tuning_context.hpp"
 
@@ -21,6 +22,7 @@ namespace paratune::bench {
 struct scenario {
   std::string file;
   job_spec job;
+  bench::reality reality = bench::reality::simulated;  ///< the hidden truth that answers
   tuning_context context;
   /// Every configuration of the search space that passes Megatron's rules.
   /// Flags that need a companion (SP without TP, the param gather without
@@ -77,9 +79,11 @@ inline std::vector<training_config> enumerate_space(const tuning_context& ctx) {
 /// `truth_name`, when not empty, renames the cluster: the simulated cluster
 /// draws its hidden truth from the name, so the same hardware gets another
 /// truth (the predictor never reads the name).
-inline scenario load_scenario(const std::string& path, const std::string& truth_name = "") {
+inline scenario load_scenario(const std::string& path, const std::string& truth_name = "",
+                              reality r = reality::simulated) {
   scenario s;
   s.file = path;
+  s.reality = r;
   s.job = load_job(path);
   if (!truth_name.empty())
     s.job.cluster.name = truth_name;
@@ -88,8 +92,8 @@ inline scenario load_scenario(const std::string& path, const std::string& truth_
   s.truth.reserve(s.space.size());
   for (size_t i = 0; i < s.space.size(); ++i) {
     s.index_.emplace(fingerprint(s.space[i]), int(i));
-    s.truth.push_back(simulate(s.job.model, s.job.cluster, s.context.world_size, s.space[i],
-                               s.job.prec));
+    s.truth.push_back(true_outcome(r, s.job.model, s.job.cluster, s.context.world_size,
+                                   s.space[i], s.job.prec));
     const auto& t = s.truth.back();
     if (!t.out_of_memory && t.truth.tflops_per_gpu > s.optimum_tflops) {
       s.optimum_tflops = t.truth.tflops_per_gpu;

@@ -28,13 +28,18 @@ inline uint64_t trial_seed(uint64_t session_seed, int trial) {
 /// stops early when the reasoner says nothing new and valid remains. An
 /// initial configuration the guards refuse becomes a skipped trial, and a
 /// failure worth retrying runs once more as the next trial, as in the
-/// strategy generator (one pool, one slot).
+/// strategy generator (one pool, one slot). On a replayed reality, a
+/// selection the measurements lack is refused before launch: it enters the
+/// history as skipped (so the reasoner does not pick it again) and costs
+/// no trial.
 inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int budget,
                               uint64_t seed) {
+  constexpr int max_refusals = 10000;
   trial_log log;
   std::vector<trial_outcome> history;
   std::optional<training_config> retry; // a failed trial's configuration, run once more
-  for (int trial = 1; trial <= budget; ++trial) {
+  for (int refusals = 0; trials_spent(log) < budget && refusals < max_refusals;) {
+    const int trial = trials_spent(log) + 1;
     if (retry) {
       log.push_back(runner.run(*retry, trial_seed(seed, trial)));
       history.push_back(log.back().outcome);
@@ -42,7 +47,7 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
       continue; // a retry is not retried
     }
     const analysis a = analyze(s.context, history);
-    const bool initial_refused = trial == 1 && std::any_of(
+    const bool initial_refused = log.empty() && std::any_of(
       a.rejected.begin(), a.rejected.end(), [](const suggestion& x) { return x.group == candidate_group::initial; });
     if (initial_refused) {
       trial_record r;
@@ -56,6 +61,10 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
       break;
     log.push_back(runner.run(a.selected->config, trial_seed(seed, trial)));
     history.push_back(log.back().outcome);
+    if (log.back().unavailable) {
+      ++refusals;
+      continue;
+    }
     const auto& o = history.back();
     if (o.status == trial_status::failed && worth_retrying(o.failure, o.confidence, !o.blamed.empty()))
       retry = o.config;
@@ -95,15 +104,16 @@ inline trial_log run_coordinate(const scenario& s, const trial_runner& runner, i
   const auto& ctx = s.context;
   trial_log log;
   std::set<std::string> tried;
+  // A configuration the replayed reality lacks is refused at no trial cost.
   auto attempt = [&](const training_config& c) {
     tried.insert(fingerprint(c));
-    log.push_back(runner.run(c, trial_seed(seed, int(log.size()) + 1)));
+    log.push_back(runner.run(c, trial_seed(seed, trials_spent(log) + 1)));
     const auto& o = log.back().outcome;
     return o.status == trial_status::succeeded ? o.tflops_per_gpu : 0.0;
   };
   training_config best = ctx.initial;
   double best_tflops = attempt(best);
-  for (bool moved = true; moved && int(log.size()) < budget;) {
+  for (bool moved = true; moved && trials_spent(log) < budget;) {
     moved = false;
     for (const char* key : keys) {
       auto dim = ctx.search.find(key);
@@ -111,15 +121,15 @@ inline trial_log run_coordinate(const scenario& s, const trial_runner& runner, i
         continue;
       const training_config from = best;
       for (const auto& v : dim->second) {
-        if (int(log.size()) >= budget)
+        if (trials_spent(log) >= budget)
           return log;
         training_config c = from;
         set_value(c, key, v);
         if (tried.count(fingerprint(c))
             || !check_megatron_rules(ctx.model, c, ctx.world_size).empty())
           continue;
-        moved = true;
         const double t = attempt(c);
+        moved = moved || !log.back().unavailable;
         if (t > best_tflops) {
           best_tflops = t;
           best = c;

@@ -6,6 +6,7 @@
 // noise and the same injected failures; core/trial_scoring.hpp scores the
 // iterations; core/tuning/failure_analysis.hpp classifies failures).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -31,7 +32,16 @@ struct trial_record {
   trial_outcome outcome;
   double true_tflops = 0;   ///< the hidden truth of the configuration (0 if it cannot run)
   double wall_s = 0;        ///< wall-clock time the trial held the GPUs
+  /// Refused before launch: the replayed reality never measured it. Costs
+  /// no trial and no GPU time; strategies count it, not against the budget.
+  bool unavailable = false;
 };
+
+/// Trials of `log` that ran (or were skipped as a run): what a budget counts.
+inline int trials_spent(const std::vector<trial_record>& log) {
+  return int(std::count_if(log.begin(), log.end(),
+                           [](const trial_record& r) { return !r.unavailable; }));
+}
 
 /// `x` as paratune-sim prints it with `decimals` digits (%.1f, %.0f): the
 /// validator of `paratune tune` reads the printed numbers, so the replay
@@ -59,8 +69,11 @@ public:
       return r;
     }
     const int k = s_.index_of(c);
+    if (s_.reality == reality::vtrain)
+      return replay(r, k);
     const simulated_outcome sim =
-      k >= 0 ? s_.truth[k] : simulate(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
+      k >= 0 ? s_.truth[k]
+             : true_outcome(s_.reality, ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
     simulated_run run(sim, seed, failure_rate_, s_.job.train_iters, ctx.world_size);
     r.wall_s = costs_.startup_s;
     std::vector<iteration_sample> samples;
@@ -98,6 +111,29 @@ public:
   }
 
 private:
+  /// The measured reality: exactly what was measured, or a refusal.
+  trial_record replay(trial_record& r, int k) const {
+    if (k < 0) {
+      r.unavailable = true;
+      r.outcome.status = trial_status::skipped;
+      r.outcome.reason = "unavailable: not in the measured set";
+      return r;
+    }
+    const auto& m = s_.truth[k];
+    r.wall_s = costs_.startup_s + double(s_.job.train_iters) * m.truth.iteration_time_s;
+    if (m.out_of_memory) {
+      fail(r, failure_kind::oom, "torch.OutOfMemoryError: CUDA out of memory.");
+      return r;
+    }
+    auto& o = r.outcome;
+    o.status = trial_status::succeeded;
+    o.tflops_per_gpu = m.truth.tflops_per_gpu;
+    o.mfu = m.truth.mfu;
+    o.peak_memory_mib = m.truth.peak_memory_mib;
+    r.true_tflops = m.truth.tflops_per_gpu;
+    return r;
+  }
+
   static void fail(trial_record& r, failure_kind kind, const std::string& message) {
     auto& o = r.outcome;
     o.status = trial_status::failed;
