@@ -61,11 +61,11 @@ inline scenario vtrain_scenario(const measured_landscape& l) {
     o.truth.mfu = r.tflops_per_gpu / s.job.cluster.device.peak_tflops(s.job.prec);
     o.truth.peak_memory_mib = r.peak_memory_mib;
     o.truth.memory_limit_mib = s.job.cluster.memory_mib();
-    o.out_of_memory = r.failed;
+    o.out_of_memory = r.failed(); // a row that failed cannot run here either
     s.index_.emplace(fingerprint(r.config), int(s.space.size()));
     s.space.push_back(r.config);
     s.truth.push_back(o);
-    if (!r.failed && r.tflops_per_gpu > s.optimum_tflops) {
+    if (!r.failed() && r.tflops_per_gpu > s.optimum_tflops) {
       s.optimum_tflops = r.tflops_per_gpu;
       s.optimum = int(s.space.size()) - 1;
     }
