@@ -102,9 +102,14 @@ TEST_F(slurm_pool_tune, trials_queue_and_run_at_the_same_time_on_two_partitions)
 }
 
 // Every job on a100 loses a node or hangs a collective (the simulator's
-// injected failures): the failed trial runs again, once, on h100.
+// injected failures): the failed trial runs again, once, on h100. a100's
+// simulated time runs 10 times faster (the last --sim-time-scale wins), so
+// trial 1 fails well before h100's first trial ends and its retry keeps the
+// last of the budget; with equal clocks a loaded machine could let h100 start
+// a third new trial first.
 TEST_F(slurm_pool_tune, a_failed_trial_is_retried_once_on_the_other_partition) {
-  const auto j = tune_pools(sbatch_pool("a100", "a100", 1, "--sim-failure-rate, \"1\"")
+  const auto j = tune_pools(sbatch_pool("a100", "a100", 1,
+                                        "--sim-failure-rate, \"1\", --sim-time-scale, \"0.002\"")
                               + sbatch_pool("h100", "h100", 1),
                             "trials: 3\nsimulation: {train_iters: 8}\n");
   ASSERT_EQ(j["trials"].size(), 3u) << j.dump();
