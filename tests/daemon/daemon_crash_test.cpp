@@ -27,12 +27,17 @@ constexpr int session_count = 50;
 constexpr int trial_budget = 4;
 
 /// Job i: Llama3-8B on one DGX A100 node, seed i (its own injected
-/// failures and noise), about half a second per simulated trial.
+/// failures and noise), about half a second per simulated trial, over a
+/// space of 64 configurations.
 std::string job_text(int i) {
   return "name: crash-" + std::to_string(i) + "\n"
          "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
          "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
          "trials: " + std::to_string(trial_budget) + "\n"
+         // A small space keeps each analysis cheap: 50 sessions share one
+         // analyst, and the test runs beside others on a 2-core machine.
+         "search: {tp: [1, 2, 4, 8], pp: [1, 2], mbs: [1, 2], recompute: [full, none], "
+         "dist_opt: [false, true]}\n"
          "simulation: {seed: " + std::to_string(i) + ", train_iters: 12, time_scale: 0.0005}\n";
 }
 
