@@ -39,7 +39,11 @@ bus_bridge::bus_bridge(caf::actor_system& sys, zmq::context_t& ctx, const bus_en
 }
 
 bus_bridge::~bus_bridge() {
-  subscriber_.reset(); // joins the poller: no anon_send after this
+  // Joins the poller before the subscriber goes: a handler running now may
+  // still call unsubscribe(), which needs subscriber_ (reset() would null
+  // the pointer first, then join: a crash found by the relay test under load).
+  subscriber_->stop(); // no anon_send after this
+  subscriber_.reset();
   caf::anon_send_exit(egress_, caf::exit_reason::user_shutdown);
 }
 

@@ -188,8 +188,13 @@ bus_subscriber::bus_subscriber(zmq::context_t& ctx, const bus_endpoints& ep) {
 }
 
 bus_subscriber::~bus_subscriber() {
+  stop();
+}
+
+void bus_subscriber::stop() {
   stop_ = true;
-  thread_.join();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id())
+    thread_.join();
 }
 
 int bus_subscriber::subscribe(const std::string& prefix, handler h) {

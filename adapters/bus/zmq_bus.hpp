@@ -144,6 +144,10 @@ public:
   /// Called on the poller thread for every gap (set before messages flow).
   void on_gap(gap_handler h);
 
+  /// Stops the poller thread and waits for it: no handler runs after this
+  /// returns. Idempotent; the destructor calls it.
+  void stop();
+
   /// Messages dropped because a handler threw or the frames were malformed.
   uint64_t dropped() const { return dropped_; }
   /// Messages delivered to the handlers (a daemon's bus rate).
