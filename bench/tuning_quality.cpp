@@ -11,8 +11,12 @@
 //
 //   bench_tuning_quality [--reality simulated|independent] [--seeds N]
 //                        [--failure-rate P] [--scenarios DIR] [--truth-only] [--trace]
-//                        [--hidden-truth NAME] [--peer-python PATH] [JOB.yaml ...]
+//                        [--hidden-truth NAME] [--peer-python PATH]
+//                        [--strategies NAME,NAME] [JOB.yaml ...]
 //
+// --strategies keeps only the named rows ("paratune,model-grid"): the
+// quick check while the reasoner changes; the tables in docs/benchmarks.md
+// come from every row.
 // --reality picks the hidden truth: `simulated` (paratune's model perturbed,
 // plus structure it lacks) or `independent` (sim/gpu/independent_truth: a
 // roofline the model did not generate) or `vtrain` (the 124 measured
@@ -44,6 +48,7 @@
 #include "bench/tuning_quality/vtrain_scenarios.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "core/input_error.hpp"
+#include "core/text.hpp"
 
 using namespace paratune;
 using namespace paratune::bench;
@@ -61,6 +66,8 @@ struct options {
   std::string peer_python = "/usr/bin/python3";
   std::string data_dir;         ///< vtrain: where data/perf's tables are
   std::vector<std::string> files;
+  /// --strategies a,b: only these rows (the default: every strategy).
+  std::vector<std::string> only;
 };
 
 options parse_options(int argc, char** argv) {
@@ -80,6 +87,7 @@ options parse_options(int argc, char** argv) {
     else if (a == "--hidden-truth") o.truth_name = value();
     else if (a == "--peer-python") o.peer_python = value();
     else if (a == "--data") o.data_dir = value();
+    else if (a == "--strategies") o.only = split(value(), ',');
     else if (a == "--reality") {
       const auto v = value();
       const auto r = parse_reality(v);
@@ -160,11 +168,22 @@ strategy_fn optuna_strategy(const options& o) {
 }
 
 std::vector<strategy> strategies_of(const options& o) {
-  return {{"paratune", run_paratune},
-          {"optuna-tpe", optuna_strategy(o)},
-          {"model-grid", run_model_grid},
-          {"random search", run_random},
-          {"one change at a time", run_coordinate}};
+  std::vector<strategy> all{{"paratune", run_paratune},
+                            {"optuna-tpe", optuna_strategy(o)},
+                            {"model-grid", run_model_grid},
+                            {"random search", run_random},
+                            {"one change at a time", run_coordinate}};
+  if (o.only.empty())
+    return all;
+  std::vector<strategy> picked;
+  for (const auto& name : o.only) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const strategy& s) { return name == s.name; });
+    if (it == all.end())
+      throw input_error("--strategies: '" + name + "' is not paratune, optuna-tpe, model-grid, "
+                        "random search or one change at a time");
+    picked.push_back(*it);
+  }
+  return picked;
 }
 
 const int budgets[] = {3, 5, 10, 20};

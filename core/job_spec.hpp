@@ -11,6 +11,7 @@
 #include "core/early_stop_policy.hpp"
 #include "core/pool_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
 namespace paratune {
@@ -38,6 +39,9 @@ struct job_spec {
   precision prec = precision::bf16;
   /// The first configuration to run. Its seq and gbs are fixed for the job.
   training_config initial;
+  /// What the first trial runs (`start:`): the initial configuration by
+  /// default, or the model's best candidate.
+  start_policy start = start_policy::initial;
   /// Tunable keys and the values each may take, in the order the tuner
   /// should consider them. Keys absent here keep their initial value.
   std::map<std::string, std::vector<std::string>> search;

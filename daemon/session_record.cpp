@@ -50,6 +50,7 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.world_size = job.world_size();
   s.precision = to_string(job.prec);
   s.initial = wire::to_wire(job.initial);
+  s.start = job.start;
   s.search = job.search;
   s.trials = src.trials > 0 ? src.trials : job.trials;
   s.tokens = job.tokens;

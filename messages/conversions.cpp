@@ -98,6 +98,7 @@ tuning_context context_of(const session_opened& s) {
   if (!parse_precision(s.precision, ctx.prec))
     throw input_error("stored precision '" + s.precision + "' is unknown");
   ctx.initial = from_wire(s.initial);
+  ctx.start = s.start;
   ctx.search = s.search;
   ctx.retry_transient = s.retry_transient;
   for (const auto& p : s.pools)

@@ -1,7 +1,7 @@
 #pragma once
 
 // Enums on the wire. Inside the program a trial status, a failure kind, a
-// session state, a candidate group or a trial metric is an enum; in a msgpack body it is
+// session state, a candidate group, a trial metric or a start policy is an enum; in a msgpack body it is
 // its word ("succeeded", "oom"), so that stored records stay readable by
 // people and by older builds. A word this build does not know fails the
 // body's decoding (wire::decode_error), like any malformed field.
@@ -15,6 +15,7 @@
 #include "core/early_stop_policy.hpp"
 #include "core/pool_spec.hpp"
 #include "core/session_state.hpp"
+#include "core/start_policy.hpp"
 #include "core/telemetry/trial_metric.hpp"
 #include "core/trial_outcome.hpp"
 #include "core/tuning/reasoner.hpp"
@@ -28,6 +29,7 @@ inline bool parse_word(const std::string& w, candidate_group& out) { return pars
 inline bool parse_word(const std::string& w, stop_reason& out) { return parse_stop_reason(w, out); }
 inline bool parse_word(const std::string& w, pool_kind& out) { return parse_pool_kind(w, out); }
 inline bool parse_word(const std::string& w, trial_metric& out) { return parse_trial_metric(w, out); }
+inline bool parse_word(const std::string& w, start_policy& out) { return parse_start_policy(w, out); }
 inline bool parse_word(const std::string& w, failure_kind& out) {
   if (w.empty()) { // records written before the enum said "" for no error
     out = failure_kind::none;
@@ -42,7 +44,8 @@ constexpr bool is_wire_enum = std::is_same_v<E, trial_status> || std::is_same_v<
                               || std::is_same_v<E, candidate_group>
                               || std::is_same_v<E, stop_reason>
                               || std::is_same_v<E, pool_kind>
-                              || std::is_same_v<E, trial_metric>;
+                              || std::is_same_v<E, trial_metric>
+                              || std::is_same_v<E, start_policy>;
 
 } // namespace paratune::wire
 

@@ -136,10 +136,11 @@ struct session_opened {
   std::string relay_endpoint;
   std::string relay_subscribe;
   baseline_wire baseline;        ///< the team's configuration to price against
+  start_policy start = start_policy::initial; ///< what trial 1 runs (absent in older records)
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
-                     relay_subscribe, tokens, baseline)
+                     relay_subscribe, tokens, baseline, start)
 };
 
 /// One ranked candidate of an analysis.

@@ -177,6 +177,11 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
     throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"
                       + prec + "'");
   job.initial = read_initial(root["initial"], path);
+  const auto start = optional<std::string>(root, "start", path, "initial");
+  if (!parse_start_policy(start, job.start))
+    throw input_error(path + ": field 'start': expected initial (run the initial configuration "
+                      "first) or predicted_best (run the model's best candidate first), got '"
+                      + start + "'");
   job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
   job.tokens = yaml_fields::optional_real(root, "tokens", path, 1, 1e18, 0);
   if (root["baseline"])

@@ -48,6 +48,7 @@ inline tuning_context context_of(const job_spec& job) {
   ctx.world_size = job.world_size();
   ctx.prec = job.prec;
   ctx.initial = job.initial;
+  ctx.start = job.start;
   ctx.search = job.search;
   ctx.retry_transient = job.retry_transient;
   return ctx;

@@ -48,12 +48,18 @@ inline scenario vtrain_scenario(const measured_landscape& l) {
   s.job.cluster_ref = "dgx-a100-80g";
   s.job.nodes = l.gpus / s.job.cluster.devices_per_node;
   s.job.prec = precision::fp16;
-  // The team's starting point: the first configuration the table lists.
+  // A measured sweep has no team setup to measure first: paratune's first
+  // trial is the model's best candidate, as the grid's is. One change at a
+  // time needs a point to walk from: the first configuration the table
+  // lists (which also supplies the keys the search leaves alone).
   s.job.initial = l.runs.front().config;
+  s.job.start = start_policy::predicted_best;
   s.job.search = {{"tp", measured_values(l, &training_config::tp)},
                   {"pp", measured_values(l, &training_config::pp)},
                   {"mbs", measured_values(l, &training_config::mbs)}};
   s.context = context_of(s.job);
+  for (const auto& r : l.runs)  // what `paratune tune` knows of a replay pool
+    s.context.measured.push_back(r.config);
   for (const auto& r : l.runs) {
     simulated_outcome o;
     o.truth.iteration_time_s = r.iteration_ms / 1000;

@@ -189,7 +189,9 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     if (i == dims.size()) {
       training_config r = c;
       repair(r);
-      if (!check_megatron_rules(ctx.model, r, ctx.world_size).empty())
+      // A configuration that cannot run (a Megatron rule, a replay pool's
+      // unmeasured one) takes no slot from one that can.
+      if (!check_megatron_rules(ctx.model, r, ctx.world_size).empty() || !guards.available(r))
         return;
       const auto& p = rank.estimator().raw(r);
       if (guards.duplicate(r) || guards.known_failure(r) || guards.memory(r, p))
@@ -324,6 +326,12 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   a.base_trial = ctx.from_last_run && !history.empty() ? int(history.size()) - 1 : incumbent;
   a.base = a.base_trial >= 0 ? history[a.base_trial].config : ctx.initial;
   a.base_number = a.base_trial >= 0 ? trial_number(history, size_t(a.base_trial)) : 0;
+  // A skipped trial (refused before launch) says nothing about the
+  // configuration's memory or speed: only a failure asks to make it fit.
+  const bool any_failed = std::any_of(history.begin(), history.end(), [](const trial_outcome& o) {
+    return o.status == trial_status::failed;
+  });
+  const bool any_result = any_failed || a.base_trial >= 0;
   trial_outcome base_run;
   if (a.base_trial >= 0 && !history[a.base_trial].ran()) {
     base_run = history[a.base_trial];
@@ -338,14 +346,18 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
     a.health = diagnose_health(base_run);
   } else {
     base_run.config = a.base;
-    a.health.state = history.empty() ? health_state::performance_tune
-                                     : health_state::memory_bound;
-    a.health.reasoning = history.empty()
+    a.health.state = any_failed ? health_state::memory_bound : health_state::performance_tune;
+    a.health.reasoning = any_failed
+      ? "no run has succeeded yet: make the configuration fit first"
+      : !history.empty()
+      ? "no run yet (the configurations tried so far were not launched)"
+      : ctx.start == start_policy::initial
       ? "no run yet: start from the job's initial configuration"
-      : "no run has succeeded yet: make the configuration fit first";
+      : "no run yet and no setup of the team's to measure (start: predicted_best): start from "
+        "the model's best candidate";
   }
   candidate_list cands{a.base, {}};
-  if (history.empty() && pending.empty()) {
+  if (history.empty() && pending.empty() && ctx.start == start_policy::initial) {
     suggestion initial;
     initial.config = a.base;
     initial.text = "Run the initial configuration.";
@@ -361,11 +373,14 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   // successfully; not before the first result, when the initial run (in
   // flight, or first in line) says whether it is needed and the other
   // slots are better spent on the best predicted configurations.
-  if (a.health.state == health_state::memory_bound || (a.base_trial < 0 && !history.empty())
+  if (a.health.state == health_state::memory_bound || (a.base_trial < 0 && any_failed)
       || !base_run.ran())
     memory_relief_candidates(a.base, base_run.memory_usage_pct(), cands);
   const size_t targeted = cands.items.size();
-  standard_candidates(a.base, base_run, cands);
+  // The standard changes read a run's memory and utilisation: before the
+  // first result there is none, and the model's candidates speak alone.
+  if (any_result)
+    standard_candidates(a.base, base_run, cands);
   const double base_tflops = a.base_trial >= 0 ? base_run.tflops_per_gpu : 0;
   model_candidates(ctx, a.base, rank, guards, base_tflops, cands);
 

@@ -82,11 +82,15 @@ safety_guards::safety_guards(const tuning_context& ctx,
   }
 }
 
+bool safety_guards::available(const training_config& c) const {
+  return measured_.empty() || measured_.count(fingerprint(c)) > 0;
+}
+
 std::optional<std::string> safety_guards::constraint(const training_config& c) const {
   std::string offending;
   if (!in_search_space(ctx_, c, offending))
     return "outside the search space (" + offending + ")";
-  if (!measured_.empty() && !measured_.count(fingerprint(c)))
+  if (!available(c))
     return std::string(unavailable_reason);
   auto v = check_megatron_rules(ctx_.model, c, ctx_.world_size);
   if (!v.empty())

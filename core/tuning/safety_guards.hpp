@@ -30,6 +30,8 @@ public:
   /// A Megatron start-up rule, a value outside the search space, or (with a
   /// replay pool) a configuration its table did not measure: "unavailable".
   std::optional<std::string> constraint(const training_config& c) const;
+  /// False only for a configuration a replay pool's table did not measure.
+  bool available(const training_config& c) const;
   /// The same configuration was tried before (any outcome; with
   /// retry_transient, a transient failure may be tried once more) or is
   /// running now.

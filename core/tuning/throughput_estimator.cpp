@@ -36,8 +36,6 @@ throughput_estimator::throughput_estimator(const tuning_context& ctx,
                                            const std::vector<trial_outcome>& history)
   : ctx_(ctx), history_(history) {
   std::unordered_map<std::string, size_t> index_of;
-  double sum = 0;
-  int runs = 0;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
     if (!h.measured())
@@ -52,11 +50,12 @@ throughput_estimator::throughput_estimator(const tuning_context& ctx,
     const double log_ratio = std::log(h.tflops_per_gpu / predicted);
     m.log_ratio_sum += log_ratio;
     ++m.runs;
-    sum += log_ratio;
-    ++runs;
   }
-  if (runs > 0)
-    mean_log_ratio_ = sum / runs;
+  for (const auto& m : measured_)
+    trend_.add(history_[m.first].config, m.log_ratio_sum / m.runs);
+  trend_.fit(model_sigma, slope_prior());
+  for (auto& m : measured_)
+    m.deviation = m.log_ratio_sum - m.runs * trend_.at(history_[m.first].config);
 }
 
 const perf_prediction& throughput_estimator::raw(const training_config& c) {
@@ -66,6 +65,17 @@ const perf_prediction& throughput_estimator::raw(const training_config& c) {
     it = cache_.emplace(std::move(key), predict(ctx_.model, ctx_.cluster, ctx_.world_size, c,
                                                 ctx_.prec)).first;
   return it->second;
+}
+
+double throughput_estimator::slope_prior() const {
+  // The model's own error per doubling; more where this session's runs
+  // spread further around one bias; and more where the bias itself is
+  // large: a model 2.6 times too fast misses costs (per micro-batch, per
+  // collective) that move with the degrees, by a quarter to a third of the
+  // bias per doubling on the vTrain tables' small models.
+  const double bias = std::abs(trend_.mean());
+  return std::clamp(std::max(trend_.spread(), bias_share_per_doubling * bias), model_sigma,
+                    max_slope_sigma);
 }
 
 throughput_estimate throughput_estimator::estimate(const training_config& c) {
@@ -91,17 +101,20 @@ throughput_estimate throughput_estimator::estimate(const training_config& c) {
     split = std::min(split, split_distance(c, h.config));
     // Each run weighs as it would alone: w per run, its deviation summed.
     const double w = neighbour_weight(d);
-    weighted += w * (m.log_ratio_sum - m.runs * mean_log_ratio_);
+    weighted += w * m.deviation;
     weights += w * m.runs;
   }
-  const double log_ratio = mean_log_ratio_ + weighted / weights;
+  const double log_ratio = trend_.at(c) + weighted / weights;
   e.tflops = raw(c).tflops_per_gpu * std::exp(log_ratio);
   // Flags of a measured split are known to about a percent. Otherwise a
   // structural key weighs 3 in config_distance: by 4 nothing measured
   // informs this split beyond the cluster-wide bias.
+  // A new split departs from the trend as far as the model errs on one
+  // split, and the trend itself is uncertain where the runs never went.
   const double model_part = e.nearest < 0 ? model_sigma
                             : split == 0  ? flag_sigma
-                                          : model_sigma * std::min(1.0, split / 4.0);
+                                          : std::hypot(model_sigma * std::min(1.0, split / 4.0),
+                                                       trend_.sd_at(c));
   e.sigma = std::hypot(measured_sigma, model_part);
   if (e.nearest < 0)
     e.distance = 0;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/perf/perf_model.hpp"
+#include "core/tuning/error_trend.hpp"
 #include "core/tuning/tuning_context.hpp"
 #include "core/trial_outcome.hpp"
 
@@ -22,16 +23,20 @@ struct throughput_estimate {
 /// The performance model's predictions, cached per configuration, and
 /// corrected by what the session measured.
 ///
-/// The model is 5-10% off on a real cluster, and the error has structure:
-/// a cluster-wide bias plus effects of particular splits. So a candidate's
-/// measured/predicted ratio is estimated in two layers: the mean log-ratio
-/// of every successful run (the bias), plus the deviation of nearby runs
-/// from it, weighted by exp(-distance/2) and shrunk toward zero (a
-/// neighbour one flag away counts fully, a different split little). Its
-/// uncertainty grows with how far its parallel split is from every measured
-/// one: flag toggles of a measured split are known to about a percent, a
-/// new micro batch or recomputation to ~3%, a new TP/PP split only to the
-/// model's own error (6%).
+/// The model is 5-10% off on a real cluster (several times off on small
+/// models, where fixed costs dominate), and the error has structure: a
+/// cluster-wide bias that moves with the parallel degrees, plus effects of
+/// particular splits. So a candidate's measured/predicted ratio is
+/// estimated in two layers: the error trend of every measured
+/// configuration (error_trend.hpp: the bias, and its slope over log2 of the
+/// degrees and the micro batch), plus the deviation of nearby runs from
+/// it, weighted by exp(-distance/2) and shrunk toward zero (a neighbour one
+/// flag away counts fully, a different split little). Its uncertainty
+/// grows with how far its parallel split is from every measured one: flag
+/// toggles of a measured split are known to about a percent, a new micro
+/// batch or recomputation to ~3%, a new TP/PP split only to the model's own
+/// error: 6%, or the spread of this session's measured ratios when that is
+/// larger.
 class throughput_estimator {
 public:
   /// The model's error on a split no run has informed (its MAPE on the
@@ -41,6 +46,12 @@ public:
   static constexpr double measured_sigma = 0.005;
   /// Flags (overlaps, fused loss, distributed optimizer) of a measured split.
   static constexpr double flag_sigma = 0.01;
+  /// The widest prior the error trend's slopes take from the session's
+  /// spread (log units per doubling).
+  static constexpr double max_slope_sigma = 0.5;
+  /// The share of the session's bias (log units) a slope may plausibly
+  /// reach per doubling: its prior spread when the bias is large.
+  static constexpr double bias_share_per_doubling = 0.25;
 
   throughput_estimator(const tuning_context& ctx, const std::vector<trial_outcome>& history);
 
@@ -50,6 +61,9 @@ public:
   throughput_estimate estimate(const training_config& c);
 
 private:
+  /// The prior spread of the error trend's slopes (log units per doubling).
+  double slope_prior() const;
+
   const tuning_context& ctx_;
   const std::vector<trial_outcome>& history_;
   /// The successful runs of one configuration. Every candidate is compared
@@ -59,11 +73,12 @@ private:
     int first = 0;             ///< history index of its first successful run
     int runs = 0;
     double log_ratio_sum = 0;  ///< sum of log(measured / predicted) over its runs
+    double deviation = 0;      ///< log_ratio_sum less the error trend's, over its runs
   };
 
   std::unordered_map<std::string, perf_prediction> cache_;
   std::vector<measured_config> measured_;  ///< in order of first run
-  double mean_log_ratio_ = 0;              ///< over every run
+  error_trend trend_;                      ///< the model's error across splits
 };
 
 } // namespace paratune

@@ -6,6 +6,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
 namespace paratune {
@@ -18,6 +19,8 @@ struct tuning_context {
   precision prec = precision::bf16;
   /// The job's first configuration. Keys outside `search` keep its values.
   training_config initial;
+  /// Whether trial 1 runs `initial` or the model's best candidate.
+  start_policy start = start_policy::initial;
   /// Tunable keys and the values each may take; other keys stay fixed.
   std::map<std::string, std::vector<std::string>> search;
   /// Run a configuration again after a failure that said nothing about it

@@ -122,6 +122,38 @@ TEST(reasoner, empty_history_runs_the_initial_configuration) {
   EXPECT_EQ(a.selected->config, c);
 }
 
+TEST(reasoner, start_predicted_best_runs_the_models_best_candidate_first) {
+  auto ctx = appendix_d_context();
+  ctx.initial = parse_config("tp=8,pp=2,mbs=1,recompute=full", base_config());
+  ctx.start = start_policy::predicted_best;
+  auto a = analyze(ctx, {});
+  ASSERT_TRUE(a.selected) << a.reasoning;
+  EXPECT_EQ(a.selected->group, candidate_group::model);
+  EXPECT_NE(a.selected->config, ctx.initial);
+  for (const auto& s : a.ranked) {
+    EXPECT_NE(s.group, candidate_group::initial);
+    EXPECT_LE(s.score, a.selected->score);
+  }
+  EXPECT_NE(a.reasoning.find("start: predicted_best"), std::string::npos) << a.reasoning;
+  // The default runs the team's configuration first.
+  ctx.start = start_policy::initial;
+  EXPECT_EQ(analyze(ctx, {}).selected->group, candidate_group::initial);
+}
+
+TEST(reasoner, a_configuration_refused_before_launch_is_not_read_as_a_failure) {
+  auto ctx = appendix_d_context();
+  ctx.initial = parse_config("tp=2,mbs=1,recompute=full", base_config());
+  trial_outcome refused;
+  refused.config = ctx.initial;
+  refused.status = trial_status::skipped;
+  const auto a = analyze(ctx, {refused});
+  // Nothing ran out of memory: no memory relief, the model's best instead.
+  EXPECT_EQ(a.health.state, health_state::performance_tune) << a.reasoning;
+  ASSERT_TRUE(a.selected);
+  EXPECT_EQ(a.selected->group, candidate_group::model);
+  EXPECT_NE(a.selected->config, ctx.initial);
+}
+
 TEST(reasoner, never_proposes_a_configuration_that_is_running_now) {
   auto ctx = appendix_d_context();
   auto c = parse_config("tp=2,mbs=1,recompute=full", base_config());
