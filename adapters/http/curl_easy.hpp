@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <curl/curl.h>
 
@@ -57,5 +58,23 @@ struct http_get_answer {
 /// with the options' timeouts and limit, a compressed answer decoded, and
 /// no signals (a timeout works on any thread).
 http_get_answer http_get(CURL* curl, const std::string& url, const http_get_options& options);
+
+/// A POST of a JSON body, with extra header lines ("Authorization: ...").
+struct http_post_request {
+  std::string url;
+  std::string body;
+  std::vector<std::string> headers;
+};
+
+/// What one POST brought back: a GET's answer, plus the Retry-After header
+/// when the server sent one (its raw value: seconds or an HTTP date).
+struct http_post_answer : http_get_answer {
+  std::string retry_after;
+};
+
+/// One blocking POST (Content-Type: application/json), as http_get does a
+/// GET: the same schemes, timeouts, body limit and no signals.
+http_post_answer http_post(CURL* curl, const http_post_request& request,
+                           const http_get_options& options);
 
 } // namespace paratune
