@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/llm/chat_message.hpp"
 #include "core/reasoner_settings.hpp"
 
 namespace paratune {
@@ -32,11 +33,6 @@ struct llm_error {
   llm_failure kind = llm_failure::malformed;
   std::string message;
   int attempts = 0;
-};
-
-struct chat_message {
-  std::string role;     ///< "system", "user", "assistant"
-  std::string content;
 };
 
 /// One completion, and what it cost.

@@ -299,6 +299,7 @@ const char* to_string(candidate_group g) {
     case candidate_group::exploratory: return "exploratory";
     case candidate_group::initial: return "initial";
     case candidate_group::retry: return "retry";
+    case candidate_group::llm: return "llm";
   }
   return "standard";
 }
@@ -307,7 +308,7 @@ bool parse_candidate_group(const std::string& text, candidate_group& out) {
   return parse_word_of(text,
                        {candidate_group::directive, candidate_group::standard,
                         candidate_group::model, candidate_group::exploratory,
-                        candidate_group::initial, candidate_group::retry},
+                        candidate_group::initial, candidate_group::retry, candidate_group::llm},
                        out);
 }
 

@@ -18,9 +18,10 @@ enum class candidate_group {
   exploratory, ///< a fallback when every targeted change was rejected
   initial,     ///< the job's initial configuration (trial 1)
   retry,       ///< a failed trial's configuration again, on another pool
+  llm,         ///< proposed by a language model, past the guardrails (core/llm)
 };
 
-/// "directive", "standard", "model", "exploratory", "initial", "retry".
+/// "directive", "standard", "model", "exploratory", "initial", "retry", "llm".
 const char* to_string(candidate_group g);
 bool parse_candidate_group(const std::string& text, candidate_group& out);
 

@@ -1,0 +1,131 @@
+#include "core/llm/model_answer.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+#include "core/text.hpp"
+
+namespace paratune {
+
+namespace {
+
+guardrail_verdict unparsable(const std::string& why) {
+  return {guardrail_rejection::unparsable, why};
+}
+
+/// The answer without a surrounding ```json ... ``` fence.
+std::string unfenced(const std::string& answer) {
+  std::string s = trim(answer, " \t\r\n");
+  if (s.rfind("```", 0) != 0)
+    return s;
+  const auto first_line = s.find('\n');
+  const auto closing = s.rfind("```");
+  if (first_line == std::string::npos || closing <= first_line)
+    return s;
+  return trim(s.substr(first_line + 1, closing - first_line - 1), " \t\r\n");
+}
+
+/// The answer as a JSON object, or why it is not one.
+std::variant<nlohmann::json, guardrail_verdict> object_of(const std::string& answer) {
+  auto j = nlohmann::json::parse(unfenced(answer), nullptr, false);
+  if (j.is_discarded())
+    return unparsable("the answer is not JSON");
+  if (!j.is_object())
+    return unparsable("the answer is not a JSON object");
+  auto reason = j.find("reason");
+  if (reason == j.end() || !reason->is_string() || reason->get<std::string>().empty())
+    return unparsable("the answer has no \"reason\" string");
+  return j;
+}
+
+/// A JSON value as a configuration value's text: "4", "true", "selective".
+std::optional<std::string> value_text(const nlohmann::json& v) {
+  if (v.is_string())
+    return v.get<std::string>();
+  if (v.is_boolean())
+    return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer())
+    return std::to_string(v.get<int64_t>());
+  if (v.is_number_unsigned())
+    return std::to_string(v.get<uint64_t>());
+  return std::nullopt;
+}
+
+std::optional<guardrail_verdict> apply(training_config& c, const tuning_context& ctx,
+                                       const std::string& key, const nlohmann::json& value) {
+  if (!find_config_key(key))
+    return guardrail_verdict{guardrail_rejection::unknown_parameter,
+                             "'" + key + "' is not a configuration key"};
+  const auto text = value_text(value);
+  if (!text)
+    return guardrail_verdict{guardrail_rejection::unknown_value,
+                             key + ": " + value.dump() + " is not a string, whole number or "
+                                                         "boolean"};
+  const auto space = ctx.search.find(key);
+  if (space == ctx.search.end()) {
+    const auto fixed = get_value(ctx.initial, key);
+    if (*text != fixed)
+      return guardrail_verdict{guardrail_rejection::unknown_value,
+                               key + " is fixed at " + fixed + " for this job, not " + *text};
+  } else if (std::find(space->second.begin(), space->second.end(), *text) == space->second.end()) {
+    return guardrail_verdict{guardrail_rejection::unknown_value,
+                             key + "=" + *text + " is not among the search space's values "
+                                 + join(space->second, ", ")};
+  }
+  try {
+    set_value(c, key, *text);
+  } catch (const input_error& e) {
+    return guardrail_verdict{guardrail_rejection::unknown_value, e.what()};
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::variant<proposed_config, guardrail_verdict>
+read_proposed_config(const std::string& answer, const tuning_context& ctx,
+                     const training_config& base) {
+  auto parsed = object_of(answer);
+  if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
+    return *bad;
+  const auto& j = std::get<nlohmann::json>(parsed);
+  auto config = j.find("config");
+  if (config == j.end() || !config->is_object() || config->empty())
+    return unparsable("the answer has no \"config\" object");
+  proposed_config out{base, j["reason"].get<std::string>()};
+  for (const auto& [key, value] : config->items())
+    if (auto bad = apply(out.config, ctx, key, value))
+      return *bad;
+  return out;
+}
+
+std::variant<proposed_ranking, guardrail_verdict>
+read_proposed_ranking(const std::string& answer, int offered) {
+  auto parsed = object_of(answer);
+  if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
+    return *bad;
+  const auto& j = std::get<nlohmann::json>(parsed);
+  auto ranking = j.find("ranking");
+  if (ranking == j.end() || !ranking->is_array() || ranking->empty())
+    return unparsable("the answer has no \"ranking\" list");
+  proposed_ranking out{{}, j["reason"].get<std::string>()};
+  std::set<int> seen;
+  for (const auto& n : *ranking) {
+    if (!n.is_number_integer())
+      return unparsable("the ranking holds " + n.dump() + ", not a candidate number");
+    const auto v = n.get<int64_t>();
+    if (v < 1 || v > offered)
+      return guardrail_verdict{guardrail_rejection::not_a_candidate,
+                               "candidate " + std::to_string(v) + " was not offered (1 to "
+                                   + std::to_string(offered) + ")"};
+    if (!seen.insert(int(v)).second)
+      return unparsable("the ranking names candidate " + std::to_string(v) + " twice");
+    out.order.push_back(int(v) - 1);
+  }
+  return out;
+}
+
+} // namespace paratune
