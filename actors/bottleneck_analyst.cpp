@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/model_turn.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
@@ -27,9 +28,15 @@ void analyst_state::analyse(const std::string& session, const wire::analysis_req
   }
   wire::analysis_report report;
   try {
-    auto ctx = wire::context_of(wire::body_of<wire::session_opened>(*opened));
-    report = wire::to_wire(analyze(ctx, wire::outcomes_of(history), wire::pending_of(history)),
-                           after_trial);
+    const auto session_record = wire::body_of<wire::session_opened>(*opened);
+    auto ctx = wire::context_of(session_record);
+    const auto outcomes = wire::outcomes_of(history);
+    const auto pending = wire::pending_of(history);
+    auto a = analyze(ctx, outcomes, pending);
+    for (auto& x : model_turn(session_record, ctx, outcomes, pending, a, after_trial,
+                              request.request))
+      store(wire::make_envelope(session, after_trial, x));
+    report = wire::to_wire(a, after_trial);
   } catch (const std::exception& e) {
     // A history that does not read: the session learns why and ends,
     // instead of asking again for an analysis that cannot succeed.

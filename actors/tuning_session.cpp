@@ -17,6 +17,17 @@ namespace {
 
 constexpr int64_t quiet_limit_ms = 8000; ///< re-ask after this long without news
 
+/// How long an analysis may take before it is asked again: the quiet
+/// limit, plus, when a language model answers, its two asks with every
+/// retry at the full timeout and a wait of up to 10 s between attempts. A
+/// re-ask while the model is still thinking would only ask it twice.
+int64_t analysis_limit_ms(const wire::reasoner_wire& r) {
+  if (r.mode == reasoner_mode::builtin)
+    return quiet_limit_ms;
+  const int64_t attempts = r.max_retries + 1;
+  return quiet_limit_ms + 2 * (attempts * int64_t(r.timeout_s * 1000) + r.max_retries * 10000);
+}
+
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
            std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -186,7 +197,7 @@ void tuning_session_state::replay() {
         return;
       if (recovering)
         return recover();
-      if (!answered && now_ms() - last_progress_ms > quiet_limit_ms) {
+      if (!answered && now_ms() - last_progress_ms > analysis_limit_ms(job.reasoner)) {
         spdlog::info("session {}: no answer to analysis request {}, asking again", id, requested);
         send_request(requested, requested_slots);
       } else {

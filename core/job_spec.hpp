@@ -11,6 +11,7 @@
 #include "core/early_stop_policy.hpp"
 #include "core/pool_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/reasoner_settings.hpp"
 #include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
@@ -42,6 +43,9 @@ struct job_spec {
   /// What the first trial runs (`start:`): the initial configuration by
   /// default, or the model's best candidate.
   start_policy start = start_policy::initial;
+  /// Who generates the strategy (`reasoner:`): builtin, or a model behind
+  /// guardrails.
+  reasoner_settings reasoner;
   /// Tunable keys and the values each may take, in the order the tuner
   /// should consider them. Keys absent here keep their initial value.
   std::map<std::string, std::vector<std::string>> search;

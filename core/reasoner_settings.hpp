@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace paratune {
@@ -28,5 +29,11 @@ struct reasoner_settings {
   int max_retries = 3;       ///< on 429, 5xx, a dropped or timed-out connection
   bool structured_output = true;  ///< ask for a JSON schema (response_format)
 };
+
+/// What is wrong with the settings of a model-backed mode (a base_url that
+/// is not http(s) or carries credentials, no model, a timeout that is not
+/// positive, retries outside 0..10); nothing when they are usable or the
+/// mode is builtin. The key's variable is checked where it is read.
+std::optional<std::string> check_reasoner_settings(const reasoner_settings& s);
 
 } // namespace paratune

@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include "adapters/config/catalog.hpp"
 #include "adapters/config/executable_paths.hpp"
+#include "adapters/config/job_loader.hpp"
 #include "messages/conversions.hpp"
 
 namespace paratune {
@@ -51,6 +53,14 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.precision = to_string(job.prec);
   s.initial = wire::to_wire(job.initial);
   s.start = job.start;
+  const auto& r = job.reasoner;
+  s.reasoner = {r.mode, r.base_url, r.model, r.api_key_env, r.timeout_s, r.max_retries,
+                r.structured_output};
+  if (r.mode != reasoner_mode::builtin) {
+    // The templates as they are now: a session resumed later asks the same.
+    s.generation_prompt = read_text_file(configs_dir() + "/prompts/strategy_generation.md");
+    s.ranking_prompt = read_text_file(configs_dir() + "/prompts/strategy_ranking.md");
+  }
   s.search = job.search;
   s.trials = src.trials > 0 ? src.trials : job.trials;
   s.tokens = job.tokens;

@@ -108,6 +108,19 @@ struct baseline_wire {
   MSGPACK_DEFINE_MAP(given, config, tflops_per_gpu)
 };
 
+/// The reasoner a session's strategy generation uses (the job's `reasoner:`).
+/// The API key is never here: only the name of the variable that holds it.
+struct reasoner_wire {
+  reasoner_mode mode = reasoner_mode::builtin;
+  std::string base_url;
+  std::string model;
+  std::string api_key_env;
+  double timeout_s = 60;
+  int max_retries = 3;
+  bool structured_output = true;
+  MSGPACK_DEFINE_MAP(mode, base_url, model, api_key_env, timeout_s, max_retries, structured_output)
+};
+
 struct session_opened {
   std::string job_name;
   model_wire model;
@@ -137,10 +150,16 @@ struct session_opened {
   std::string relay_subscribe;
   baseline_wire baseline;        ///< the team's configuration to price against
   start_policy start = start_policy::initial; ///< what trial 1 runs (absent in older records)
+  reasoner_wire reasoner;        ///< builtin unless the job names a model
+  /// The prompt templates the session's model is asked with (llm:
+  /// generation, hybrid: ranking), as they were when it opened.
+  std::string generation_prompt;
+  std::string ranking_prompt;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
-                     relay_subscribe, tokens, baseline, start)
+                     relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
+                     ranking_prompt)
 };
 
 /// One ranked candidate of an analysis.
@@ -235,6 +254,36 @@ struct trial_interrupted {
   int trial = 0;
   std::string reason;
   MSGPACK_DEFINE_MAP(trial, reason)
+};
+
+/// One message of a conversation with a model.
+struct chat_message_wire {
+  std::string role;
+  std::string content;
+  MSGPACK_DEFINE_MAP(role, content)
+};
+
+/// One exchange with a session's language model (stored on llm.<sid>, the
+/// papers' Sharding Memory): what was asked, what came back, what it cost,
+/// and what the guardrails said. Never the API key.
+struct llm_exchange {
+  int after_trial = 0;             ///< the analysis it belongs to
+  int request = 0;                 ///< that analysis's request number
+  std::string agent = "strategy_generation";
+  reasoner_mode mode = reasoner_mode::llm;
+  int ask = 1;                     ///< 1, or 2 after a refusal
+  std::vector<chat_message_wire> messages;
+  std::string answer;              ///< the model's text; empty when none came
+  std::string error;               ///< why none came
+  double latency_ms = 0;
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int attempts = 0;                ///< HTTP attempts, retries included
+  std::string rejection;           ///< the guardrail's word (guardrail_rejection); empty: not refused
+  std::string detail;              ///< the refusal in words
+  bool chosen = false;             ///< the answer decided the next trial
+  MSGPACK_DEFINE_MAP(after_trial, request, agent, mode, ask, messages, answer, error, latency_ms,
+                     prompt_tokens, completion_tokens, attempts, rejection, detail, chosen)
 };
 
 /// One logged iteration of a running trial.
@@ -459,5 +508,6 @@ template <> constexpr const char* type_name<optimization_record>() { return "opt
 template <> constexpr const char* type_name<diagnose_request>() { return "diagnose_request"; }
 template <> constexpr const char* type_name<diagnosis>() { return "diagnosis"; }
 template <> constexpr const char* type_name<proposal_set>() { return "proposal_set"; }
+template <> constexpr const char* type_name<llm_exchange>() { return "llm_exchange"; }
 
 } // namespace paratune::wire

@@ -104,6 +104,10 @@ std::string render_html(const session_report& r) {
   trials_table(out, s);
   out += "<h2>Charts</h2>\n<div class=\"charts\">\n" + inline_svg(mfu_chart_svg(s))
          + inline_svg(throughput_chart_svg(s)) + "</div>\n";
+  out += "<h2>Model</h2>\n<ul class=\"model\">\n";
+  for (const auto& sentence : model_sentences(r.summary.model))
+    out += "<li>" + esc(sentence) + "</li>\n";
+  out += "</ul>\n";
   out += "<h2>Full run</h2>\n<ul class=\"full-run\">\n";
   for (const auto& sentence : full_run_sentences(s))
     out += "<li>" + esc(sentence) + "</li>\n";

@@ -49,6 +49,7 @@ nlohmann::json report_json(const session_report& r) {
   for (const auto& d : r.decisions)
     j["decisions"].push_back(decision_json(d));
   j["charts"] = charts_json(s);
+  j["model"] = model_json(s.model);
   return j;
 }
 

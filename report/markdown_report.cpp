@@ -111,6 +111,9 @@ std::string render_markdown(const session_report& r, const markdown_charts& c) {
     decision_entry(out, d);
   trials_table(out, r.summary);
   charts(out, c);
+  out += "\n## Model\n\n";
+  for (const auto& sentence : model_sentences(r.summary.model))
+    out += "- " + markdown_escape(sentence) + "\n";
   out += "\n## Full run\n\n";
   for (const auto& sentence : full_run_sentences(r.summary))
     out += "- " + markdown_escape(sentence) + "\n";

@@ -96,6 +96,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
   session_summary s;
   s.session = session;
+  s.model = model_usage_of(history);
   std::map<int, wire::proposal> proposals;
   std::map<int, trial_row> rows;
   for (const auto& e : history) {
@@ -174,6 +175,8 @@ nlohmann::json to_json(const session_summary& s) {
   j["gpu_hours"] = tuning_gpu_hours(s); // what the session's trials cost
   if (has_replay_pool(s.job))
     j["refused_unavailable"] = refused_unavailable(s);
+  if (s.model.mode != reasoner_mode::builtin)
+    j["model"] = model_json(s.model);
   if (auto v = full_run_json(s); !v.is_null())
     j["full_run"] = std::move(v);
   j["trials"] = nlohmann::json::array();

@@ -10,6 +10,7 @@
 #include "core/session_state.hpp"
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
+#include "report/model_usage.hpp"
 
 namespace paratune {
 
@@ -55,6 +56,7 @@ struct session_summary {
   std::vector<trial_row> trials;
   std::optional<trial_row> best;
   std::optional<trial_row> first_success;
+  model_usage model;  ///< the language model's part (mode builtin: none)
 };
 
 /// What the best configuration is worth over the job's whole token budget

@@ -133,19 +133,12 @@ chat_client::chat_client(reasoner_settings settings, sleeper sleep)
 }
 
 std::optional<std::string> chat_client::check_settings() const {
-  const auto& url = settings_.base_url;
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-    return "reasoner base_url must start with http:// or https://, not '" + url + "'";
-  const auto authority = url.substr(url.find("//") + 2);
-  if (authority.substr(0, authority.find('/')).find('@') != std::string::npos)
-    return "reasoner base_url must not carry credentials: name the key's environment variable "
-           "in api_key_env";
-  if (settings_.model.empty())
-    return "reasoner model is empty";
+  auto s = settings_;
+  s.mode = reasoner_mode::llm;  // a client is only made to be asked
+  if (auto bad = check_reasoner_settings(s))
+    return bad;
   if (!settings_.api_key_env.empty() && !std::getenv(settings_.api_key_env.c_str()))
     return "environment variable " + settings_.api_key_env + " (reasoner api_key_env) is not set";
-  if (!(settings_.timeout_s > 0))
-    return "reasoner timeout_s must be positive";
   return std::nullopt;
 }
 

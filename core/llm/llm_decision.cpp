@@ -101,6 +101,10 @@ llm_decision decide_with_llm(reasoner_mode mode, const std::string& prompt_templ
     d.fallback = "the built-in reasoner found nothing new and valid: the model is not asked";
     return d;
   }
+  if (builtin.selected->group == candidate_group::initial) {
+    d.fallback = "trial 1 runs the job's initial configuration: the model is not asked";
+    return d;
+  }
   const int offered = mode == reasoner_mode::hybrid
                         ? std::min(hybrid_offered, int(builtin.ranked.size())) : 0;
   auto messages = strategy_prompt(prompt_template, job_name, ctx, history, builtin, offered);

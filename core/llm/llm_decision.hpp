@@ -47,7 +47,8 @@ constexpr int hybrid_offered = 5;
 /// candidates. Every answer goes through the guardrails (model_answer.hpp,
 /// guardrail.hpp); a refused one is put to the model once more with the
 /// reason, and a second refusal, a model that does not answer, or an
-/// exhausted analysis leave the built-in choice standing.
+/// exhausted analysis leave the built-in choice standing. The job's initial
+/// configuration, when it is trial 1, is not put to the model.
 llm_decision decide_with_llm(reasoner_mode mode, const std::string& prompt_template,
                              const std::string& job_name, const tuning_context& ctx,
                              const std::vector<trial_outcome>& history,

@@ -1,0 +1,70 @@
+#include "report/model_usage.hpp"
+
+#include <fmt/format.h>
+
+#include "messages/codec.hpp"
+
+namespace paratune {
+
+int model_usage::refused_total() const {
+  int n = 0;
+  for (const auto& [reason, count] : refused)
+    n += count;
+  return n;
+}
+
+model_usage model_usage_of(const std::vector<wire::envelope>& history) {
+  model_usage u;
+  for (const auto& e : history) {
+    if (e.type == wire::type_name<wire::session_opened>()) {
+      const auto s = wire::body_of<wire::session_opened>(e);
+      u.mode = s.reasoner.mode;
+      u.model = s.reasoner.model;
+    } else if (e.type == wire::type_name<wire::llm_exchange>()) {
+      const auto x = wire::body_of<wire::llm_exchange>(e);
+      ++u.asks;
+      u.chosen += x.chosen;
+      u.no_answer += x.answer.empty() && !x.error.empty();
+      if (!x.rejection.empty())
+        ++u.refused[x.rejection];
+      u.latency_ms += x.latency_ms;
+      u.prompt_tokens += x.prompt_tokens;
+      u.completion_tokens += x.completion_tokens;
+    }
+  }
+  return u;
+}
+
+std::vector<std::string> model_sentences(const model_usage& u) {
+  if (u.mode == reasoner_mode::builtin)
+    return {"The built-in reasoner decided every trial; no language model was asked."};
+  std::vector<std::string> out;
+  out.push_back(fmt::format("Reasoner {} with {}: {} asks, {} answers chose a trial, {} brought "
+                            "no answer; {:.0f} ms and {} + {} tokens in all.",
+                            to_string(u.mode), u.model, u.asks, u.chosen, u.no_answer,
+                            u.latency_ms, u.prompt_tokens, u.completion_tokens));
+  if (u.refused.empty()) {
+    out.push_back("The guardrails refused no answer.");
+  } else {
+    std::string by;
+    for (const auto& [reason, count] : u.refused)
+      by += (by.empty() ? "" : ", ") + fmt::format("{} {}", reason, count);
+    out.push_back(fmt::format("The guardrails refused {} answers: {}.", u.refused_total(), by));
+  }
+  return out;
+}
+
+nlohmann::json model_json(const model_usage& u) {
+  return {{"mode", to_string(u.mode)},
+          {"model", u.model},
+          {"asks", u.asks},
+          {"chosen", u.chosen},
+          {"no_answer", u.no_answer},
+          {"refused", u.refused},
+          {"refused_total", u.refused_total()},
+          {"latency_ms", u.latency_ms},
+          {"prompt_tokens", u.prompt_tokens},
+          {"completion_tokens", u.completion_tokens}};
+}
+
+} // namespace paratune

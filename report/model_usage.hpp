@@ -1,0 +1,38 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/reasoner_settings.hpp"
+#include "messages/wire_types.hpp"
+
+namespace paratune {
+
+/// What a session's language model was asked and what came of it, from
+/// its stored llm_exchange records: the report's "Model" section.
+struct model_usage {
+  reasoner_mode mode = reasoner_mode::builtin;
+  std::string model;               ///< the served model's name
+  int asks = 0;                    ///< exchanges, second asks included
+  int chosen = 0;                  ///< answers that decided a trial
+  int no_answer = 0;               ///< asks that brought no answer (after retries)
+  std::map<std::string, int> refused;  ///< by guardrail word
+  double latency_ms = 0;           ///< summed over the asks
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+
+  int refused_total() const;
+};
+
+model_usage model_usage_of(const std::vector<wire::envelope>& history);
+
+/// The section's sentences; one saying the built-in reasoner decided alone
+/// when the session used no model.
+std::vector<std::string> model_sentences(const model_usage& u);
+
+nlohmann::json model_json(const model_usage& u);
+
+} // namespace paratune

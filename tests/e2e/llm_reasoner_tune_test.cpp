@@ -1,0 +1,205 @@
+// paratune tune with a language model behind strategy generation, against
+// a real OpenAI-compatible HTTP server the test starts
+// (tests/fixtures/chat_server.py) that serves faults in turn: 429 with
+// Retry-After, 500, a dropped connection, a slow answer, a body that is not
+// a completion, malformed JSON, an invented parameter, a value outside the
+// space, a repeat. The session completes, never launches an invalid or
+// duplicate trial, stores every exchange, and the API key appears nowhere.
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "adapters/config/job_loader.hpp"
+#include "core/megatron_rules.hpp"
+#include "messages/codec.hpp"
+#include "messages/conversions.hpp"
+#include "storage/message_pool.hpp"
+#include "tests/fixtures/local_http_server.hpp"
+#include "tests/fixtures/run_program.hpp"
+#include "tests/fixtures/test_paths.hpp"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* key_variable = "PARATUNE_E2E_LLM_KEY";
+constexpr const char* secret_key = "sk-e2e-5b1c-never-stored";
+
+struct llm_tune : ::testing::Test {
+  void SetUp() override {
+    dir = test::make_temp_dir("llm-tune");
+    setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+    setenv(key_variable, secret_key, 1);
+  }
+  void TearDown() override {
+    unsetenv(key_variable);
+    fs::remove_all(dir);
+  }
+
+  /// The llama3-8b example on 8 A100s, 5 trials, with `reasoner`.
+  std::string job(const std::string& reasoner) {
+    return test::write_file(dir, "job.yaml",
+                            "name: llama3-8b-llm\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
+                            "nodes: 1\nprecision: fp16\n"
+                            "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: "
+                            "full}\ntrials: 5\nsimulation: {seed: 7, train_iters: 12}\n"
+                            "reasoner: " + reasoner + "\n");
+  }
+
+  test::program_result paratune(std::vector<std::string> args) {
+    args.insert(args.begin(), test::bin_dir() + "/paratune");
+    return test::run_program(args);
+  }
+
+  std::vector<wire::envelope> history(const std::string& session) {
+    auto pool = message_pool::open(dir + "/pool");
+    EXPECT_TRUE(pool);
+    auto h = (*pool)->session_history(session);
+    EXPECT_TRUE(h);
+    return *h;
+  }
+
+  std::string dir;
+};
+
+/// Every trial is valid for Megatron-LM and none repeats another.
+void expect_valid_and_distinct(const nlohmann::json& trials, const job_spec& job) {
+  std::set<std::string> seen;
+  for (const auto& t : trials) {
+    EXPECT_TRUE(seen.insert(t["config"].dump()).second || t.contains("retry_of"))
+        << "repeated: " << t["config"].dump();
+    const wire::config_map m = t["config"];
+    EXPECT_TRUE(check_megatron_rules(job.model, wire::from_wire(m), job.world_size()).empty())
+        << t["config"].dump();
+  }
+}
+
+TEST_F(llm_tune, a_session_completes_under_every_fault_and_counts_the_refusals) {
+  // The initial configuration in full: the model proposing it is a repeat.
+  const auto job_file = job("builtin");
+  const auto spec = load_job(job_file);
+  nlohmann::json initial = nlohmann::json::object();
+  for (const auto& [k, v] : to_map(spec.initial))
+    initial[k] = v;
+  const auto answer = [](const nlohmann::json& config, const std::string& reason) {
+    return nlohmann::json{{"answer", nlohmann::json{{"config", config}, {"reason", reason}}.dump()},
+                          {"usage", {800, 40}}}
+        .dump();
+  };
+  const std::string script =
+      // analysis for trial 2: 429, then not JSON, then an invented key
+      R"({"status": 429, "retry_after": "1"})" "\n"
+      R"({"answer": "TP four, please"})" "\n"
+      + answer({{"zero_stage", "3"}}, "shard the optimizer") + "\n"
+      // trial 3: 500, a dropped answer, a value outside the space, a repeat
+      + R"({"status": 500})" "\n" R"({"drop": true})" "\n"
+      + answer({{"tp", "3"}}, "an odd split") + "\n" + answer(initial, "go back") + "\n"
+      // trial 4 and on: too slow, then not a completion
+      + R"({"slow": 3, "answer": "late"})" "\n" R"({"raw": "<html>bad gateway</html>"})" "\n";
+  const auto log = dir + "/requests.jsonl";
+  test::local_http_server server("chat_server.py",
+                                 {test::write_file(dir, "script.jsonl", script), log});
+  const auto file = job("{mode: llm, base_url: \"" + server.url()
+                        + "/v1\", model: qwen2.5-7b-instruct, api_key_env: " + key_variable
+                        + ", timeout_s: 1, max_retries: 2}");
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["state"], "finished");
+  ASSERT_EQ(j["trials"].size(), 5u);
+  expect_valid_and_distinct(j["trials"], spec);
+  // Trial 2: unparsable, then unknown_parameter. Trial 3: unknown_value,
+  // then repeat. Trials 4 and 5: no answer (a timeout, then a body that is
+  // not a completion; then that body again).
+  const auto& m = j["model"];
+  EXPECT_EQ(m["mode"], "llm");
+  EXPECT_EQ(m["asks"], 6);
+  EXPECT_EQ(m["chosen"], 0);
+  EXPECT_EQ(m["no_answer"], 2);
+  EXPECT_EQ(m["refused"], (nlohmann::json{{"repeat", 1}, {"unknown_parameter", 1},
+                                          {"unknown_value", 1}, {"unparsable", 1}}));
+  EXPECT_EQ(m["refused_total"], 4);
+  EXPECT_EQ(m["prompt_tokens"], 3 * 800);  // the three answers that said their usage
+
+  // Every exchange is in the pool, with the prompt; the key nowhere.
+  const auto h = history(j["session"]);
+  int exchanges = 0;
+  for (const auto& e : h) {
+    EXPECT_EQ(e.body.find(secret_key), std::string::npos) << e.type;
+    if (e.type != wire::type_name<wire::llm_exchange>())
+      continue;
+    ++exchanges;
+    const auto x = wire::body_of<wire::llm_exchange>(e);
+    ASSERT_GE(x.messages.size(), 2u);
+    EXPECT_NE(x.messages[1].content.find("| 1 | "), std::string::npos);  // the history table
+  }
+  EXPECT_EQ(exchanges, 6);
+  EXPECT_EQ(r.err.find(secret_key), std::string::npos);
+  EXPECT_EQ(r.out.find(secret_key), std::string::npos);
+  // The report counts the refusals by reason, and shows no key either.
+  const auto md = paratune({"report", j["session"], "--db", dir + "/pool"});
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_NE(md.out.find("The guardrails refused 4 answers: repeat 1, unknown\\_parameter 1, "
+                        "unknown\\_value 1, unparsable 1."),
+            std::string::npos)
+      << md.out;
+  EXPECT_EQ(md.out.find(secret_key), std::string::npos);
+  // The server saw the key, on every request, as a bearer token.
+  std::ifstream in(log);
+  int requests = 0;
+  for (std::string line; std::getline(in, line); ++requests)
+    EXPECT_EQ(nlohmann::json::parse(line)["authorization"], std::string("Bearer ") + secret_key);
+  EXPECT_EQ(requests, 10);  // 6 asks and 4 retries (429, 500, the drop, the timeout)
+}
+
+TEST_F(llm_tune, hybrid_puts_the_models_first_choice_first) {
+  const std::string script =
+      R"({"answer": "{\"ranking\": [2, 1], \"reason\": \"the second candidate keeps TP inside the node\"}"})"
+      "\n";
+  test::local_http_server server("chat_server.py",
+                                 {test::write_file(dir, "script.jsonl", script),
+                                  dir + "/requests.jsonl"});
+  const auto file = job("{mode: hybrid, base_url: \"" + server.url()
+                        + "/v1\", model: qwen2.5-7b-instruct, timeout_s: 5}");
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["trials"].size(), 5u);
+  expect_valid_and_distinct(j["trials"], load_job(file));
+  EXPECT_EQ(j["model"]["asks"], 4);
+  EXPECT_EQ(j["model"]["chosen"], 4);
+  EXPECT_EQ(j["model"]["refused_total"], 0);
+  // Trials 2-5 were the built-in reasoner's second candidate each time,
+  // with the model's reason beside the built-in one.
+  int explained = 0;
+  for (const auto& e : history(j["session"]))
+    if (e.type == wire::type_name<wire::proposal>()) {
+      const auto p = wire::body_of<wire::proposal>(e);
+      explained += p.why.find("the model ranked it first: the second candidate keeps TP inside "
+                              "the node") != std::string::npos;
+    }
+  EXPECT_EQ(explained, 4);
+}
+
+TEST_F(llm_tune, a_bad_reasoner_is_refused_with_the_field_named) {
+  auto r = paratune({"tune", job("{mode: llm, base_url: \"ftp://x/v1\", model: m}"), "--db",
+                     dir + "/pool"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("field 'reasoner': reasoner base_url must start with http:// or "
+                       "https://, not 'ftp://x/v1'"),
+            std::string::npos)
+      << r.err;
+  r = paratune({"tune", job("{mode: llm, base_url: \"http://127.0.0.1:9/v1\", model: m, "
+                            "temperature: 0.3}"),
+                "--db", dir + "/pool"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("field 'reasoner': unknown key 'temperature'"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace paratune
