@@ -1,20 +1,9 @@
 #include "actors/model_turn.hpp"
 
 #include "adapters/llm/chat_client.hpp"
+#include "messages/conversions.hpp"
 
 namespace paratune {
-
-reasoner_settings settings_of(const wire::reasoner_wire& r) {
-  reasoner_settings s;
-  s.mode = r.mode;
-  s.base_url = r.base_url;
-  s.model = r.model;
-  s.api_key_env = r.api_key_env;
-  s.timeout_s = r.timeout_s;
-  s.max_retries = r.max_retries;
-  s.structured_output = r.structured_output;
-  return s;
-}
 
 namespace {
 
@@ -50,7 +39,7 @@ std::vector<wire::llm_exchange> model_turn(const wire::session_opened& opened,
   const auto mode = opened.reasoner.mode;
   if (mode == reasoner_mode::builtin)
     return {};
-  const chat_client client(settings_of(opened.reasoner));
+  const chat_client client(wire::from_wire(opened.reasoner));
   const chat_fn ask = [&client](const std::vector<chat_message>& messages,
                                 const nlohmann::json& schema) {
     const auto r = client.complete(messages, &schema);

@@ -20,7 +20,4 @@ std::vector<wire::llm_exchange> model_turn(const wire::session_opened& opened,
                                            const std::vector<pending_trial>& pending,
                                            analysis& a, int after_trial, int request);
 
-/// The client settings of a stored reasoner.
-reasoner_settings settings_of(const wire::reasoner_wire& r);
-
 } // namespace paratune

@@ -53,10 +53,8 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.precision = to_string(job.prec);
   s.initial = wire::to_wire(job.initial);
   s.start = job.start;
-  const auto& r = job.reasoner;
-  s.reasoner = {r.mode, r.base_url, r.model, r.api_key_env, r.timeout_s, r.max_retries,
-                r.structured_output};
-  if (r.mode != reasoner_mode::builtin) {
+  s.reasoner = wire::to_wire(job.reasoner);
+  if (job.reasoner.mode != reasoner_mode::builtin) {
     // The templates as they are now: a session resumed later asks the same.
     s.generation_prompt = read_text_file(configs_dir() + "/prompts/strategy_generation.md");
     s.ranking_prompt = read_text_file(configs_dir() + "/prompts/strategy_ranking.md");

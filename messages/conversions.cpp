@@ -90,6 +90,23 @@ const measured_run_wire* measured_run_of(const pool_wire& pool, const training_c
   return nullptr;
 }
 
+reasoner_wire to_wire(const reasoner_settings& r) {
+  return {r.mode, r.base_url, r.model, r.api_key_env, r.timeout_s, r.max_retries,
+          r.structured_output};
+}
+
+reasoner_settings from_wire(const reasoner_wire& w) {
+  reasoner_settings r;
+  r.mode = w.mode;
+  r.base_url = w.base_url;
+  r.model = w.model;
+  r.api_key_env = w.api_key_env;
+  r.timeout_s = w.timeout_s;
+  r.max_retries = w.max_retries;
+  r.structured_output = w.structured_output;
+  return r;
+}
+
 tuning_context context_of(const session_opened& s) {
   tuning_context ctx;
   ctx.model = from_wire(s.model);

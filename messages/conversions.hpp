@@ -23,6 +23,8 @@ training_config from_wire(const config_map& m);
 suggestion_wire to_wire(const suggestion& s);
 analysis_report to_wire(const analysis& a, int after_trial);
 measured_run_wire to_wire(const measured_run& r);
+reasoner_wire to_wire(const reasoner_settings& r);
+reasoner_settings from_wire(const reasoner_wire& w);
 
 /// The run a replay pool measured for `c`, or nullptr.
 const measured_run_wire* measured_run_of(const pool_wire& pool, const training_config& c);
