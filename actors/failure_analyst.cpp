@@ -1,24 +1,69 @@
 #include "actors/failure_analyst.hpp"
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
-#include "core/tuning/failure_analysis.hpp"
+#include "actors/llm_exchanges.hpp"
+#include "adapters/llm/model_chat.hpp"
+#include "core/llm/failure_decision.hpp"
+#include "core/llm/strategy_prompt.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
 namespace paratune {
 
+namespace {
+
+failed_trial failed_of(const wire::trial_result& r) {
+  return {r.trial,     wire::from_wire(r.config), r.error_kind,  r.error_message,
+          r.exit_code, r.iterations_logged,      r.log_tail};
+}
+
+} // namespace
+
 failure_analyst_state::failure_analyst_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
-    if (r.status == trial_status::failed)
-      diagnose(e.session, r);
+    if (r.status != trial_status::failed)
+      return;
+    const auto session = e.session;
+    with_history(
+      session,
+      [this, session, r](std::vector<wire::envelope> history) { diagnose(session, r, history); },
+      [this, session, r](const caf::error&) { diagnose(session, r, {}); });
   });
 }
 
-void failure_analyst_state::diagnose(const std::string& session, const wire::trial_result& r) {
-  auto v = analyze_failure(r.error_kind, r.error_message, wire::from_wire(r.config), r.exit_code);
-  wire::failure_diagnosis d{r.trial, v.kind, v.blamed, v.confidence, v.retry, v.summary};
-  store_and_publish(topics::failure(session, r.trial), wire::make_envelope(session, r.trial, d));
+void failure_analyst_state::diagnose(const std::string& session, const wire::trial_result& r,
+                                     const std::vector<wire::envelope>& history) {
+  failure_decision d;
+  const auto* opened = find_first<wire::session_opened>(history);
+  try {
+    if (!opened)
+      throw std::runtime_error("no session_opened record");
+    const auto s = wire::body_of<wire::session_opened>(*opened);
+    const auto settings = wire::reasoners_of(s).of(reasoning_agent::failure_analysis);
+    const auto ctx = wire::context_of(s);
+    d = analyse_failure_with_llm(settings.mode, s.failure_prompt, job_label(s.job_name, ctx), ctx,
+                                 wire::outcomes_of(history), failed_of(r),
+                                 settings.mode == reasoner_mode::builtin ? chat_fn{}
+                                                                         : model_chat(settings));
+    if (!d.turns.empty() && !d.from_model)
+      spdlog::info("failure_analyst: session {} trial {}: {}", session, r.trial,
+                   d.verdict.summary);
+    for (auto& x : exchanges_of(d.turns, reasoning_agent::failure_analysis, settings.mode,
+                                r.trial, 0, d.from_model))
+      store(wire::make_envelope(session, r.trial, x));
+  } catch (const std::exception& e) {
+    // The rules alone: a diagnosis is always recorded, or the session
+    // would wait for it.
+    spdlog::warn("failure_analyst: session {} trial {}: {}; the rules decide", session, r.trial,
+                 e.what());
+    d = {analyze_failure(r.error_kind, r.error_message, wire::from_wire(r.config), r.exit_code),
+         {}, false};
+  }
+  const auto& v = d.verdict;
+  wire::failure_diagnosis out{r.trial, v.kind, v.blamed, v.confidence, v.retry, v.summary};
+  store_and_publish(topics::failure(session, r.trial), wire::make_envelope(session, r.trial, out));
 }
 
 caf::behavior failure_analyst(caf::stateful_actor<failure_analyst_state>* self, agent_deps deps) {

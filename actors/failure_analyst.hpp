@@ -11,10 +11,15 @@ namespace paratune {
 /// which parameters, how sure) and records a failure_diagnosis on
 /// "failure.<session>.<trial>". The reasoner turns confident diagnoses into
 /// hard constraints (known failures) and retries the unrelated ones once.
+/// Where the rules run out and the session's `reasoner:` puts a model
+/// behind failure analysis, the model reads the log (core/llm/
+/// failure_decision); its asks are stored as llm_exchange records. It runs
+/// detached, as a model's answer may take seconds.
 struct failure_analyst_state : agent_state {
   explicit failure_analyst_state(caf::event_based_actor* self);
 
-  void diagnose(const std::string& session, const wire::trial_result& r);
+  void diagnose(const std::string& session, const wire::trial_result& r,
+                const std::vector<wire::envelope>& history);
 
   static inline const char* name = "failure_analyst";
 };

@@ -79,7 +79,7 @@ caf::expected<void> runtime::start_tuning_agents() {
   auto analyst = sys_.spawn<caf::detached>(bottleneck_analyst, deps_);
   auto generator = sys_.spawn(strategy_generator, deps_);
   auto valid = sys_.spawn(validator, deps_, validator_options{keep_jobs_});
-  auto failures = sys_.spawn(failure_analyst, deps_);
+  auto failures = sys_.spawn<caf::detached>(failure_analyst, deps_);
   // Detached: its dcgm scrapes block its own thread, never a shared one.
   auto telemetry = sys_.spawn<caf::detached>(telemetry_agent, deps_);
   b.subscribe("analysis.", analyst);

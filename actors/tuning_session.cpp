@@ -21,7 +21,7 @@ constexpr int64_t quiet_limit_ms = 8000; ///< re-ask after this long without new
 /// limit, plus, when a language model answers, its two asks with every
 /// retry at the full timeout and a wait of up to 10 s between attempts. A
 /// re-ask while the model is still thinking would only ask it twice.
-int64_t analysis_limit_ms(const wire::reasoner_wire& r) {
+int64_t analysis_limit_ms(const reasoner_settings& r) {
   if (r.mode == reasoner_mode::builtin)
     return quiet_limit_ms;
   const int64_t attempts = r.max_retries + 1;
@@ -197,7 +197,8 @@ void tuning_session_state::replay() {
         return;
       if (recovering)
         return recover();
-      if (!answered && now_ms() - last_progress_ms > analysis_limit_ms(job.reasoner)) {
+      if (!answered && now_ms() - last_progress_ms > analysis_limit_ms(
+                                  wire::reasoners_of(job).of(reasoning_agent::strategy_generation))) {
         spdlog::info("session {}: no answer to analysis request {}, asking again", id, requested);
         send_request(requested, requested_slots);
       } else {

@@ -217,6 +217,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   r.exit_code = exit_code;
   r.memory_limit_mib = t.memory_limit_mib;
   r.log_tail.assign(t.tail.begin(), t.tail.end());
+  r.iterations_logged = int(t.samples.size());
   const auto& log = t.parser.log();
   const auto score = score_iterations(t.samples, t.warmup);
   if (!log.errors.empty()) {

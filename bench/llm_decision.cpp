@@ -14,6 +14,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/job_spec.hpp"
+#include "core/llm/failure_decision.hpp"
 #include "core/llm/llm_decision.hpp"
 #include "core/perf/perf_model.hpp"
 
@@ -128,10 +129,32 @@ void bm_hybrid_turn(benchmark::State& state) {
   }
 }
 
+/// Failure analysis where the rules run out: a crash with 40 lines of log,
+/// the model's reading refused once (the run trained), then accepted.
+void bm_failure_reading(benchmark::State& state) {
+  const auto& s = llama3_after_ten_trials();
+  failed_trial f{11, s.builtin.selected->config, failure_kind::none, "", 139, 6, {}};
+  for (int i = 0; i < 40; ++i)
+    f.log_tail.push_back(" iteration " + std::to_string(i + 1) + "/ 20 | consumed samples: 512 "
+                         "| elapsed time per iteration (ms): 9120.4 | learning rate: 3.0E-04");
+  const auto prompt = prompt_text("failure_analysis.md");
+  const auto chat = answers(
+    {R"({"kind": "config_invalid", "blamed": ["tp"], "confidence": 80, "reason": "TP"})",
+     R"({"kind": "node_failure", "blamed": [], "confidence": 60, "reason": "Xid 79"})"});
+  for (auto _ : state) {
+    auto d = analyse_failure_with_llm(reasoner_mode::llm, prompt, "llama3-8b-a100x8", s.ctx,
+                                      s.history, f, chat);
+    if (!d.from_model || d.turns.size() != 2)
+      state.SkipWithError("expected one refusal, then the reading");
+    benchmark::DoNotOptimize(d);
+  }
+}
+
 } // namespace
 
 BENCHMARK(bm_builtin_analysis)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_llm_turn_accepted)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_llm_turn_refused_then_accepted)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_hybrid_turn)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_failure_reading)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

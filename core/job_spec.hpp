@@ -43,9 +43,10 @@ struct job_spec {
   /// What the first trial runs (`start:`): the initial configuration by
   /// default, or the model's best candidate.
   start_policy start = start_policy::initial;
-  /// Who generates the strategy (`reasoner:`): builtin, or a model behind
-  /// guardrails.
-  reasoner_settings reasoner;
+  /// Who decides for each agent (`reasoner:`): builtin, or a model behind
+  /// guardrails. None when the job names none: the daemon's default then
+  /// applies (builtin under `paratune tune`).
+  std::optional<agent_reasoners> reasoner;
   /// Tunable keys and the values each may take, in the order the tuner
   /// should consider them. Keys absent here keep their initial value.
   std::map<std::string, std::vector<std::string>> search;

@@ -37,4 +37,57 @@ std::optional<std::string> check_reasoner_settings(const reasoner_settings& s) {
   return std::nullopt;
 }
 
+const char* to_string(reasoning_agent a) {
+  switch (a) {
+    case reasoning_agent::bottleneck_analysis: return "bottleneck_analysis";
+    case reasoning_agent::strategy_generation: return "strategy_generation";
+    case reasoning_agent::failure_analysis: return "failure_analysis";
+    case reasoning_agent::diagnosis: return "diagnosis";
+    case reasoning_agent::dialogue: return "dialogue";
+  }
+  return "strategy_generation";
+}
+
+bool parse_reasoning_agent(const std::string& text, reasoning_agent& out) {
+  return parse_word_of(text,
+                       {reasoning_agent::bottleneck_analysis, reasoning_agent::strategy_generation,
+                        reasoning_agent::failure_analysis, reasoning_agent::diagnosis,
+                        reasoning_agent::dialogue},
+                       out);
+}
+
+bool model_supported(reasoning_agent a, reasoner_mode m) {
+  return m == reasoner_mode::builtin || a == reasoning_agent::strategy_generation
+         || a == reasoning_agent::failure_analysis
+         || (a == reasoning_agent::dialogue && m == reasoner_mode::llm);
+}
+
+reasoner_settings agent_reasoners::of(reasoning_agent a) const {
+  if (const auto o = overrides.find(a); o != overrides.end())
+    return o->second;
+  if (!model_supported(a, shared.mode))
+    return {};
+  return shared;
+}
+
+bool agent_reasoners::any_model() const {
+  for (const auto a : all_reasoning_agents)
+    if (of(a).mode != reasoner_mode::builtin)
+      return true;
+  return false;
+}
+
+std::optional<std::string> check_reasoners(const agent_reasoners& r) {
+  if (auto bad = check_reasoner_settings(r.shared))
+    return bad;
+  for (const auto& [agent, s] : r.overrides) {
+    if (!model_supported(agent, s.mode))
+      return std::string("agents: ") + to_string(agent) + ": only builtin is available for "
+             + "this agent, not " + to_string(s.mode);
+    if (auto bad = check_reasoner_settings(s))
+      return std::string("agents: ") + to_string(agent) + ": " + *bad;
+  }
+  return std::nullopt;
+}
+
 } // namespace paratune

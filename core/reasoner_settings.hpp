@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -35,5 +37,47 @@ struct reasoner_settings {
 /// positive, retries outside 0..10); nothing when they are usable or the
 /// mode is builtin. The key's variable is checked where it is read.
 std::optional<std::string> check_reasoner_settings(const reasoner_settings& s);
+
+/// The agents a model can stand behind (the keys of `reasoner: {agents:}`).
+enum class reasoning_agent {
+  bottleneck_analysis,  ///< the health check and its directive
+  strategy_generation,  ///< the next trial's configuration
+  failure_analysis,     ///< why a trial failed, and whether to retry it
+  diagnosis,            ///< ASAP's profile diagnosis and its three proposals
+  dialogue,             ///< `paratune ask`: answers about a session
+};
+
+constexpr std::array<reasoning_agent, 5> all_reasoning_agents = {
+  reasoning_agent::bottleneck_analysis, reasoning_agent::strategy_generation,
+  reasoning_agent::failure_analysis, reasoning_agent::diagnosis, reasoning_agent::dialogue};
+
+/// "bottleneck_analysis", "strategy_generation", ...: the job-file, wire and report forms.
+const char* to_string(reasoning_agent a);
+bool parse_reasoning_agent(const std::string& text, reasoning_agent& out);
+
+/// Whether this version can put a model behind `a` in mode `m`. Strategy
+/// generation and failure analysis take every mode, the dialogue builtin
+/// or llm (there is nothing to rank); bottleneck analysis and diagnosis
+/// proposals are built-in only, and a job that names a model for them is
+/// refused rather than silently run without it.
+bool model_supported(reasoning_agent a, reasoner_mode m);
+
+/// A job's (or the daemon's) `reasoner:`: the settings every agent shares,
+/// and per-agent overrides (`agents:`). The shared mode applies to the
+/// agents that can take a model (model_supported); the others stay builtin
+/// unless an override names them, which is then refused by check_reasoners.
+struct agent_reasoners {
+  reasoner_settings shared;
+  std::map<reasoning_agent, reasoner_settings> overrides;
+
+  /// The settings `a` runs with.
+  reasoner_settings of(reasoning_agent a) const;
+  /// Whether any agent asks a model.
+  bool any_model() const;
+};
+
+/// What is wrong with any agent's settings (check_reasoner_settings, or a
+/// mode model_supported refuses), naming the agent; nothing when usable.
+std::optional<std::string> check_reasoners(const agent_reasoners& r);
 
 } // namespace paratune

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/value_range.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 const std::set<std::string> top_keys = {"state",     "control",     "bus",          "http",
                                         "log",       "grace_s",     "sync_writes",  "max_sessions",
-                                        "allow_remote", "curve_key"};
+                                        "allow_remote", "curve_key", "reasoner"};
 
 void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
                     const std::string& where) {
@@ -92,6 +93,17 @@ void check_daemon_config(const daemon_config& c) {
   if (!levels.count(c.log_level))
     throw input_error("log.level must be one of trace, debug, info, warn, error, not '"
                       + c.log_level + "'");
+  // A model's key must be there when the daemon starts, not discovered
+  // missing at a session's first analysis.
+  for (const auto agent : all_reasoning_agents) {
+    const auto r = c.reasoner.of(agent);
+    if (r.mode != reasoner_mode::builtin && !r.api_key_env.empty()) {
+      const char* key = std::getenv(r.api_key_env.c_str());
+      if (!key || !*key)
+        throw input_error(std::string("reasoner: ") + to_string(agent) + ": environment "
+                          "variable " + r.api_key_env + " (api_key_env) is not set");
+    }
+  }
   check_range("grace_s", c.grace_s, {1, 3600});
   check_range("max_sessions", c.max_sessions, {1, 100000});
 }
@@ -123,6 +135,8 @@ daemon_config load_daemon_config(const std::string& path) {
     c.max_sessions = yf::optional_int(root, "max_sessions", path, {1, 100000}, c.max_sessions);
     c.allow_remote = yf::optional<bool>(root, "allow_remote", path, c.allow_remote);
     c.curve_key = yf::optional<std::string>(root, "curve_key", path, c.curve_key);
+    if (root["reasoner"])
+      c.reasoner = read_reasoners(root["reasoner"], path);
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": " + e.msg);
   }

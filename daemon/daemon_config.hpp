@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/reasoner_settings.hpp"
+
 namespace paratune {
 
 enum class log_format { text, json };
@@ -20,6 +22,8 @@ enum class log_format { text, json };
 ///   max_sessions: 64                  # running sessions at once; more are refused
 ///   allow_remote: false
 ///   curve_key: /etc/paratune/daemon.key  # CURVE on the control endpoint
+///   reasoner: {mode: hybrid, base_url: "http://127.0.0.1:8000/v1", model: NAME,
+///              api_key_env: OPENAI_API_KEY}  # for jobs that name none
 struct daemon_config {
   std::string state_dir = "paratune-state";
   std::string control = "tcp://127.0.0.1:7710";
@@ -35,6 +39,9 @@ struct daemon_config {
   /// The server's key file (paratune keygen): the control endpoint then
   /// speaks CURVE only. Required for a control endpoint beyond the loopback.
   std::string curve_key;
+  /// The reasoners of a submitted job that has no `reasoner:` of its own
+  /// (the same field as a job's, `agents:` included). Builtin by default.
+  agent_reasoners reasoner;
 };
 
 /// Reads a config file; throws input_error naming the file and the key.

@@ -53,12 +53,20 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.precision = to_string(job.prec);
   s.initial = wire::to_wire(job.initial);
   s.start = job.start;
-  s.reasoner = wire::to_wire(job.reasoner);
-  if (job.reasoner.mode != reasoner_mode::builtin) {
-    // The templates as they are now: a session resumed later asks the same.
-    s.generation_prompt = read_text_file(configs_dir() + "/prompts/strategy_generation.md");
-    s.ranking_prompt = read_text_file(configs_dir() + "/prompts/strategy_ranking.md");
+  const auto reasoners = job.reasoner.value_or(src.default_reasoner);
+  s.reasoner = wire::to_wire(reasoners.shared);
+  for (const auto& [agent, settings] : reasoners.overrides)
+    s.agent_reasoners.push_back({agent, wire::to_wire(settings)});
+  // The templates as they are now: a session resumed later asks the same.
+  const auto prompt = [](const char* name) {
+    return read_text_file(configs_dir() + "/prompts/" + name);
+  };
+  if (reasoners.of(reasoning_agent::strategy_generation).mode != reasoner_mode::builtin) {
+    s.generation_prompt = prompt("strategy_generation.md");
+    s.ranking_prompt = prompt("strategy_ranking.md");
   }
+  if (reasoners.of(reasoning_agent::failure_analysis).mode != reasoner_mode::builtin)
+    s.failure_prompt = prompt("failure_analysis.md");
   s.search = job.search;
   s.trials = src.trials > 0 ? src.trials : job.trials;
   s.tokens = job.tokens;

@@ -13,6 +13,8 @@ struct session_source {
   std::string job_text;   ///< the job file's text, stored for reproducibility
   std::string pool_dir;   ///< the pool's directory; trials' directories go under it
   int trials = 0;         ///< a budget that overrides the job's; 0 keeps it
+  /// The reasoners of a job that names none (the daemon config's `reasoner:`).
+  agent_reasoners default_reasoner = {};
 };
 
 /// The session_opened record of a GPU tuning job: the job in wire form,

@@ -179,7 +179,7 @@ control::reply tuning_daemon::submit(const control::request& req) {
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }
-  auto record = session_record(job, {req.job_yaml, cfg_.state_dir, req.trials});
+  auto record = session_record(job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner});
   if (!bus_for(job).publish.empty()) {
     record.relay_endpoint = reachable(rt_->bus().publish);
     record.relay_subscribe = rt_->bus().subscribe;

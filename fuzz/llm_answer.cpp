@@ -1,6 +1,7 @@
 // Fuzzes the strict reading of a language model's answers
-// (core/llm/model_answer.hpp): a proposed configuration (llm mode) and a
-// ranking of offered candidates (hybrid mode), from the same bytes. A
+// (core/llm/model_answer.hpp): a proposed configuration (llm mode), a
+// ranking of offered candidates (hybrid mode), a failure reading and a
+// dialogue reply, from the same bytes. A
 // model's text is untrusted; every answer must come back as a value or a
 // named refusal, never as an exception or a crash.
 #include <cstddef>
@@ -30,5 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string answer(reinterpret_cast<const char*>(data), size);
   (void)paratune::read_proposed_config(answer, context(), context().initial);
   (void)paratune::read_proposed_ranking(answer, 5);
+  (void)paratune::read_failure_reading(answer);
+  (void)paratune::read_dialogue_reply(answer, 7);
   return 0;
 }

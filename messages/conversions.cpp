@@ -107,6 +107,14 @@ reasoner_settings from_wire(const reasoner_wire& w) {
   return r;
 }
 
+agent_reasoners reasoners_of(const session_opened& s) {
+  agent_reasoners r;
+  r.shared = from_wire(s.reasoner);
+  for (const auto& o : s.agent_reasoners)
+    r.overrides[o.agent] = from_wire(o.settings);
+  return r;
+}
+
 tuning_context context_of(const session_opened& s) {
   tuning_context ctx;
   ctx.model = from_wire(s.model);

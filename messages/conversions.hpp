@@ -25,6 +25,8 @@ analysis_report to_wire(const analysis& a, int after_trial);
 measured_run_wire to_wire(const measured_run& r);
 reasoner_wire to_wire(const reasoner_settings& r);
 reasoner_settings from_wire(const reasoner_wire& w);
+/// A session's reasoners: its shared settings and per-agent overrides.
+agent_reasoners reasoners_of(const session_opened& s);
 
 /// The run a replay pool measured for `c`, or nullptr.
 const measured_run_wire* measured_run_of(const pool_wire& pool, const training_config& c);

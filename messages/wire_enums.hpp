@@ -14,6 +14,7 @@
 
 #include "core/early_stop_policy.hpp"
 #include "core/pool_spec.hpp"
+#include "core/question.hpp"
 #include "core/reasoner_settings.hpp"
 #include "core/session_state.hpp"
 #include "core/start_policy.hpp"
@@ -32,6 +33,8 @@ inline bool parse_word(const std::string& w, pool_kind& out) { return parse_pool
 inline bool parse_word(const std::string& w, trial_metric& out) { return parse_trial_metric(w, out); }
 inline bool parse_word(const std::string& w, start_policy& out) { return parse_start_policy(w, out); }
 inline bool parse_word(const std::string& w, reasoner_mode& out) { return parse_reasoner_mode(w, out); }
+inline bool parse_word(const std::string& w, reasoning_agent& out) { return parse_reasoning_agent(w, out); }
+inline bool parse_word(const std::string& w, question_topic& out) { return parse_question_topic(w, out); }
 inline bool parse_word(const std::string& w, failure_kind& out) {
   if (w.empty()) { // records written before the enum said "" for no error
     out = failure_kind::none;
@@ -48,7 +51,9 @@ constexpr bool is_wire_enum = std::is_same_v<E, trial_status> || std::is_same_v<
                               || std::is_same_v<E, pool_kind>
                               || std::is_same_v<E, trial_metric>
                               || std::is_same_v<E, start_policy>
-                              || std::is_same_v<E, reasoner_mode>;
+                              || std::is_same_v<E, reasoner_mode>
+                              || std::is_same_v<E, reasoning_agent>
+                              || std::is_same_v<E, question_topic>;
 
 } // namespace paratune::wire
 

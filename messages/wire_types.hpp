@@ -108,7 +108,7 @@ struct baseline_wire {
   MSGPACK_DEFINE_MAP(given, config, tflops_per_gpu)
 };
 
-/// The reasoner a session's strategy generation uses (the job's `reasoner:`).
+/// One agent's reasoner (the job's `reasoner:`, or one of its `agents:`).
 /// The API key is never here: only the name of the variable that holds it.
 struct reasoner_wire {
   reasoner_mode mode = reasoner_mode::builtin;
@@ -119,6 +119,13 @@ struct reasoner_wire {
   int max_retries = 3;
   bool structured_output = true;
   MSGPACK_DEFINE_MAP(mode, base_url, model, api_key_env, timeout_s, max_retries, structured_output)
+};
+
+/// A per-agent override of the session's reasoner (`reasoner: {agents:}`).
+struct agent_reasoner_wire {
+  reasoning_agent agent = reasoning_agent::strategy_generation;
+  reasoner_wire settings;
+  MSGPACK_DEFINE_MAP(agent, settings)
 };
 
 struct session_opened {
@@ -150,16 +157,18 @@ struct session_opened {
   std::string relay_subscribe;
   baseline_wire baseline;        ///< the team's configuration to price against
   start_policy start = start_policy::initial; ///< what trial 1 runs (absent in older records)
-  reasoner_wire reasoner;        ///< builtin unless the job names a model
+  reasoner_wire reasoner;        ///< builtin unless the job (or the daemon) names a model
+  std::vector<agent_reasoner_wire> agent_reasoners; ///< per-agent overrides of `reasoner`
   /// The prompt templates the session's model is asked with (llm:
-  /// generation, hybrid: ranking), as they were when it opened.
+  /// generation, hybrid: ranking; failure analysis), as they were when it opened.
   std::string generation_prompt;
   std::string ranking_prompt;
+  std::string failure_prompt;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
                      relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
-                     ranking_prompt)
+                     ranking_prompt, agent_reasoners, failure_prompt)
 };
 
 /// One ranked candidate of an analysis.
@@ -269,7 +278,7 @@ struct chat_message_wire {
 struct llm_exchange {
   int after_trial = 0;             ///< the analysis it belongs to
   int request = 0;                 ///< that analysis's request number
-  std::string agent = "strategy_generation";
+  reasoning_agent agent = reasoning_agent::strategy_generation;
   reasoner_mode mode = reasoner_mode::llm;
   int ask = 1;                     ///< 1, or 2 after a refusal
   std::vector<chat_message_wire> messages;
@@ -284,6 +293,23 @@ struct llm_exchange {
   bool chosen = false;             ///< the answer decided the next trial
   MSGPACK_DEFINE_MAP(after_trial, request, agent, mode, ask, messages, answer, error, latency_ms,
                      prompt_tokens, completion_tokens, attempts, rejection, detail, chosen)
+};
+
+/// One question and its answer in a dialogue about a session (`paratune
+/// ask`): turns of one thread share its number, so a follow-up ("are you
+/// sure?") is read with what came before.
+struct dialogue_turn {
+  int thread = 1;
+  int turn = 1;
+  std::string question;
+  std::string answer;
+  question_topic topic = question_topic::overview;  ///< what the question was read as
+  std::map<std::string, std::string> keep;  ///< what-if: the values the user holds fixed
+  int trial = 0;                   ///< the trial it is about, 0 for none
+  bool by_model = false;           ///< the model answered (else the built-in reasoner)
+  std::string model;               ///< which, when it did
+  std::string fallback;            ///< why the built-in reasoner answered a session with a model
+  MSGPACK_DEFINE_MAP(thread, turn, question, answer, topic, keep, trial, by_model, model, fallback)
 };
 
 /// One logged iteration of a running trial.
@@ -349,6 +375,7 @@ struct trial_result {
   double memory_limit_mib = 0;
   double gpu_util_pct = 0;
   int iterations_scored = 0;
+  int iterations_logged = 0;     ///< iterations the log printed, warm-up and a failed run's included
   int exit_code = 0;
   failure_kind error_kind = failure_kind::none; ///< how the log parser classified the first error
   std::string error_message;
@@ -368,7 +395,7 @@ struct trial_result {
                      peak_memory_mib, memory_limit_mib, gpu_util_pct,
                      iterations_scored, exit_code, error_kind, error_message,
                      reason, log_tail, stop, started_at_ms, ended_at_ms, gpu_hours, pool,
-                     queued_ms, retry_of, relay)
+                     queued_ms, retry_of, relay, iterations_logged)
 };
 
 /// The failure analyst's diagnosis of a failed trial.
@@ -509,5 +536,6 @@ template <> constexpr const char* type_name<diagnose_request>() { return "diagno
 template <> constexpr const char* type_name<diagnosis>() { return "diagnosis"; }
 template <> constexpr const char* type_name<proposal_set>() { return "proposal_set"; }
 template <> constexpr const char* type_name<llm_exchange>() { return "llm_exchange"; }
+template <> constexpr const char* type_name<dialogue_turn>() { return "dialogue_turn"; }
 
 } // namespace paratune::wire

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "messages/codec.hpp"
+#include "messages/conversions.hpp"
 
 namespace paratune {
 
@@ -17,12 +18,19 @@ model_usage model_usage_of(const std::vector<wire::envelope>& history) {
   model_usage u;
   for (const auto& e : history) {
     if (e.type == wire::type_name<wire::session_opened>()) {
-      const auto s = wire::body_of<wire::session_opened>(e);
-      u.mode = s.reasoner.mode;
-      u.model = s.reasoner.model;
+      const auto reasoners = wire::reasoners_of(wire::body_of<wire::session_opened>(e));
+      u.agents.clear();
+      for (const auto agent : all_reasoning_agents)
+        if (const auto r = reasoners.of(agent); r.mode != reasoner_mode::builtin)
+          u.agents.push_back({agent, r.mode, r.model});
+      if (!u.agents.empty()) {
+        u.mode = u.agents.front().mode;
+        u.model = u.agents.front().model;
+      }
     } else if (e.type == wire::type_name<wire::llm_exchange>()) {
       const auto x = wire::body_of<wire::llm_exchange>(e);
       ++u.asks;
+      ++u.asks_by_agent[to_string(x.agent)];
       u.chosen += x.chosen;
       u.no_answer += x.answer.empty() && !x.error.empty();
       if (!x.rejection.empty())
@@ -36,13 +44,17 @@ model_usage model_usage_of(const std::vector<wire::envelope>& history) {
 }
 
 std::vector<std::string> model_sentences(const model_usage& u) {
-  if (u.mode == reasoner_mode::builtin)
+  if (u.agents.empty())
     return {"The built-in reasoner decided every trial; no language model was asked."};
   std::vector<std::string> out;
-  out.push_back(fmt::format("Reasoner {} with {}: {} asks, {} answers chose a trial, {} brought "
-                            "no answer; {:.0f} ms and {} + {} tokens in all.",
-                            to_string(u.mode), u.model, u.asks, u.chosen, u.no_answer,
-                            u.latency_ms, u.prompt_tokens, u.completion_tokens));
+  std::string behind;
+  for (const auto& a : u.agents)
+    behind += (behind.empty() ? "" : "; ")
+              + fmt::format("{} {} with {}", to_string(a.agent), to_string(a.mode), a.model);
+  out.push_back(fmt::format("Reasoner: {}. {} asks, {} answers were used, {} brought no answer; "
+                            "{:.0f} ms and {} + {} tokens in all.",
+                            behind, u.asks, u.chosen, u.no_answer, u.latency_ms,
+                            u.prompt_tokens, u.completion_tokens));
   if (u.refused.empty()) {
     out.push_back("The guardrails refused no answer.");
   } else {
@@ -55,7 +67,14 @@ std::vector<std::string> model_sentences(const model_usage& u) {
 }
 
 nlohmann::json model_json(const model_usage& u) {
+  auto agents = nlohmann::json::array();
+  for (const auto& a : u.agents)
+    agents.push_back({{"agent", to_string(a.agent)}, {"mode", to_string(a.mode)},
+                      {"model", a.model}, {"asks", u.asks_by_agent.count(to_string(a.agent))
+                                                     ? u.asks_by_agent.at(to_string(a.agent))
+                                                     : 0}});
   return {{"mode", to_string(u.mode)},
+          {"agents", agents},
           {"model", u.model},
           {"asks", u.asks},
           {"chosen", u.chosen},

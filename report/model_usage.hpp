@@ -14,8 +14,15 @@ namespace paratune {
 /// What a session's language model was asked and what came of it, from
 /// its stored llm_exchange records: the report's "Model" section.
 struct model_usage {
-  reasoner_mode mode = reasoner_mode::builtin;
-  std::string model;               ///< the served model's name
+  /// An agent with a model behind it (the session's `reasoner:`).
+  struct agent_model {
+    reasoning_agent agent = reasoning_agent::strategy_generation;
+    reasoner_mode mode = reasoner_mode::llm;
+    std::string model;
+  };
+  std::vector<agent_model> agents; ///< empty: the built-in reasoner decided alone
+  reasoner_mode mode = reasoner_mode::builtin; ///< the first agent's (strategy generation's)
+  std::string model;               ///< the first agent's served model
   int asks = 0;                    ///< exchanges, second asks included
   int chosen = 0;                  ///< answers that decided a trial
   int no_answer = 0;               ///< asks that brought no answer (after retries)
@@ -23,6 +30,7 @@ struct model_usage {
   double latency_ms = 0;           ///< summed over the asks
   int prompt_tokens = 0;
   int completion_tokens = 0;
+  std::map<std::string, int> asks_by_agent;  ///< by agent word
 
   int refused_total() const;
 };

@@ -175,7 +175,7 @@ nlohmann::json to_json(const session_summary& s) {
   j["gpu_hours"] = tuning_gpu_hours(s); // what the session's trials cost
   if (has_replay_pool(s.job))
     j["refused_unavailable"] = refused_unavailable(s);
-  if (s.model.mode != reasoner_mode::builtin)
+  if (!s.model.agents.empty())
     j["model"] = model_json(s.model);
   if (auto v = full_run_json(s); !v.is_null())
     j["full_run"] = std::move(v);

@@ -10,6 +10,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/pool_loader.hpp"
+#include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/replay_job.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
@@ -78,42 +79,6 @@ job_baseline read_baseline(const YAML::Node& node, const std::string& where,
       "device in {}; a measured throughput cannot exceed it",
       where, b.tflops_per_gpu, cluster.device.name, peak, to_string(prec)));
   return b;
-}
-
-// `reasoner: builtin`, or `reasoner: {mode: hybrid, base_url: ..., model:
-// ..., api_key_env: OPENAI_API_KEY, timeout_s: 60, max_retries: 3,
-// structured_output: true}`.
-reasoner_settings read_reasoner(const YAML::Node& node, const std::string& where) {
-  const auto field = where + ": field 'reasoner'";
-  reasoner_settings r;
-  const auto mode_of = [&](const std::string& word) {
-    if (!parse_reasoner_mode(word, r.mode))
-      throw input_error(field + ": mode: expected builtin, llm or hybrid, got '" + word + "'");
-  };
-  if (node.IsScalar()) {
-    mode_of(node.as<std::string>());
-  } else if (node.IsMap()) {
-    static const std::set<std::string> keys = {"mode", "base_url", "model", "api_key_env",
-                                               "timeout_s", "max_retries", "structured_output"};
-    for (const auto& kv : node)
-      if (!keys.count(kv.first.as<std::string>()))
-        throw input_error(field + ": unknown key '" + kv.first.as<std::string>()
-                          + "' (mode, base_url, model, api_key_env, timeout_s, max_retries, "
-                            "structured_output)");
-    mode_of(required<std::string>(node, "mode", field));
-    r.base_url = optional<std::string>(node, "base_url", field, "");
-    r.model = optional<std::string>(node, "model", field, "");
-    r.api_key_env = optional<std::string>(node, "api_key_env", field, "");
-    r.timeout_s = yaml_fields::optional_real(node, "timeout_s", field, 0.1, 3600, 60);
-    r.max_retries = optional_int(node, "max_retries", field, {0, 10}, 3);
-    r.structured_output = optional<bool>(node, "structured_output", field, true);
-  } else {
-    throw input_error(field + ": expected builtin, llm, hybrid or a mapping such as {mode: "
-                              "hybrid, base_url: \"http://127.0.0.1:8000/v1\", model: NAME}");
-  }
-  if (auto bad = check_reasoner_settings(r))
-    throw input_error(field + ": " + *bad);
-  return r;
 }
 
 std::map<std::string, std::vector<std::string>>
@@ -220,7 +185,7 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
                       "first) or predicted_best (run the model's best candidate first), got '"
                       + start + "'");
   if (root["reasoner"])
-    job.reasoner = read_reasoner(root["reasoner"], path);
+    job.reasoner = read_reasoners(root["reasoner"], path);
   job.trials = optional_int(root, "trials", path, {1, 100000}, 20);
   job.tokens = yaml_fields::optional_real(root, "tokens", path, 1, 1e18, 0);
   if (root["baseline"])

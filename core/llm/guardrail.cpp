@@ -14,6 +14,7 @@ const char* to_string(guardrail_rejection r) {
     case guardrail_rejection::known_failure: return "known_failure";
     case guardrail_rejection::memory: return "memory";
     case guardrail_rejection::not_a_candidate: return "not_a_candidate";
+    case guardrail_rejection::contradicts_measurement: return "contradicts_measurement";
   }
   return "unparsable";
 }
@@ -23,7 +24,8 @@ bool parse_guardrail_rejection(const std::string& text, guardrail_rejection& out
                        {guardrail_rejection::unparsable, guardrail_rejection::unknown_parameter,
                         guardrail_rejection::unknown_value, guardrail_rejection::repeat,
                         guardrail_rejection::megatron_rule, guardrail_rejection::known_failure,
-                        guardrail_rejection::memory, guardrail_rejection::not_a_candidate},
+                        guardrail_rejection::memory, guardrail_rejection::not_a_candidate,
+                        guardrail_rejection::contradicts_measurement},
                        out);
 }
 

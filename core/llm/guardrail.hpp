@@ -18,6 +18,7 @@ enum class guardrail_rejection {
   known_failure,      ///< walks into a failure the session already saw
   memory,             ///< the memory screen says it cannot fit
   not_a_candidate,    ///< hybrid: a ranking that names no offered candidate
+  contradicts_measurement, ///< a reading the trial's own measurements rule out
 };
 
 /// "unparsable", "unknown_parameter", ...: the stored and reported forms.

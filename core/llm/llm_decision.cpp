@@ -110,29 +110,15 @@ llm_decision decide_with_llm(reasoner_mode mode, const std::string& prompt_templ
   auto messages = strategy_prompt(prompt_template, job_name, ctx, history, builtin, offered);
   const auto& schema = mode == reasoner_mode::hybrid ? ranking_schema() : proposal_schema();
   session_guards guards(ctx, history, pending);
-  for (int ask = 0; ask < 2; ++ask) {
-    llm_turn turn{messages, chat(messages, schema), std::nullopt};
-    if (!turn.reply.ok) {
-      d.fallback = "the model did not answer (" + turn.reply.error + ")";
-      d.turns.push_back(std::move(turn));
-      return d;
-    }
-    auto verdict = judge(mode, turn.reply.content, ctx, builtin, offered, guards);
-    if (auto* chosen = std::get_if<suggestion>(&verdict)) {
-      d.chosen = std::move(*chosen);
-      d.turns.push_back(std::move(turn));
-      return d;
-    }
-    const auto& bad = std::get<guardrail_verdict>(verdict);
-    turn.rejected = bad;
-    messages.push_back({"assistant", turn.reply.content});
-    messages.push_back({"user", std::string("paratune refused that answer (") + to_string(bad.reason)
-                                    + ": " + bad.detail
-                                    + "). Answer again, in the same JSON format."});
-    d.turns.push_back(std::move(turn));
-  }
-  d.fallback = "the model's answers were refused twice (" + std::string(to_string(
-                   d.turns.back().rejected->reason)) + "): the built-in choice stands";
+  auto answer = ask_with_guardrails<suggestion>(
+    std::move(messages), schema, chat, [&](const std::string& text) {
+      return judge(mode, text, ctx, builtin, offered, guards);
+    });
+  d.turns = std::move(answer.turns);
+  d.chosen = std::move(answer.accepted);
+  if (!d.chosen)
+    d.fallback = answer.fallback
+                 + (d.turns.back().rejected ? ": the built-in choice stands" : "");
   return d;
 }
 

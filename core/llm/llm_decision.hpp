@@ -1,26 +1,16 @@
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/llm/chat_message.hpp"
-#include "core/llm/guardrail.hpp"
+#include "core/llm/guarded_ask.hpp"
 #include "core/reasoner_settings.hpp"
 #include "core/tuning/reasoner.hpp"
 
 namespace paratune {
-
-/// One exchange with the model: what was asked, what came back, and what
-/// the guardrails said of it (nothing: accepted, or no answer came).
-struct llm_turn {
-  std::vector<chat_message> messages;
-  chat_outcome reply;
-  std::optional<guardrail_verdict> rejected;
-};
 
 /// What the model decided, and everything it took to get there (stored in
 /// the pool, shown by the report).
@@ -29,11 +19,6 @@ struct llm_decision {
   std::optional<suggestion> chosen;  ///< the model's choice, when one passed the guardrails
   std::string fallback;              ///< why the built-in choice stands; empty when chosen
 };
-
-/// Asks the model: the messages and, for structured output, the answer's
-/// JSON schema. The adapter (adapters/llm) does the HTTP and its retries.
-using chat_fn = std::function<chat_outcome(const std::vector<chat_message>&,
-                                           const nlohmann::json& schema)>;
 
 /// The JSON schemas of the two answers (llm: a configuration; hybrid: a ranking).
 const nlohmann::json& proposal_schema();

@@ -102,6 +102,70 @@ read_proposed_config(const std::string& answer, const tuning_context& ctx,
   return out;
 }
 
+std::variant<proposed_failure_reading, guardrail_verdict>
+read_failure_reading(const std::string& answer) {
+  auto parsed = object_of(answer);
+  if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
+    return *bad;
+  const auto& j = std::get<nlohmann::json>(parsed);
+  proposed_failure_reading out;
+  out.reason = j["reason"].get<std::string>();
+  const auto kind = j.find("kind");
+  if (kind == j.end() || !kind->is_string())
+    return unparsable("the answer has no \"kind\" string");
+  if (!parse_failure_kind(kind->get<std::string>(), out.kind) || out.kind == failure_kind::none)
+    return guardrail_verdict{guardrail_rejection::unknown_value,
+                             "kind '" + kind->get<std::string>() + "' is not one of oom, "
+                             "config_invalid, nccl_timeout, node_failure, launcher_error, nan, "
+                             "other"};
+  const auto blamed = j.find("blamed");
+  if (blamed == j.end() || !blamed->is_array())
+    return unparsable("the answer has no \"blamed\" list");
+  for (const auto& key : *blamed) {
+    if (!key.is_string())
+      return unparsable("blamed holds " + key.dump() + ", not a key");
+    if (!find_config_key(key.get<std::string>()))
+      return guardrail_verdict{guardrail_rejection::unknown_parameter,
+                               "'" + key.get<std::string>() + "' is not a configuration key"};
+    if (std::find(out.blamed.begin(), out.blamed.end(), key) == out.blamed.end())
+      out.blamed.push_back(key.get<std::string>());
+  }
+  const auto confidence = j.find("confidence");
+  if (confidence == j.end() || !confidence->is_number_integer()
+      || confidence->get<int64_t>() < 0 || confidence->get<int64_t>() > 100)
+    return guardrail_verdict{guardrail_rejection::unknown_value,
+                             "confidence must be a whole number from 0 to 100"};
+  out.confidence = int(confidence->get<int64_t>());
+  return out;
+}
+
+std::variant<proposed_reply, guardrail_verdict> read_dialogue_reply(const std::string& answer,
+                                                                    int trials_in_session) {
+  const auto j = nlohmann::json::parse(unfenced(answer), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return unparsable("the answer is not a JSON object");
+  const auto text = j.find("answer");
+  if (text == j.end() || !text->is_string() || trim(text->get<std::string>(), " \t\r\n").empty())
+    return unparsable("the answer has no \"answer\" string");
+  proposed_reply out{text->get<std::string>(), {}};
+  const auto trials = j.find("trials");
+  if (trials == j.end())
+    return out;
+  if (!trials->is_array())
+    return unparsable("\"trials\" is not a list of trial numbers");
+  for (const auto& n : *trials) {
+    if (!n.is_number_integer())
+      return unparsable("\"trials\" holds " + n.dump() + ", not a trial number");
+    const auto v = n.get<int64_t>();
+    if (v < 1 || v > trials_in_session)
+      return guardrail_verdict{guardrail_rejection::unknown_value,
+                               "trial " + std::to_string(v) + " is not in this session (it has "
+                                   + std::to_string(trials_in_session) + " trials)"};
+    out.trials.push_back(int(v));
+  }
+  return out;
+}
+
 std::variant<proposed_ranking, guardrail_verdict>
 read_proposed_ranking(const std::string& answer, int offered) {
   auto parsed = object_of(answer);

@@ -2,22 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "core/input_error.hpp"
+#include "core/llm/prompt_template.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
 
 namespace {
-
-constexpr std::string_view user_marker = "--- user ---";
-
-/// The searched keys of `c`, "tp=2 pp=1 mbs=4".
-std::string searched_values(const tuning_context& ctx, const training_config& c) {
-  std::string out;
-  for (const auto& [key, values] : ctx.search)
-    out += (out.empty() ? "" : " ") + key + "=" + get_value(c, key);
-  return out;
-}
 
 std::string current_text(const tuning_context& ctx, const std::vector<trial_outcome>& history,
                          const analysis& a) {
@@ -50,12 +40,6 @@ std::string candidates_text(const analysis& a, int offered) {
   return out;
 }
 
-void fill(std::string& text, const std::string& name, const std::string& value) {
-  const std::string placeholder = "{{" + name + "}}";
-  for (size_t at = 0; (at = text.find(placeholder, at)) != std::string::npos; at += value.size())
-    text.replace(at, placeholder.size(), value);
-}
-
 } // namespace
 
 std::string history_table(const tuning_context& ctx, const std::vector<trial_outcome>& history) {
@@ -84,23 +68,25 @@ std::vector<chat_message> strategy_prompt(const std::string& template_text,
                                           const tuning_context& ctx,
                                           const std::vector<trial_outcome>& history,
                                           const analysis& builtin, int offered) {
-  const auto split_at = template_text.find(user_marker);
-  if (split_at == std::string::npos)
-    throw input_error("prompt template: no \"--- user ---\" line between the system and the "
-                      "user part");
-  std::string system = trim(template_text.substr(0, split_at), " \t\r\n");
-  std::string user = trim(template_text.substr(split_at + user_marker.size()), " \t\r\n");
-  for (auto* part : {&system, &user}) {
-    fill(*part, "job", job_name + " (" + ctx.model.name + " on " + std::to_string(ctx.world_size)
-                           + " GPUs)");
-    fill(*part, "history", history_table(ctx, history));
-    fill(*part, "current", current_text(ctx, history, builtin));
-    fill(*part, "health", std::string(to_string(builtin.health.state)) + ": "
-                              + builtin.health.reasoning);
-    fill(*part, "search_space", space_text(ctx));
-    fill(*part, "candidates", candidates_text(builtin, offered));
-  }
-  return {{"system", system}, {"user", user}};
+  return render_prompt(
+    template_text,
+    {{"job", job_label(job_name, ctx)},
+     {"history", history_table(ctx, history)},
+     {"current", current_text(ctx, history, builtin)},
+     {"health", std::string(to_string(builtin.health.state)) + ": " + builtin.health.reasoning},
+     {"search_space", space_text(ctx)},
+     {"candidates", candidates_text(builtin, offered)}});
+}
+
+std::string job_label(const std::string& job_name, const tuning_context& ctx) {
+  return job_name + " (" + ctx.model.name + " on " + std::to_string(ctx.world_size) + " GPUs)";
+}
+
+std::string searched_values(const tuning_context& ctx, const training_config& c) {
+  std::string out;
+  for (const auto& [key, values] : ctx.search)
+    out += (out.empty() ? "" : " ") + key + "=" + get_value(c, key);
+  return out;
 }
 
 } // namespace paratune

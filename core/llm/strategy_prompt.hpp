@@ -25,4 +25,10 @@ std::vector<chat_message> strategy_prompt(const std::string& template_text,
 /// TFLOP/s per GPU, MFU, peak memory and the failure in words.
 std::string history_table(const tuning_context& ctx, const std::vector<trial_outcome>& history);
 
+/// "NAME (MODEL on N GPUs)".
+std::string job_label(const std::string& job_name, const tuning_context& ctx);
+
+/// The searched keys of `c`, "tp=2 pp=1 mbs=4".
+std::string searched_values(const tuning_context& ctx, const training_config& c);
+
 } // namespace paratune

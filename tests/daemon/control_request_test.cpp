@@ -1,5 +1,6 @@
 // Every control request is untrusted: what check_request refuses, and why.
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -141,6 +142,44 @@ TEST(daemon_config, a_config_file_is_read_and_an_unknown_key_named) {
   const auto r = test::run_program({test::bin_dir() + "/paratune", "daemon", "--config", bad});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "error: " + bad + ": unknown key 'contrl'\n");
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST(daemon_config, a_reasoner_is_read_as_a_jobs_and_its_key_must_be_set_at_start) {
+  const auto dir = test::make_temp_dir("daemon-reasoner");
+  const auto file = test::write_file(
+    dir, "daemon.yaml",
+    "reasoner: {mode: hybrid, base_url: \"http://127.0.0.1:8000/v1\", model: qwen2.5-7b-instruct,"
+    " api_key_env: PARATUNE_DAEMON_CONFIG_KEY, agents: {failure_analysis: llm}}\n");
+  unsetenv("PARATUNE_DAEMON_CONFIG_KEY");
+  const auto c = load_daemon_config(file);
+  EXPECT_EQ(c.reasoner.of(reasoning_agent::strategy_generation).mode, reasoner_mode::hybrid);
+  EXPECT_EQ(c.reasoner.of(reasoning_agent::failure_analysis).mode, reasoner_mode::llm);
+  EXPECT_EQ(c.reasoner.of(reasoning_agent::failure_analysis).model, "qwen2.5-7b-instruct");
+  try {
+    check_daemon_config(c);
+    ADD_FAILURE() << "a config whose key variable is unset was accepted";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "reasoner: strategy_generation: environment variable "
+                           "PARATUNE_DAEMON_CONFIG_KEY (api_key_env) is not set");
+  }
+  setenv("PARATUNE_DAEMON_CONFIG_KEY", "sk-x", 1);
+  EXPECT_NO_THROW(check_daemon_config(c));
+  unsetenv("PARATUNE_DAEMON_CONFIG_KEY");
+  const auto bad = test::write_file(dir, "bad.yaml", "reasoner: {mode: llm}\n");
+  try {
+    load_daemon_config(bad);
+    ADD_FAILURE() << "a reasoner without a base_url was accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ": field 'reasoner': reasoner base_url must start "
+                                           "with http:// or https://, not ''");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "daemon/curve_keys.hpp"
 #include "messages/codec.hpp"
 #include "tests/daemon/daemon_process.hpp"
+#include "tests/fixtures/local_http_server.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -320,6 +321,55 @@ TEST_F(daemon_service, a_control_endpoint_beyond_the_loopback_needs_curve_and_a_
     EXPECT_EQ(std::string(e.what()), dir + "/paratune-daemon.key: a secret key file must not be "
                                            "readable by others (chmod 600)");
   }
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST_F(daemon_service, the_configs_reasoner_serves_jobs_without_one_and_its_key_is_never_logged) {
+  constexpr const char* key_variable = "PARATUNE_DAEMON_LLM_KEY";
+  constexpr const char* secret = "sk-daemon-7f3e-never-logged";
+  setenv(key_variable, secret, 1);
+  // The server answers every ask with a 400 whose body repeats the
+  // request's headers, the Authorization one among them.
+  test::local_http_server server(
+    "chat_server.py", {test::write_file(dir, "script.jsonl", R"({"echo_request": true})" "\n"),
+                       dir + "/requests.jsonl"});
+  const auto config = test::write_file(
+    dir, "daemon.yaml",
+    "reasoner: {mode: llm, base_url: \"" + server.url() + "/v1\", model: qwen2.5-7b-instruct, "
+    "api_key_env: " + key_variable + ", timeout_s: 5, max_retries: 0}\n");
+  test::daemon_process d{dir + "/state", {"--config", config, "--log-format", "json"}};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto id = submit(d, job_text(3, 0.0005));
+  EXPECT_EQ(wait_end(d, id).state, "finished");
+  const auto records = history(d, id);
+  int asks = 0;
+  for (const auto& e : records) {
+    EXPECT_EQ(e.body.find(secret), std::string::npos) << e.type;
+    if (e.type != wire::type_name<wire::llm_exchange>())
+      continue;
+    ++asks;
+    const auto x = wire::body_of<wire::llm_exchange>(e);
+    EXPECT_NE(x.error.find("[redacted]"), std::string::npos) << x.error;
+  }
+  EXPECT_EQ(asks, 2);  // trials 2 and 3; trial 1 runs the initial configuration
+  const auto report = cli({"report", id, "--daemon", d.control()});
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_EQ(report.out.find(secret), std::string::npos);
+  d.stop();
+  // The JSON log says why the model's choice did not stand, without the key.
+  const auto log = d.output();
+  EXPECT_NE(log.find("\"level\":\"warning\""), std::string::npos) << log;
+  EXPECT_NE(log.find("strategy generation: job service-test after trial 1: the model did not "
+                     "answer (rejected: "),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("[redacted]"), std::string::npos) << log;
+  EXPECT_EQ(log.find(secret), std::string::npos);
+  unsetenv(key_variable);
 }
 
 } // namespace

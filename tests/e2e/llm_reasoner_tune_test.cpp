@@ -203,3 +203,161 @@ TEST_F(llm_tune, a_bad_reasoner_is_refused_with_the_field_named) {
 
 } // namespace
 } // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST_F(llm_tune, a_crash_no_rule_knows_is_read_by_the_model_through_the_guardrails) {
+  // Trial 2 dies with a segmentation fault after three iterations. The
+  // model first calls it a start-up assertion (which the iterations rule
+  // out), then a lost node.
+  const auto answer = [](const nlohmann::json& a) {
+    return nlohmann::json{{"answer", a.dump()}, {"usage", {700, 30}}}.dump();
+  };
+  const std::string script =
+    answer({{"kind", "config_invalid"}, {"blamed", {"tp"}}, {"confidence", 85},
+            {"reason", "TP 8 is not a valid split"}}) + "\n"
+    + answer({{"kind", "node_failure"}, {"blamed", nlohmann::json::array()}, {"confidence", 60},
+              {"reason", "A segfault mid-run with a valid split points at the node"}}) + "\n";
+  test::local_http_server server("chat_server.py",
+                                 {test::write_file(dir, "script.jsonl", script),
+                                  dir + "/requests.jsonl"});
+  const auto sim = test::bin_dir() + "/paratune-sim";
+  const auto file = test::write_file(
+    dir, "job.yaml",
+    "name: llama3-8b-crash\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
+    "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
+    "trials: 4\n"
+    "reasoner: {mode: builtin, agents: {failure_analysis: {mode: llm, base_url: \""
+      + server.url() + "/v1\", model: qwen2.5-7b-instruct, api_key_env: " + key_variable
+      + ", timeout_s: 5, max_retries: 0}}}\n"
+    "pools:\n"
+    "  - {name: gpu-box, kind: local, capacity: 1,\n"
+    "     launch: [/usr/bin/python3, \"" + test::source_dir() + "/tests/fixtures/crashing_trainer.py\",\n"
+    "              \"2\", \"{trial}\", \"" + sim + "\", --sim-cluster, dgx-a100-80g,\n"
+    "              --sim-world-size, \"{gpus_per_node}\", --sim-time-scale, \"0\",\n"
+    "              --sim-failure-rate, \"0\", --sim-seed, \"{trial}\", \"{megatron_args}\"]}\n");
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j["trials"].size(), 2u);
+  EXPECT_EQ(j["trials"][1]["status"], "failed");
+  const auto h = history(j["session"]);
+  std::vector<wire::llm_exchange> asks;
+  std::vector<wire::failure_diagnosis> diagnoses;
+  for (const auto& e : h) {
+    EXPECT_EQ(e.body.find(secret_key), std::string::npos) << e.type;
+    if (e.type == wire::type_name<wire::llm_exchange>())
+      asks.push_back(wire::body_of<wire::llm_exchange>(e));
+    else if (e.type == wire::type_name<wire::failure_diagnosis>())
+      diagnoses.push_back(wire::body_of<wire::failure_diagnosis>(e));
+  }
+  ASSERT_EQ(asks.size(), 2u);
+  EXPECT_EQ(asks[0].agent, reasoning_agent::failure_analysis);
+  EXPECT_EQ(asks[0].after_trial, 2);
+  EXPECT_EQ(asks[0].rejection, "contradicts_measurement");
+  EXPECT_EQ(asks[0].detail, "trial 2 trained 3 iterations before it failed: a start-up "
+                            "assertion (config_invalid) cannot be the cause");
+  // The model saw the crash in the log the trial left.
+  EXPECT_NE(asks[0].messages[1].content.find("Fatal Python error: Segmentation fault"),
+            std::string::npos);
+  EXPECT_TRUE(asks[1].rejection.empty());
+  EXPECT_TRUE(asks[1].chosen);
+  ASSERT_EQ(diagnoses.size(), 1u);
+  EXPECT_EQ(diagnoses[0].trial, 2);
+  EXPECT_EQ(diagnoses[0].kind, failure_kind::node_failure);
+  EXPECT_TRUE(diagnoses[0].blamed.empty());
+  EXPECT_TRUE(diagnoses[0].retry);
+  EXPECT_EQ(diagnoses[0].summary, "A segfault mid-run with a valid split points at the node "
+                                  "(Confidence: 60; the model's reading)");
+  // tune --json and the report name the agent behind the model.
+  EXPECT_EQ(j["model"]["agents"],
+            (nlohmann::json::array({{{"agent", "failure_analysis"}, {"mode", "llm"},
+                                     {"model", "qwen2.5-7b-instruct"}, {"asks", 2}}})));
+  EXPECT_EQ(j["model"]["refused"], (nlohmann::json{{"contradicts_measurement", 1}}));
+  EXPECT_EQ(r.err.find(secret_key), std::string::npos);
+  EXPECT_EQ(r.out.find(secret_key), std::string::npos);
+}
+
+TEST_F(llm_tune, ask_is_answered_by_the_model_grounded_in_the_pool_and_guarded) {
+  // A builtin session; the dialogue alone has a model behind it.
+  const auto answer = [](const nlohmann::json& a) {
+    return nlohmann::json{{"answer", a.dump()}, {"usage", {1200, 60}}}.dump();
+  };
+  const std::string script =
+    answer({{"answer", "Trial 9 was the best."}, {"trials", {9}}}) + "\n"
+    + answer({{"answer", "The best run so far is trial 1; it was measured, not predicted."},
+              {"trials", {1}}}) + "\n"
+    + R"({"status": 500})" "\n";
+  const auto log = dir + "/requests.jsonl";
+  test::local_http_server server("chat_server.py",
+                                 {test::write_file(dir, "script.jsonl", script), log});
+  const auto file = job("{mode: builtin, agents: {dialogue: {mode: llm, base_url: \""
+                        + server.url() + "/v1\", model: qwen2.5-7b-instruct, api_key_env: "
+                        + key_variable + ", timeout_s: 5, max_retries: 0}}}");
+  const auto t = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  const std::string session = nlohmann::json::parse(t.out)["session"];
+
+  const auto first = paratune({"ask", session, "Which configuration is best?", "--db",
+                               dir + "/pool", "--json"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto a = nlohmann::json::parse(first.out);
+  EXPECT_EQ(a["answer"], "The best run so far is trial 1; it was measured, not predicted.");
+  EXPECT_EQ(a["by_model"], true);
+  EXPECT_EQ(a["model"], "qwen2.5-7b-instruct");
+  EXPECT_EQ(a["topic"], "best");
+  EXPECT_EQ(a["thread"], 1);
+
+  // The follow-up carries the thread; the model fails (500) and the
+  // built-in reasoner answers, saying why.
+  const auto second = paratune({"ask", session, "Are you sure?", "--db", dir + "/pool",
+                                "--thread", "1"});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_NE(second.out.find("(thread 1, turn 2; answered by the built-in reasoner: the model "
+                            "did not answer (server_error: "),
+            std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("the predictions were off by "), std::string::npos) << second.out;
+
+  // What the model was asked: the reasoner's findings, and on the
+  // follow-up the thread so far.
+  std::ifstream in(log);
+  std::vector<nlohmann::json> requests;
+  for (std::string line; std::getline(in, line);)
+    requests.push_back(nlohmann::json::parse(nlohmann::json::parse(line)["body"].get<std::string>()));
+  ASSERT_EQ(requests.size(), 3u);
+  const auto& asked = requests[0]["messages"];
+  EXPECT_NE(asked.back()["content"].get<std::string>().find("Question: Which configuration is "
+                                                           "best?"),
+            std::string::npos);
+  EXPECT_NE(asked.back()["content"].get<std::string>().find("The best configuration is trial "),
+            std::string::npos);
+  const auto& follow_up = requests[2]["messages"];
+  ASSERT_EQ(follow_up.size(), 4u);  // system, the first question, its answer, the new one
+  EXPECT_EQ(follow_up[1]["content"], "Which configuration is best?");
+  EXPECT_EQ(follow_up[2]["content"],
+            "The best run so far is trial 1; it was measured, not predicted.");
+
+  // Stored: two turns, three exchanges (the first refused: trial 9 does not
+  // exist), and the key nowhere.
+  int turns = 0;
+  std::vector<std::string> refusals;
+  for (const auto& e : history(session)) {
+    EXPECT_EQ(e.body.find(secret_key), std::string::npos) << e.type;
+    turns += e.type == wire::type_name<wire::dialogue_turn>();
+    if (e.type == wire::type_name<wire::llm_exchange>()) {
+      const auto x = wire::body_of<wire::llm_exchange>(e);
+      EXPECT_EQ(x.agent, reasoning_agent::dialogue);
+      refusals.push_back(x.rejection + (x.detail.empty() ? "" : ": " + x.detail));
+    }
+  }
+  EXPECT_EQ(turns, 2);
+  EXPECT_EQ(refusals, (std::vector<std::string>{
+                        "unknown_value: trial 9 is not in this session (it has 5 trials)", "",
+                        ""}));
+  for (const auto* out : {&first.out, &first.err, &second.out, &second.err})
+    EXPECT_EQ(out->find(secret_key), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune

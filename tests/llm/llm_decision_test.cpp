@@ -6,29 +6,17 @@
 #include "core/llm/model_answer.hpp"
 #include "core/llm/strategy_prompt.hpp"
 
-#include <deque>
-#include <fstream>
-#include <sstream>
-
 #include <gtest/gtest.h>
 
-#include "tests/fixtures/test_paths.hpp"
-#include "validation/reference_specs.hpp"
+#include "tests/llm/scripted_model.hpp"
 
 namespace paratune {
 namespace {
 
-tuning_context gpt3_7b_on_16_a100() {
-  tuning_context ctx;
-  ctx.model = reference::gpt(32, 4096, 32, 50257);
-  ctx.cluster = reference::dgx_a100();
-  ctx.world_size = 16;
-  ctx.prec = precision::fp16;
-  ctx.initial = parse_config("tp=1,pp=1,mbs=2,gbs=1024,seq=4096,recompute=full,dist_opt=true");
-  ctx.search = {{"mbs", {"1", "2", "4"}}, {"tp", {"1", "2", "4", "8"}},
-                {"pp", {"1", "2", "4"}}, {"recompute", {"none", "selective", "full"}}};
-  return ctx;
-}
+using test::gpt3_7b_on_16_a100;
+using test::prompt_file;
+using test::says;
+using test::scripted_model;
 
 trial_outcome ran(const training_config& c, double tflops, double mem_mib) {
   trial_outcome r;
@@ -51,40 +39,6 @@ trial_outcome oom(const training_config& c) {
   r.memory_limit_mib = 81920;
   r.reason = "CUDA out of memory";
   return r;
-}
-
-std::string prompt_file(const char* name) {
-  std::ifstream in(test::source_dir() + "/configs/prompts/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// A model that answers from a script, and remembers what it was asked.
-struct scripted_model {
-  std::deque<chat_outcome> answers;
-  std::vector<std::vector<chat_message>> asked;
-
-  chat_fn fn() {
-    return [this](const std::vector<chat_message>& m, const nlohmann::json&) {
-      asked.push_back(m);
-      auto a = answers.front();
-      if (answers.size() > 1)
-        answers.pop_front();
-      return a;
-    };
-  }
-};
-
-chat_outcome says(const std::string& content) {
-  chat_outcome o;
-  o.ok = true;
-  o.content = content;
-  o.latency_ms = 40;
-  o.prompt_tokens = 900;
-  o.completion_tokens = 30;
-  o.attempts = 1;
-  return o;
 }
 
 struct decision_fixture : ::testing::Test {

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "messages/ec.hpp"
@@ -16,6 +17,10 @@ caf::actor_system_config& command_runtime::configured(caf::actor_system_config& 
 
 command_runtime::command_runtime(const std::string& db, bool tuning_agents, bus_endpoints bus)
   : sys_(configured(cfg_)) {
+  // Warnings go to stderr: stdout is the command's answer (`--json` parsed
+  // by scripts), and a warning there would break it.
+  if (!spdlog::get("paratune"))
+    spdlog::set_default_logger(spdlog::stderr_color_mt("paratune"));
   spdlog::set_level(spdlog::level::warn);
   runtime_options opts{db, std::move(bus), true, false};
   opts.tuning_agents = tuning_agents;

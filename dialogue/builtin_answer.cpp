@@ -1,0 +1,273 @@
+#include "dialogue/builtin_answer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace paratune {
+
+namespace {
+
+std::string config_text(const session_facts& f, const wire::config_map& c) {
+  return searched_text(f.summary.job, c);
+}
+
+std::string run_text(const session_facts& f, const trial_row& r) {
+  return fmt::format("trial {} ({}) at {:.1f} TFLOP/s/GPU", r.index, config_text(f, r.config),
+                     r.tflops_per_gpu);
+}
+
+/// "12% below" / "the same as" / "4% above" the reference.
+std::string relative(double value, double reference) {
+  if (reference <= 0)
+    return "";
+  const double pct = 100 * (value / reference - 1);
+  if (std::abs(pct) < 0.05)
+    return "the same as";
+  return fmt::format("{:.1f}% {}", std::abs(pct), pct < 0 ? "below" : "above");
+}
+
+const trial_row* trial_with(const session_facts& f, const wire::config_map& c) {
+  for (const auto& r : f.summary.trials)
+    if (r.config == c)
+      return &r;
+  return nullptr;
+}
+
+bool holds(const wire::config_map& c, const std::map<std::string, std::string>& keep) {
+  for (const auto& [key, value] : keep) {
+    const auto it = c.find(key);
+    if (it == c.end() || it->second != value)
+      return false;
+  }
+  return true;
+}
+
+std::string keep_text(const std::map<std::string, std::string>& keep) {
+  std::string out;
+  for (const auto& [key, value] : keep)
+    out += (out.empty() ? "" : " and ") + key + "=" + value;
+  return out;
+}
+
+std::string why_first(const session_facts& f) {
+  if (!f.latest)
+    return "No analysis has ranked candidates yet: the first trial runs the job's initial "
+           "configuration (or the model's best, with start: predicted_best).";
+  const auto& r = *f.latest;
+  const auto& first = r.ranked.front();
+  std::string out = fmt::format(
+    "The latest analysis (after trial {}) moved from {} and found its health {}{}. Its first "
+    "proposal: {} ({} candidate), expected at {:.1f} TFLOP/s/GPU. Why: {}.",
+    r.after_trial,
+    r.base_trial > 0 ? "trial " + std::to_string(r.base_trial) : "the initial configuration",
+    r.health, r.directive.empty() || r.directive == "NONE" ? "" : " (directive " + r.directive + ")",
+    first.text, to_string(first.group), first.predicted_tflops, first.why);
+  if (const auto* ran = trial_with(f, first.config); ran && ran->measured())
+    out += fmt::format(" It ran as trial {}: {:.1f} TFLOP/s/GPU measured, {} the prediction.",
+                       ran->index, ran->tflops_per_gpu,
+                       relative(ran->tflops_per_gpu, first.predicted_tflops));
+  if (r.ranked.size() > 1) {
+    const auto& second = r.ranked[1];
+    out += fmt::format(" Second: {} ({} candidate), expected at {:.1f}: {}.", second.text,
+                       to_string(second.group), second.predicted_tflops, second.why);
+  }
+  if (!r.rejected.empty())
+    out += fmt::format(" The guards rejected {} candidates, for example {} ({}).",
+                       r.rejected.size(), r.rejected.front().text, r.rejected.front().rejected);
+  return out;
+}
+
+/// Whether the job lets `key` take `value`; the reason when not.
+std::string outside_space(const session_facts& f, const std::string& key,
+                          const std::string& value) {
+  const auto& job = f.summary.job;
+  const auto space = job.search.find(key);
+  if (space == job.search.end()) {
+    const auto fixed = job.initial.find(key);
+    if (fixed != job.initial.end() && fixed->second != value)
+      return fmt::format("{} is fixed at {} in this job, so no trial can hold {}={}.", key,
+                         fixed->second, key, value);
+    return "";
+  }
+  if (std::find(space->second.begin(), space->second.end(), value) != space->second.end())
+    return "";
+  std::string values;
+  for (const auto& v : space->second)
+    values += (values.empty() ? "" : ", ") + v;
+  return fmt::format("{}={} is not in the search space ({}: {}).", key, value, key, values);
+}
+
+std::string what_if(const session_facts& f, const std::map<std::string, std::string>& keep) {
+  for (const auto& [key, value] : keep)
+    if (auto why = outside_space(f, key, value); !why.empty())
+      return why;
+  const auto held = keep_text(keep);
+  const auto& best = f.summary.best;
+  const trial_row* best_held = nullptr;
+  int ran = 0;
+  std::vector<const decision*> failed;
+  for (const auto& r : f.summary.trials) {
+    if (!holds(r.config, keep))
+      continue;
+    ++ran;
+    if (r.measured() && (!best_held || r.tflops_per_gpu > best_held->tflops_per_gpu))
+      best_held = &r;
+    if (r.status == trial_status::failed)
+      if (const auto* d = f.decision_of(r.index))
+        failed.push_back(d);
+  }
+  std::string out;
+  if (best_held && best && best_held->index == best->index) {
+    out = fmt::format("The session's best run already holds {}: {}.", held, run_text(f, *best));
+  } else if (best_held) {
+    out = fmt::format("Holding {}: {} trials ran with it; the best, {}, is {} the session's best "
+                      "({}).", held, ran, run_text(f, *best_held),
+                      relative(best_held->tflops_per_gpu, best ? best->tflops_per_gpu : 0),
+                      best ? run_text(f, *best) : "none");
+  } else {
+    out = fmt::format("No measured trial holds {}{}.", held,
+                      ran ? fmt::format(" ({} ran with it and measured nothing)", ran) : "");
+  }
+  for (const auto* d : failed)
+    out += fmt::format(" Trial {} with it failed: {}.", d->trial,
+                       d->diagnosed ? d->diagnosis : d->outcome);
+  if (f.latest) {
+    const auto& ranked = f.latest->ranked;
+    for (size_t i = 0; i < ranked.size(); ++i)
+      if (holds(ranked[i].config, keep)) {
+        out += fmt::format(" The latest analysis's best candidate that holds it is {} (rank {} of "
+                           "{}), expected at {:.1f} TFLOP/s/GPU: {}.", ranked[i].text, i + 1,
+                           ranked.size(), ranked[i].predicted_tflops, ranked[i].why);
+        return out;
+      }
+    for (const auto& s : f.latest->rejected)
+      if (holds(s.config, keep)) {
+        out += fmt::format(" The latest analysis rejected {} for it: {}.", s.text, s.rejected);
+        return out;
+      }
+    out += " The latest analysis had no candidate that holds it.";
+  }
+  return out;
+}
+
+std::string best_answer(const session_facts& f) {
+  const auto& s = f.summary;
+  if (!s.best)
+    return fmt::format("No trial has measured a throughput yet ({} trials so far).",
+                       s.trials.size());
+  std::string out = fmt::format("The best configuration is {} (MFU {:.3f}, peak memory {:.0f} "
+                                "MiB).", run_text(f, *s.best), s.best->mfu,
+                                s.best->peak_memory_mib);
+  if (s.first_success && s.first_success->index != s.best->index)
+    out += fmt::format(" That is {} the first measured run, {}.",
+                       relative(s.best->tflops_per_gpu, s.first_success->tflops_per_gpu),
+                       run_text(f, *s.first_success));
+  return out;
+}
+
+std::string trial_answer(const session_facts& f, int n) {
+  const auto* r = f.trial(n);
+  if (!r)
+    return fmt::format("The session has no trial {}: it has {} trials.", n,
+                       f.summary.trials.size());
+  const auto* d = f.decision_of(n);
+  std::string out = fmt::format("Trial {} ran {}.", n, config_text(f, r->config));
+  if (d && d->proposed)
+    out += fmt::format(" It was chosen as \"{}\" because {}{}.", d->change, d->why,
+                       d->predicted_tflops > 0
+                         ? fmt::format(", expected at {:.1f} TFLOP/s/GPU", d->predicted_tflops)
+                         : "");
+  if (r->measured())
+    out += fmt::format(" It measured {:.1f} TFLOP/s/GPU (MFU {:.3f}, peak memory {:.0f} MiB){}.",
+                       r->tflops_per_gpu, r->mfu, r->peak_memory_mib,
+                       d && d->predicted_tflops > 0
+                         ? ", " + relative(r->tflops_per_gpu, d->predicted_tflops)
+                             + " the prediction"
+                         : "");
+  else
+    out += fmt::format(" It {}{}.", to_string(r->status),
+                       r->reason.empty() ? "" : ": " + r->reason);
+  if (d && d->diagnosed)
+    out += " Failure analysis: " + d->diagnosis + ".";
+  return out;
+}
+
+std::string failures_answer(const session_facts& f, int n) {
+  if (n > 0) {
+    const auto* r = f.trial(n);
+    if (r && r->status != trial_status::failed)
+      return fmt::format("Trial {} did not fail: it {}.", n, to_string(r->status));
+    return trial_answer(f, n);
+  }
+  std::string list;
+  int count = 0;
+  for (const auto& d : f.chain)
+    if (d.finished && d.status == trial_status::failed) {
+      ++count;
+      list += fmt::format(" Trial {} ({}): {}.", d.trial, to_string(d.failure),
+                          d.diagnosed ? d.diagnosis : d.outcome);
+    }
+  if (count == 0)
+    return fmt::format("No trial failed ({} trials so far).", f.summary.trials.size());
+  return fmt::format("{} of {} trials failed.", count, f.summary.trials.size()) + list;
+}
+
+std::string sure_answer(const session_facts& f, const std::map<std::string, std::string>& keep) {
+  double sum = 0, worst = -1;
+  int n = 0;
+  const trial_row* worst_row = nullptr;
+  for (const auto& r : f.summary.trials) {
+    if (!r.measured() || r.predicted_tflops <= 0 || !holds(r.config, keep))
+      continue;
+    const double err = std::abs(r.tflops_per_gpu / r.predicted_tflops - 1);
+    sum += err;
+    ++n;
+    if (err > worst) {
+      worst = err;
+      worst_row = &r;
+    }
+  }
+  if (n == 0)
+    return "No measured trial had a prediction to compare with yet, so the proposals rest on the "
+           "performance model alone; the first measurements will say how far off it is.";
+  std::string out = fmt::format(
+    "Over {} measured trials{}, the predictions were off by {:.1f}% on average; the worst was "
+    "trial {}: predicted {:.1f}, measured {:.1f} TFLOP/s/GPU.", n,
+    keep.empty() ? "" : " holding " + keep_text(keep), 100 * sum / n, worst_row->index,
+    worst_row->predicted_tflops, worst_row->tflops_per_gpu);
+  if (f.summary.best)
+    out += fmt::format(" The best configuration's {:.1f} TFLOP/s/GPU was measured (trial {}), "
+                       "not predicted.", f.summary.best->tflops_per_gpu, f.summary.best->index);
+  return out;
+}
+
+std::string overview(const session_facts& f) {
+  const auto& s = f.summary;
+  std::string out = fmt::format("Session {} ({}, {} on {} GPUs) is {}: {} of {} trials.",
+                                s.session, s.job.job_name, s.job.model.name, s.job.world_size,
+                                to_string(s.state), s.trials.size(), s.job.trials);
+  if (s.best)
+    out += " Best so far: " + run_text(f, *s.best) + ".";
+  return out + " Ask, for example: why this proposal first; what if I keep TP 8; which "
+               "configuration is best; what happened in trial 3; why did trial 3 fail; are you "
+               "sure.";
+}
+
+} // namespace
+
+std::string builtin_answer(const session_facts& f, const question_subject& q) {
+  switch (q.topic) {
+    case question_topic::why_first: return why_first(f);
+    case question_topic::what_if: return what_if(f, q.keep);
+    case question_topic::best: return best_answer(f);
+    case question_topic::trial: return trial_answer(f, q.trial);
+    case question_topic::failures: return failures_answer(f, q.trial);
+    case question_topic::sure: return sure_answer(f, q.keep);
+    case question_topic::overview: return overview(f);
+  }
+  return overview(f);
+}
+
+} // namespace paratune

@@ -1,0 +1,117 @@
+#include "dialogue/dialogue.hpp"
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/llm/model_answer.hpp"
+#include "core/llm/prompt_template.hpp"
+#include "dialogue/builtin_answer.hpp"
+
+namespace paratune {
+
+namespace {
+
+std::string trials_table(const session_facts& f) {
+  if (f.summary.trials.empty())
+    return "(no trial yet)\n";
+  std::string out = "| trial | configuration | status | TFLOP/s/GPU | predicted | note |\n"
+                    "|---|---|---|---|---|---|\n";
+  for (const auto& r : f.summary.trials)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.index,
+                       searched_text(f.summary.job, r.config), to_string(r.status),
+                       r.measured() ? fmt::format("{:.1f}", r.tflops_per_gpu) : "-",
+                       r.predicted_tflops > 0 ? fmt::format("{:.1f}", r.predicted_tflops) : "-",
+                       r.measured() ? "" : r.reason.substr(0, 160));
+  return out;
+}
+
+std::string analysis_text(const session_facts& f) {
+  if (!f.latest)
+    return "(none yet)";
+  const auto& r = *f.latest;
+  std::string out = fmt::format("After trial {}; health {}. Ranked candidates:\n", r.after_trial,
+                                r.health);
+  for (size_t i = 0; i < r.ranked.size() && i < 5; ++i)
+    out += fmt::format("{}. {} expected {:.1f} TFLOP/s/GPU. Why: {}\n", i + 1, r.ranked[i].text,
+                       r.ranked[i].predicted_tflops, r.ranked[i].why);
+  return out;
+}
+
+std::vector<chat_message> prompt_of(const session_facts& f, const std::string& template_text,
+                                    const std::vector<wire::dialogue_turn>& before,
+                                    const std::string& question, const std::string& facts) {
+  const auto& job = f.summary.job;
+  auto m = render_prompt(template_text,
+                         {{"job", fmt::format("{} ({} on {} GPUs), {}", job.job_name,
+                                              job.model.name, job.world_size,
+                                              to_string(f.summary.state))},
+                          {"history", trials_table(f)},
+                          {"analysis", analysis_text(f)},
+                          {"facts", facts},
+                          {"question", question}});
+  // The thread so far, between the instructions and the new question.
+  std::vector<chat_message> earlier;
+  for (const auto& t : before) {
+    earlier.push_back({"user", t.question});
+    earlier.push_back({"assistant", t.answer});
+  }
+  m.insert(m.begin() + 1, earlier.begin(), earlier.end());
+  return m;
+}
+
+} // namespace
+
+const nlohmann::json& dialogue_reply_schema() {
+  static const nlohmann::json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"answer", {{"type", "string"}}},
+        {"trials", {{"type", "array"}, {"items", {{"type", "integer"}}}}}}},
+      {"required", {"answer"}},
+      {"additionalProperties", false}};
+  return schema;
+}
+
+dialogue_answer answer_question(const session_facts& f, const std::string& question,
+                                int thread, const reasoner_settings& settings,
+                                const std::string& prompt_template, const chat_fn& chat) {
+  if (question.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw input_error("the question is empty");
+  const auto before = thread > 0 ? f.thread(thread) : std::vector<wire::dialogue_turn>{};
+  if (thread > 0 && before.empty())
+    throw input_error(fmt::format("thread {} does not exist in session {} (it has {})", thread,
+                                  f.summary.session,
+                                  f.last_thread() ? fmt::format("threads 1 to {}", f.last_thread())
+                                                  : std::string("no thread yet")));
+  question_subject previous;
+  if (!before.empty())
+    previous = {before.back().topic, before.back().keep, before.back().trial};
+  const auto subject = read_question(question, before.empty() ? nullptr : &previous);
+  dialogue_answer out;
+  auto& t = out.turn;
+  t.thread = thread > 0 ? thread : f.last_thread() + 1;
+  t.turn = int(before.size()) + 1;
+  t.question = question;
+  t.topic = subject.topic;
+  t.keep = subject.keep;
+  t.trial = subject.trial;
+  t.answer = builtin_answer(f, subject);
+  if (settings.mode != reasoner_mode::llm)
+    return out;
+  auto reply = ask_with_guardrails<proposed_reply>(
+    prompt_of(f, prompt_template, before, question, t.answer), dialogue_reply_schema(), chat,
+    [&](const std::string& text) {
+      return read_dialogue_reply(text, int(f.summary.trials.size()));
+    });
+  out.asks = std::move(reply.turns);
+  if (reply.accepted) {
+    t.answer = reply.accepted->text;
+    t.by_model = true;
+    t.model = settings.model;
+  } else {
+    t.fallback = reply.fallback;
+  }
+  return out;
+}
+
+} // namespace paratune

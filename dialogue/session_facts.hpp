@@ -1,0 +1,39 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/wire_types.hpp"
+#include "report/decision_chain.hpp"
+#include "report/session_summary.hpp"
+
+namespace paratune {
+
+/// What a dialogue about a session is grounded in: the session read back
+/// (trials, best run), each trial's decision and diagnosis, the latest
+/// analysis with its ranked and rejected candidates, and the dialogue's
+/// own earlier turns.
+struct session_facts {
+  session_summary summary;
+  std::vector<decision> chain;
+  std::optional<wire::analysis_report> latest;  ///< the last analysis that ranked something
+  std::vector<wire::dialogue_turn> turns;       ///< every thread, in pool order
+
+  /// The trial row numbered `n`, or nullptr.
+  const trial_row* trial(int n) const;
+  /// The decision of trial `n`, or nullptr.
+  const decision* decision_of(int n) const;
+  /// The turns of one thread, in order.
+  std::vector<wire::dialogue_turn> thread(int number) const;
+  /// The highest thread number so far, 0 for none.
+  int last_thread() const;
+};
+
+session_facts facts_of(const std::string& session, const std::vector<wire::envelope>& history);
+
+/// "tp=2 pp=1 mbs=4": a configuration's searched keys (all its keys when
+/// the job searched none).
+std::string searched_text(const wire::session_opened& job, const wire::config_map& c);
+
+} // namespace paratune

@@ -1,0 +1,90 @@
+// The `reasoner:` field of a job and of the daemon's config: one endpoint
+// for every agent that can take a model, per-agent overrides under
+// `agents:` that start from it, and refusals that name the agent.
+
+#include "adapters/config/reasoner_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/input_error.hpp"
+
+namespace paratune {
+namespace {
+
+agent_reasoners read(const std::string& yaml) {
+  return read_reasoners(YAML::Load(yaml), "job.yaml");
+}
+
+std::string refusal(const std::string& yaml) {
+  try {
+    read(yaml);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+constexpr const char* served = R"({mode: llm, base_url: "http://127.0.0.1:8000/v1",
+  model: qwen2.5-7b-instruct, api_key_env: OPENAI_API_KEY, timeout_s: 20)";
+
+TEST(reasoner_loader, a_word_is_the_mode_of_every_agent_that_can_take_a_model) {
+  const auto r = read("builtin");
+  EXPECT_FALSE(r.any_model());
+  const auto shared = read(std::string(served) + "}");
+  EXPECT_EQ(shared.of(reasoning_agent::strategy_generation).mode, reasoner_mode::llm);
+  EXPECT_EQ(shared.of(reasoning_agent::failure_analysis).mode, reasoner_mode::llm);
+  EXPECT_EQ(shared.of(reasoning_agent::failure_analysis).model, "qwen2.5-7b-instruct");
+  // Not yet behind a model in this version: they stay builtin.
+  EXPECT_EQ(shared.of(reasoning_agent::bottleneck_analysis).mode, reasoner_mode::builtin);
+  EXPECT_EQ(shared.of(reasoning_agent::diagnosis).mode, reasoner_mode::builtin);
+}
+
+TEST(reasoner_loader, an_agents_override_starts_from_the_shared_settings) {
+  const auto r = read(std::string(served) + R"(, agents: {
+      strategy_generation: {mode: hybrid, model: llama-3.1-70b, timeout_s: 90},
+      failure_analysis: builtin}})");
+  const auto gen = r.of(reasoning_agent::strategy_generation);
+  EXPECT_EQ(gen.mode, reasoner_mode::hybrid);
+  EXPECT_EQ(gen.model, "llama-3.1-70b");
+  EXPECT_EQ(gen.base_url, "http://127.0.0.1:8000/v1");  // inherited
+  EXPECT_EQ(gen.api_key_env, "OPENAI_API_KEY");          // inherited
+  EXPECT_DOUBLE_EQ(gen.timeout_s, 90);
+  EXPECT_EQ(r.of(reasoning_agent::failure_analysis).mode, reasoner_mode::builtin);
+  EXPECT_TRUE(r.any_model());
+}
+
+TEST(reasoner_loader, a_builtin_job_can_put_a_model_behind_one_agent) {
+  const auto r = read(R"({mode: builtin, agents: {failure_analysis: {mode: llm,
+      base_url: "http://127.0.0.1:8000/v1", model: qwen2.5-7b-instruct}}})");
+  EXPECT_EQ(r.of(reasoning_agent::strategy_generation).mode, reasoner_mode::builtin);
+  EXPECT_EQ(r.of(reasoning_agent::failure_analysis).mode, reasoner_mode::llm);
+}
+
+TEST(reasoner_loader, refusals_name_the_file_the_field_and_the_agent) {
+  EXPECT_EQ(refusal(std::string(served) + ", agents: {diagnosis: llm}}"),
+            "job.yaml: field 'reasoner': agents: diagnosis: only builtin is available for this "
+            "agent, not llm");
+  EXPECT_EQ(refusal(std::string(served) + ", agents: {bottleneck_analysis: hybrid}}"),
+            "job.yaml: field 'reasoner': agents: bottleneck_analysis: only builtin is available "
+            "for this agent, not hybrid");
+  EXPECT_EQ(refusal(std::string(served) + ", agents: {planner: llm}}"),
+            "job.yaml: field 'reasoner': agents: unknown agent 'planner' (bottleneck_analysis, "
+            "strategy_generation, failure_analysis, diagnosis, dialogue)");
+  EXPECT_EQ(refusal("{mode: builtin, agents: {failure_analysis: llm}}"),
+            "job.yaml: field 'reasoner': agents: failure_analysis: reasoner base_url must start "
+            "with http:// or https://, not ''");
+  EXPECT_EQ(refusal(std::string(served) + ", agents: {failure_analysis: {agents: {}}}}"),
+            "job.yaml: field 'reasoner': agents: failure_analysis: unknown key 'agents' (mode, "
+            "base_url, model, api_key_env, timeout_s, max_retries, structured_output)");
+  EXPECT_EQ(refusal(std::string(served) + ", agents: [failure_analysis]}"),
+            "job.yaml: field 'reasoner': agents: expected a mapping of agent -> builtin, llm, "
+            "hybrid or settings");
+  EXPECT_EQ(refusal("{model: x}"), "job.yaml: field 'reasoner': missing field 'mode' (builtin, "
+                                   "llm or hybrid)");
+  EXPECT_EQ(refusal(std::string(served) + ", agents: {failure_analysis: {timeout_s: 0}}}"),
+            "job.yaml: field 'reasoner': agents: failure_analysis: field 'timeout_s': 0 is "
+            "outside the allowed range 0.1..3600");
+}
+
+} // namespace
+} // namespace paratune
