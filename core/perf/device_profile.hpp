@@ -18,6 +18,9 @@ struct device_profile {
   double scale_up_efficiency = 0.75;  ///< NCCL bus bandwidth / link bandwidth, NVLink/ICI
   double scale_out_efficiency = 0.85; ///< same for IB/DCN
   double overlap_slowdown = 0.2;      ///< compute time lost per second of overlapped comm
+  /// Host time to dispatch one layer's forward pass (its backward: twice).
+  /// A floor under each stage's micro-batch: small layers wait for the host.
+  double host_layer_forward_s = 0.0;
   double iteration_overhead_s = 0.0;  ///< data loading, logging, timers per iteration
   double context_mib = 1500;          ///< CUDA context, NCCL communicators, workspaces
   double fragmentation = 0.12;        ///< caching-allocator slack, fraction of activations

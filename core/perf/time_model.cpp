@@ -212,6 +212,17 @@ stage_times time_stage(const perf_context& x, const kernel_target& k,
   s.ep = layers * layer.ep + recomputed * layer.ep / 2;
   s.pp = pipeline_p2p(x);
   s.backward += s.recompute;
+  // The host dispatches every kernel of the pass (Python, PyTorch's eager
+  // dispatch, NCCL launches); it runs ahead of the GPU, so it costs time
+  // only when the GPU finishes its share faster than the host can queue it.
+  // A backward pass issues about twice a forward pass's kernels.
+  const double host = x.profile->host_layer_forward_s * (3 * layers + recomputed);
+  if (host > s.total()) {
+    const double idle = host - s.total();
+    s.compute += idle;
+    s.forward += idle / 3;
+    s.backward += 2 * idle / 3;
+  }
   return s;
 }
 

@@ -10,11 +10,11 @@ namespace paratune {
 /// How the performance model's error moves with the parallel split, as a
 /// session's measurements show it, and how sure that is.
 ///
-/// The model's error is not one bias. On small models it misses fixed costs
-/// per micro-batch and per layer (kernel launches, collective latency), so
-/// it is several times too fast at micro batch 1 with TP 8 and much closer
-/// at micro batch 4 with TP 2 (the vTrain A100 tables). Such an error grows
-/// steadily with the degrees, so the log of measured/predicted throughput
+/// The model's error is not one bias. On small models its fixed costs per
+/// micro-batch and per layer (kernel launches, the host's dispatch floor,
+/// collective latency) are the roughest part of it, so its error on the
+/// vTrain A100 tables differs between micro batch 1 with TP 8 and micro
+/// batch 4 with TP 2. Such an error grows steadily with the degrees, so the log of measured/predicted throughput
 /// is fitted as a linear function of log2 of TP, PP, CP, EP, VPP and the
 /// micro-batch size: a Bayesian linear regression whose slopes have a prior
 /// of zero. With one measured configuration the trend is that run's bias;

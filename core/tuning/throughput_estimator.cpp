@@ -68,14 +68,14 @@ const perf_prediction& throughput_estimator::raw(const training_config& c) {
 }
 
 double throughput_estimator::slope_prior() const {
-  // The model's own error per doubling; more where this session's runs
-  // spread further around one bias; and more where the bias itself is
-  // large: a model 2.6 times too fast misses costs (per micro-batch, per
-  // collective) that move with the degrees, by a quarter to a third of the
-  // bias per doubling on the vTrain tables' small models.
-  const double bias = std::abs(trend_.mean());
-  return std::clamp(std::max(trend_.spread(), bias_share_per_doubling * bias), model_sigma,
-                    max_slope_sigma);
+  // Two measured splits cannot tell a slope from one split's own departure
+  // from the trend (six slopes, one difference): until a third, the trend
+  // is the session's bias alone and the model ranks the rest.
+  if (trend_.size() < slopes_from)
+    return no_slope_sigma;
+  // The model's own error per doubling, or more where this session's runs
+  // spread further around one bias.
+  return std::clamp(trend_.spread(), model_sigma, max_slope_sigma);
 }
 
 throughput_estimate throughput_estimator::estimate(const training_config& c) {

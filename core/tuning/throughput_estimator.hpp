@@ -49,9 +49,10 @@ public:
   /// The widest prior the error trend's slopes take from the session's
   /// spread (log units per doubling).
   static constexpr double max_slope_sigma = 0.5;
-  /// The share of the session's bias (log units) a slope may plausibly
-  /// reach per doubling: its prior spread when the bias is large.
-  static constexpr double bias_share_per_doubling = 0.25;
+  /// How many measured splits the error trend needs before it fits slopes;
+  /// with fewer, its slopes' prior is `no_slope_sigma` (the bias alone).
+  static constexpr size_t slopes_from = 3;
+  static constexpr double no_slope_sigma = 1e-3;
 
   throughput_estimator(const tuning_context& ctx, const std::vector<trial_outcome>& history);
 

@@ -90,9 +90,9 @@ TEST(throughput_estimator, carries_the_measured_ratio_and_knows_flags_better_tha
   EXPECT_EQ(e_flag.distance, 1);
   // A new split adds the model's error on one split (by distance) to the
   // error trend's uncertainty: with one run, the mean's 6% plus each
-  // doubling away times the slopes' prior, a quarter of the bias (at least
-  // the model's 6%).
-  const double prior = std::clamp(0.25 * std::abs(std::log(ratio)), 0.06, 0.5);
+  // doubling away times the slopes' prior, which is next to nothing until
+  // three splits are measured (one run is the bias alone).
+  const double prior = throughput_estimator::no_slope_sigma;
   const auto split = parse_config("tp=4", c); // config_distance 3, one doubling
   EXPECT_NEAR(est.estimate(split).sigma,
               std::hypot(0.005, std::hypot(0.06 * 3 / 4, std::hypot(0.06, prior))), 1e-12);
