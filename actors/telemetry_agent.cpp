@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/trial_key.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/telemetry/dcgm_scrape.hpp"
 #include "messages/conversions.hpp"
@@ -27,17 +28,8 @@ struct trial_telemetry {
 
 namespace {
 
-int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string key_of(const std::string& session, int trial) {
-  return session + "/" + std::to_string(trial);
-}
-
 void add_point(trial_telemetry& t, trial_metric m, int gpu, double value) {
-  t.series[{m, gpu}].push_back({unix_ms(), value});
+  t.series[{m, gpu}].push_back({wall_clock_ms(), value});
 }
 
 /// The log's metrics, read as the parser appends each record.
@@ -85,7 +77,7 @@ namespace {
 // A trial is known from its first line or its trial_started, whichever
 // comes first: output is published at once, trial_started only once stored.
 trial_telemetry& trial_entry(telemetry_agent_state& a, const std::string& session, int trial) {
-  auto& slot = a.trials[key_of(session, trial)];
+  auto& slot = a.trials[trial_key_of(session, trial)];
   if (!slot) {
     slot = std::make_unique<trial_telemetry>();
     slot->session = session;
@@ -99,7 +91,7 @@ trial_telemetry& trial_entry(telemetry_agent_state& a, const std::string& sessio
 
 void telemetry_agent_state::on_started(const std::string& session, const wire::trial_started& s) {
   trial_entry(*this, session, s.trial);
-  const auto key = key_of(session, s.trial);
+  const auto key = trial_key_of(session, s.trial);
   with_history(session, [this, key, pool = s.pool](std::vector<wire::envelope> history) {
     watch_gpus(key, history, pool);
   });
@@ -152,7 +144,7 @@ void telemetry_agent_state::on_output(const std::string& session, const wire::tr
 }
 
 void telemetry_agent_state::on_result(const std::string& session, const wire::trial_result& r) {
-  const auto it = trials.find(key_of(session, r.trial));
+  const auto it = trials.find(trial_key_of(session, r.trial));
   if (it == trials.end())
     return; // never ran (skipped), or recorded already
   auto t = std::move(it->second);

@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/trial_key.hpp"
 #include "actors/output_batch.hpp"
 #include "actors/replay_answer.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
@@ -55,11 +56,6 @@ namespace {
 constexpr size_t tail_lines = 40;
 /// How often running trials' clocks are checked (hang, wall-clock limit).
 constexpr auto clock_period = std::chrono::milliseconds(500);
-
-int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -127,10 +123,6 @@ std::string end_orphan(const wire::trial_job& job) {
   kill(pid_t(-job.pid), SIGKILL);
   kill(pid_t(job.pid), SIGKILL);
   return "its process group " + std::to_string(job.pid) + " was ended";
-}
-
-std::string key_of(const std::string& session, int trial) {
-  return session + "/" + std::to_string(trial);
 }
 
 double peak_memory(const running_trial& t) {
@@ -208,7 +200,7 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   r.started_at_ms = t.started_at_ms;
   r.queued_ms = t.process ? t.process->queued_ms() : 0;
   r.pool = t.proposal.pool;
-  r.ended_at_ms = unix_ms();
+  r.ended_at_ms = wall_clock_ms();
   double ms = 0;
   for (const auto& s : t.samples)
     ms += s.elapsed_ms;
@@ -340,7 +332,7 @@ validator_state::validator_state(caf::event_based_actor* self) : agent_state(sel
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
     const auto session = e.session;
     // A replay pool's proposal has no command: consider() answers it.
-    if (p.exhausted || p.trial <= 0 || running.count(key_of(session, p.trial)))
+    if (p.exhausted || p.trial <= 0 || running.count(trial_key_of(session, p.trial)))
       return;
     with_history(session, [this, session, p](std::vector<wire::envelope> history) {
       consider(session, p, history);
@@ -377,7 +369,7 @@ void validator_state::consider(const std::string& session, const wire::proposal&
   if (past.ended)
     return; // already ran (a republished proposal)
   const auto* opened = find_first<wire::session_opened>(history);
-  const auto key = key_of(session, p.trial);
+  const auto key = trial_key_of(session, p.trial);
   if (!opened || running.count(key) || resuming.count(key))
     return;
   const auto job = wire::body_of<wire::session_opened>(*opened);
@@ -409,7 +401,7 @@ void validator_state::consider(const std::string& session, const wire::proposal&
 void validator_state::answer_from_table(const std::string& session, const wire::proposal& p,
                                         const wire::session_opened& job,
                                         const wire::pool_wire& pool, bool started) {
-  auto r = replay_answer(pool, p, job, unix_ms());
+  auto r = replay_answer(pool, p, job, wall_clock_ms());
   const auto topic = topics::trial_state(session, p.trial);
   // A refused configuration never started: it has only its skipped result.
   if (!started && r.status != trial_status::skipped)
@@ -499,8 +491,8 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
   t->memory_limit_mib = opened.cluster.hbm_gib * 1024;
   t->world_size = std::max(1, opened.world_size);
-  const auto key = key_of(session, p.trial);
-  t->started_at_ms = unix_ms();
+  const auto key = trial_key_of(session, p.trial);
+  t->started_at_ms = wall_clock_ms();
   t->started = t->last_line = std::chrono::steady_clock::now();
   if (opened.early_stop.enabled) {
     t->stopper.emplace(policy_of(opened.early_stop), incumbent);
@@ -517,7 +509,7 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
 void validator_state::launch(const std::string& session, const wire::proposal& p,
                              const wire::session_opened& opened, incumbent_rate incumbent) {
   auto t = track(session, p, opened, incumbent);
-  const auto key = key_of(session, p.trial);
+  const auto key = trial_key_of(session, p.trial);
   wire::trial_started st{p.trial, p.config, p.argv, p.pool};
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
@@ -543,7 +535,7 @@ void validator_state::attach(const std::string& session, const wire::proposal& p
                              int64_t started_at_ms, incumbent_rate incumbent) {
   auto t = track(session, p, opened, incumbent);
   t->started_at_ms = started_at_ms;
-  const auto key = key_of(session, p.trial);
+  const auto key = trial_key_of(session, p.trial);
   try {
     t->process = attach_slurm_job(*wire::pool_named(opened, p.pool), opened, p, job, key);
   } catch (const std::exception& e) {

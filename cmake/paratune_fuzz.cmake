@@ -21,6 +21,12 @@ add_link_options(-fsanitize=${PARATUNE_FUZZ_SANITIZERS})
 # libFuzzer executable of one harness file.
 function(paratune_fuzz_harness name source)
   add_executable(fuzz_${name} ${source})
+  paratune_use_pch(fuzz_${name})
   target_link_libraries(fuzz_${name} PRIVATE ${ARGN})
   target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer,${PARATUNE_FUZZ_SANITIZERS})
+  # ctest -L fuzz: the smoke of this harness (20 s on a copy of its seeds).
+  add_test(NAME fuzz.${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/bench/fuzz/run --no-build --smoke ${name})
+  set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 120
+                       ENVIRONMENT PARATUNE_FUZZ_BUILD=${CMAKE_BINARY_DIR})
 endfunction()

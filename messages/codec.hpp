@@ -47,6 +47,16 @@ T unpack(std::string_view bytes, const char* what) {
   }
 }
 
+// pack and unpack of the envelope and of every body are compiled once, in
+// codec_instances.cpp: msgpack's adaptors for one of these structs cost a
+// translation unit seconds of template instantiation, and some sixty files
+// encode or decode them.
+#define PARATUNE_EXTERN_CODEC(T)                                                       \
+  extern template std::string pack<T>(const T&);                                     \
+  extern template T unpack<T>(std::string_view, const char*);
+PARATUNE_WIRE_BODIES(PARATUNE_EXTERN_CODEC)
+PARATUNE_EXTERN_CODEC(envelope)
+
 /// An envelope around a typed body.
 template <class T>
 envelope make_envelope(const std::string& session, int trial, const T& body) {

@@ -13,6 +13,7 @@
 
 #include <msgpack.hpp>
 
+#include "messages/codec.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune::control {
@@ -97,3 +98,11 @@ inline reply refusal(std::string why) {
 }
 
 } // namespace paratune::control
+
+namespace paratune::wire {
+
+// Compiled once, in codec_instances.cpp (see codec.hpp).
+PARATUNE_EXTERN_CODEC(control::request)
+PARATUNE_EXTERN_CODEC(control::reply)
+
+} // namespace paratune::wire

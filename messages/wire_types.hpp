@@ -539,3 +539,26 @@ template <> constexpr const char* type_name<llm_exchange>() { return "llm_exchan
 template <> constexpr const char* type_name<dialogue_turn>() { return "dialogue_turn"; }
 
 } // namespace paratune::wire
+
+/// Every body type, for code that has to name each one (the codec's
+/// explicit instantiations in codec.hpp and codec_instances.cpp).
+#define PARATUNE_WIRE_BODIES(X) \
+  X(session_opened) \
+  X(analysis_request) \
+  X(analysis_report) \
+  X(proposal) \
+  X(trial_started) \
+  X(trial_job) \
+  X(trial_interrupted) \
+  X(telemetry) \
+  X(trial_output) \
+  X(metric_series) \
+  X(trial_result) \
+  X(failure_diagnosis) \
+  X(session_status) \
+  X(optimization_record) \
+  X(diagnose_request) \
+  X(diagnosis) \
+  X(proposal_set) \
+  X(llm_exchange) \
+  X(dialogue_turn)

@@ -28,14 +28,14 @@ details { font-size: 13px; margin-top: 4px; } summary { cursor: pointer; color: 
 
 std::string esc(const std::string& s) { return markup_escape(s); }
 
-void header(std::string& out, const session_summary& s) {
+void html_header(std::string& out, const session_summary& s) {
   out += "<h1>paratune report: " + esc(s.job.job_name) + "</h1>\n<dl class=\"header\">\n";
   for (const auto& [label, value] : header_fields(s))
     out += "<dt>" + esc(label) + "</dt><dd>" + esc(value) + "</dd>\n";
   out += "</dl>\n";
 }
 
-void decision_entry(std::string& out, const decision& d) {
+void html_decision_entry(std::string& out, const decision& d) {
   out += fmt::format("<section class=\"decision\" id=\"trial-{}\">\n<h3>Trial {}: {}</h3>\n"
                      "<ul class=\"decision\">\n",
                      d.trial, d.trial, esc(d.change.empty() ? "(no proposal recorded)" : d.change));
@@ -63,7 +63,7 @@ void decision_entry(std::string& out, const decision& d) {
   out += "</section>\n";
 }
 
-void trials_table(std::string& out, const session_summary& s) {
+void html_trials_table(std::string& out, const session_summary& s) {
   out += "<h2>Trials</h2>\n<table class=\"trials\">\n<tr>";
   for (const auto& c : trial_table_columns())
     out += "<th>" + esc(c) + "</th>";
@@ -95,13 +95,13 @@ std::string render_html(const session_report& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>paratune report: " + esc(s.job.job_name) + " (" + esc(s.session) + ")</title>\n";
   out += "<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
-  header(out, s);
+  html_header(out, s);
   out += "<h2>Decisions</h2>\n";
   if (r.decisions.empty())
     out += "<p>No trial ran.</p>\n";
   for (const auto& d : r.decisions)
-    decision_entry(out, d);
-  trials_table(out, s);
+    html_decision_entry(out, d);
+  html_trials_table(out, s);
   out += "<h2>Charts</h2>\n<div class=\"charts\">\n" + inline_svg(mfu_chart_svg(s))
          + inline_svg(throughput_chart_svg(s)) + "</div>\n";
   out += "<h2>Model</h2>\n<ul class=\"model\">\n";

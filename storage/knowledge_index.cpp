@@ -19,8 +19,8 @@ namespace paratune {
 
 namespace {
 
-enum column : std::size_t { cf_default, cf_meta, cf_docs, cf_lengths, cf_postings };
-const char* const column_names[] = {"default", "meta", "docs", "lengths", "postings"};
+enum knowledge_column : std::size_t { index_cf_default, index_cf_meta, index_cf_docs, index_cf_lengths, index_cf_postings };
+const char* const knowledge_columns[] = {"default", "meta", "docs", "lengths", "postings"};
 
 std::string doc_key(std::uint32_t doc) {
   std::string k;
@@ -74,7 +74,7 @@ struct scored {
 } // namespace
 
 caf::expected<std::unique_ptr<knowledge_index>> knowledge_index::open(const std::string& dir) {
-  auto store = rocks_db::open(dir, {std::begin(column_names), std::end(column_names)},
+  auto store = rocks_db::open(dir, {std::begin(knowledge_columns), std::end(knowledge_columns)},
                               "knowledge index");
   if (!store)
     return store.error();
@@ -100,7 +100,7 @@ std::string knowledge_index::fingerprint(const std::vector<knowledge_doc>& docs)
 
 caf::expected<void> knowledge_index::rebuild(const std::vector<knowledge_doc>& docs) {
   rocksdb::WriteBatch batch;
-  for (std::size_t cf = cf_meta; cf <= cf_postings; ++cf)
+  for (std::size_t cf = index_cf_meta; cf <= index_cf_postings; ++cf)
     batch.DeleteRange(store_->column(cf), std::string(), std::string(64, '\xff'));
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < docs.size(); ++i) {
@@ -108,16 +108,16 @@ caf::expected<void> knowledge_index::rebuild(const std::vector<knowledge_doc>& d
     std::map<std::string, std::uint32_t> tf;
     for (const auto& t : tokens)
       ++tf[t];
-    batch.Put(store_->column(cf_docs), doc_key(i), encode_doc(docs[i]));
-    batch.Put(store_->column(cf_lengths), doc_key(i),
+    batch.Put(store_->column(index_cf_docs), doc_key(i), encode_doc(docs[i]));
+    batch.Put(store_->column(index_cf_lengths), doc_key(i),
               doc_key(static_cast<std::uint32_t>(tokens.size())));
     for (const auto& [term, n] : tf)
-      batch.Put(store_->column(cf_postings), term + '\0' + doc_key(i), doc_key(n));
+      batch.Put(store_->column(index_cf_postings), term + '\0' + doc_key(i), doc_key(n));
     total += tokens.size();
   }
-  batch.Put(store_->column(cf_meta), "doc_count", big_endian::encode64(docs.size()));
-  batch.Put(store_->column(cf_meta), "total_length", big_endian::encode64(total));
-  batch.Put(store_->column(cf_meta), "fingerprint", fingerprint(docs));
+  batch.Put(store_->column(index_cf_meta), "doc_count", big_endian::encode64(docs.size()));
+  batch.Put(store_->column(index_cf_meta), "total_length", big_endian::encode64(total));
+  batch.Put(store_->column(index_cf_meta), "fingerprint", fingerprint(docs));
   rocksdb::WriteOptions wo;
   wo.sync = true;
   auto s = store_->db()->Write(wo, &batch);
@@ -128,7 +128,7 @@ caf::expected<void> knowledge_index::rebuild(const std::vector<knowledge_doc>& d
 
 caf::expected<bool> knowledge_index::ensure(const std::vector<knowledge_doc>& docs) {
   std::string stored;
-  auto s = store_->db()->Get({}, store_->column(cf_meta), "fingerprint", &stored);
+  auto s = store_->db()->Get({}, store_->column(index_cf_meta), "fingerprint", &stored);
   if (s.ok() && stored == fingerprint(docs))
     return false;
   if (!s.ok() && !s.IsNotFound())
@@ -141,7 +141,7 @@ caf::expected<bool> knowledge_index::ensure(const std::vector<knowledge_doc>& do
 
 caf::expected<std::uint64_t> knowledge_index::meta_u64(const char* key) const {
   std::string v;
-  auto s = store_->db()->Get({}, store_->column(cf_meta), key, &v);
+  auto s = store_->db()->Get({}, store_->column(index_cf_meta), key, &v);
   if (s.IsNotFound())
     return std::uint64_t{0};
   if (!s.ok())
@@ -156,7 +156,7 @@ std::uint64_t knowledge_index::size() const {
 
 caf::expected<knowledge_doc> knowledge_index::document(std::uint32_t doc) const {
   std::string v;
-  auto s = store_->db()->Get({}, store_->column(cf_docs), doc_key(doc), &v);
+  auto s = store_->db()->Get({}, store_->column(index_cf_docs), doc_key(doc), &v);
   if (!s.ok())
     return storage_error("cannot read knowledge document " + std::to_string(doc), s);
   return decode_doc(v);
@@ -185,7 +185,7 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
     rocksdb::ReadOptions ro;
     ro.iterate_upper_bound = &upper;
     std::unique_ptr<rocksdb::Iterator> it{
-      store_->db()->NewIterator(ro, store_->column(cf_postings))};
+      store_->db()->NewIterator(ro, store_->column(index_cf_postings))};
     std::vector<std::pair<std::uint32_t, std::uint32_t>> postings;
     for (it->Seek(prefix); it->Valid(); it->Next())
       postings.emplace_back(big_endian::get32(it->key().ToStringView().substr(prefix.size())),
@@ -195,7 +195,7 @@ caf::expected<std::vector<knowledge_hit>> knowledge_index::query(const std::stri
     const double w = bm25::idf(*docs, postings.size());
     for (const auto& [doc, tf] : postings) {
       std::string len;
-      auto s = store_->db()->Get({}, store_->column(cf_lengths), doc_key(doc), &len);
+      auto s = store_->db()->Get({}, store_->column(index_cf_lengths), doc_key(doc), &len);
       if (!s.ok())
         return storage_error("cannot read a document length", s);
       scores[doc] += bm25::term_score(w, tf, big_endian::get32(len), avg);

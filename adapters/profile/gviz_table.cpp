@@ -51,6 +51,11 @@ std::optional<std::string> gviz_table::prop(std::string_view key) const {
   return it->second;
 }
 
+std::optional<double> gviz_table::prop_number(std::string_view key) const {
+  auto v = prop(key);
+  return v ? parse_xprof_number(*v) : std::nullopt;
+}
+
 std::optional<double> gviz_table::number(std::size_t row, std::optional<std::size_t> col) const {
   if (!col || row >= rows.size() || *col >= rows[row].size())
     return std::nullopt;

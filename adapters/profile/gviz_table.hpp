@@ -32,6 +32,8 @@ struct gviz_table {
   std::optional<std::size_t> column(std::string_view id) const;
   /// The property's value, if present.
   std::optional<std::string> prop(std::string_view key) const;
+  /// The property read as a number (parse_xprof_number), if present and one.
+  std::optional<double> prop_number(std::string_view key) const;
   /// Cell as a number (numbers, numeric strings, booleans), if it is one.
   std::optional<double> number(std::size_t row, std::optional<std::size_t> col) const;
   /// Cell as text (strings; numbers are formatted), if present.

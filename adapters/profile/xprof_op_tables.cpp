@@ -16,11 +16,6 @@ namespace {
 
 constexpr double us_to_ps = 1e6;
 
-std::optional<double> prop_number(const gviz_table& t, std::string_view key) {
-  auto v = t.prop(key);
-  return v ? parse_xprof_number(*v) : std::nullopt;
-}
-
 std::uint64_t count_of(const gviz_table& t, std::size_t r, std::optional<std::size_t> c) {
   auto v = t.number(r, c);
   return v && *v > 0 ? static_cast<std::uint64_t>(std::llround(*v)) : 0;
@@ -44,9 +39,9 @@ void require_columns(const gviz_table& t, std::initializer_list<std::string_view
 
 void apply_roofline_peaks(const gviz_table& t, xprof_accumulator& acc) {
   xprof_roofline_peaks& p = acc.profile.peaks;
-  p.peak_flop_rate_gflops = prop_number(t, "peak_flop_rate");
-  p.peak_hbm_bw_gibps = prop_number(t, "peak_hbm_bw");
-  p.hbm_ridge_point = prop_number(t, "hbm_ridge_point");
+  p.peak_flop_rate_gflops = t.prop_number("peak_flop_rate");
+  p.peak_hbm_bw_gibps = t.prop_number("peak_hbm_bw");
+  p.hbm_ridge_point = t.prop_number("hbm_ridge_point");
   p.device_type = t.prop("device_type").value_or("");
   if (acc.profile.kpis.device_type.empty())
     acc.profile.kpis.device_type = p.device_type;

@@ -13,11 +13,6 @@ namespace {
 
 using opt = std::optional<double>;
 
-opt prop_number(const gviz_table& t, std::string_view key) {
-  auto v = t.prop(key);
-  return v ? parse_xprof_number(*v) : std::nullopt;
-}
-
 void set_if_unset(opt& field, opt value) {
   if (!field && value)
     field = value;
@@ -43,17 +38,17 @@ std::optional<std::size_t> first_column(const gviz_table& t,
 
 void apply_analysis(const gviz_table& t, xprof_accumulator& acc) {
   xprof_kpis& k = acc.profile.kpis;
-  set_if_unset(k.reported_device_duty_cycle_percent, prop_number(t, "device_duty_cycle_percent"));
-  set_if_unset(k.device_idle_percent, prop_number(t, "device_idle_time_percent"));
-  set_if_unset(k.host_idle_percent, prop_number(t, "host_idle_time_percent"));
-  set_if_unset(k.mxu_utilization_percent, prop_number(t, "mxu_utilization_percent"));
+  set_if_unset(k.reported_device_duty_cycle_percent, t.prop_number("device_duty_cycle_percent"));
+  set_if_unset(k.device_idle_percent, t.prop_number("device_idle_time_percent"));
+  set_if_unset(k.host_idle_percent, t.prop_number("host_idle_time_percent"));
+  set_if_unset(k.mxu_utilization_percent, t.prop_number("mxu_utilization_percent"));
   set_if_unset(k.flops_utilization_percent,
-               prop_number(t, "flop_rate_utilization_relative_to_roofline"));
+               t.prop_number("flop_rate_utilization_relative_to_roofline"));
   // HEAD prints hbm_utilization_percent; older servers only the roofline-relative one.
-  set_if_unset(k.hbm_bw_utilization_percent, prop_number(t, "hbm_utilization_percent"));
+  set_if_unset(k.hbm_bw_utilization_percent, t.prop_number("hbm_utilization_percent"));
   set_if_unset(k.hbm_bw_utilization_percent,
-               prop_number(t, "memory_bw_utilization_relative_to_hw_limit"));
-  set_if_unset(k.program_goodput_percent, prop_number(t, "program_goodput_percent"));
+               t.prop_number("memory_bw_utilization_relative_to_hw_limit"));
+  set_if_unset(k.program_goodput_percent, t.prop_number("program_goodput_percent"));
 
   // Its rows are overview's own top-ops list (selfTimePercent is a fraction).
   auto share = t.column("selfTimePercent");
@@ -98,19 +93,19 @@ void apply_step_rows(const gviz_table& t, xprof_accumulator& acc) {
 
 void apply_step_table(const gviz_table& t, xprof_accumulator& acc) {
   xprof_kpis& k = acc.profile.kpis;
-  set_if_unset(k.step_time_avg_ms, prop_number(t, "steptime_ms_average"));
-  set_if_unset(k.step_time_stddev_ms, prop_number(t, "steptime_ms_standard_deviation"));
-  set_if_unset(k.step_time_min_ms, prop_number(t, "steptime_ms_minimum"));
-  set_if_unset(k.step_time_max_ms, prop_number(t, "steptime_ms_maximum"));
-  set_if_unset(k.infeed_percent, prop_number(t, "infeed_percent_average"));
-  set_if_unset(k.compute_time_avg_ms, prop_number(t, "tc_compute_ms_average"));
-  set_if_unset(k.compute_time_avg_ms, prop_number(t, "device_compute_time_ms_avg"));
-  set_if_unset(k.compute_time_avg_ms, prop_number(t, "compute_ms_average"));
-  set_if_unset(k.idle_time_avg_ms, prop_number(t, "tc_idle_ms_average"));
-  set_if_unset(k.idle_time_avg_ms, prop_number(t, "idle_ms_average"));
-  set_if_unset(k.collectives_time_avg_ms, prop_number(t, "device_collectives_time_ms_avg"));
+  set_if_unset(k.step_time_avg_ms, t.prop_number("steptime_ms_average"));
+  set_if_unset(k.step_time_stddev_ms, t.prop_number("steptime_ms_standard_deviation"));
+  set_if_unset(k.step_time_min_ms, t.prop_number("steptime_ms_minimum"));
+  set_if_unset(k.step_time_max_ms, t.prop_number("steptime_ms_maximum"));
+  set_if_unset(k.infeed_percent, t.prop_number("infeed_percent_average"));
+  set_if_unset(k.compute_time_avg_ms, t.prop_number("tc_compute_ms_average"));
+  set_if_unset(k.compute_time_avg_ms, t.prop_number("device_compute_time_ms_avg"));
+  set_if_unset(k.compute_time_avg_ms, t.prop_number("compute_ms_average"));
+  set_if_unset(k.idle_time_avg_ms, t.prop_number("tc_idle_ms_average"));
+  set_if_unset(k.idle_time_avg_ms, t.prop_number("idle_ms_average"));
+  set_if_unset(k.collectives_time_avg_ms, t.prop_number("device_collectives_time_ms_avg"));
   // Legacy pages give input time in ms instead of an infeed percentage.
-  auto input_ms = prop_number(t, "input_ms_average");
+  auto input_ms = t.prop_number("input_ms_average");
   if (!k.infeed_percent && input_ms && k.step_time_avg_ms && *k.step_time_avg_ms > 0)
     k.infeed_percent = 100.0 * *input_ms / *k.step_time_avg_ms;
   apply_step_rows(t, acc);
@@ -118,7 +113,7 @@ void apply_step_table(const gviz_table& t, xprof_accumulator& acc) {
 
 // "16 (Replica count = 1, num cores per replica = 16)" -> 16.
 std::optional<int> leading_int(const gviz_table& t, std::string_view key) {
-  auto v = prop_number(t, key);
+  auto v = t.prop_number(key);
   if (!v || *v < 0 || *v > 1e9)
     return std::nullopt;
   return static_cast<int>(std::lround(*v));

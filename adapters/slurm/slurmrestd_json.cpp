@@ -15,7 +15,7 @@ std::string excerpt(std::string_view body) {
   return body.size() > 160 ? out + "..." : out;
 }
 
-slurm_error malformed(const std::string& why, std::string_view body) {
+slurm_error malformed_reply(const std::string& why, std::string_view body) {
   return {slurm_failure::malformed, "slurmrestd: " + why + " (answer: " + excerpt(body) + ")"};
 }
 
@@ -36,11 +36,11 @@ slurm_result<json> answer(long http_status, std::string_view body) {
                            + excerpt(body)};
   json j = json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return malformed("HTTP " + std::to_string(http_status) + ", not a JSON object", body);
+    return malformed_reply("HTTP " + std::to_string(http_status) + ", not a JSON object", body);
   if (j.contains("errors")) {
     const json& errors = j["errors"];
     if (!errors.is_array())
-      return malformed("\"errors\" is not a list", body);
+      return malformed_reply("\"errors\" is not a list", body);
     if (!errors.empty()) {
       const json& e = errors[0];
       std::string text, description;
@@ -55,7 +55,7 @@ slurm_result<json> answer(long http_status, std::string_view body) {
             number = e[key].get<long>();
       }
       if (text.empty() && description.empty())
-        return malformed("an error without a message", body);
+        return malformed_reply("an error without a message", body);
       std::string message = text.empty() ? description : text;
       if (!description.empty() && description != text)
         message += " (" + description + ")";
@@ -110,10 +110,10 @@ slurm_result<slurm_job_id> parse_slurmrestd_submit(long http_status, std::string
     return j.error();
   const json& v = j.value();
   if (!v.contains("job_id") || !v["job_id"].is_number_unsigned())
-    return malformed("submission answer without a job_id", body);
+    return malformed_reply("submission answer without a job_id", body);
   auto id = v["job_id"].get<std::uint64_t>();
   if (id == 0 || id > 0xffffffffu)
-    return malformed("job_id out of range", body);
+    return malformed_reply("job_id out of range", body);
   return slurm_job_id(id);
 }
 
@@ -124,14 +124,14 @@ slurm_result<slurm_job_status> parse_slurmrestd_job(long http_status, std::strin
     return j.error();
   const json& v = j.value();
   if (!v.contains("jobs") || !v["jobs"].is_array())
-    return malformed("job answer without a \"jobs\" list", body);
+    return malformed_reply("job answer without a \"jobs\" list", body);
   for (const json& job : v["jobs"]) {
     if (!job.is_object() || !job.contains("job_id") || !job["job_id"].is_number_unsigned())
-      return malformed("a job without a job_id", body);
+      return malformed_reply("a job without a job_id", body);
     if (job["job_id"].get<std::uint64_t>() != id)
       continue;
     if (!job.contains("job_state") || !job["job_state"].is_string())
-      return malformed("job " + std::to_string(id) + " without a job_state", body);
+      return malformed_reply("job " + std::to_string(id) + " without a job_state", body);
     slurm_job_status s;
     s.id = id;
     s.raw_state = job["job_state"].get<std::string>();
@@ -142,10 +142,10 @@ slurm_result<slurm_job_status> parse_slurmrestd_job(long http_status, std::strin
     s.name = string_field(job, "name");
     if (job.contains("exit_code") && !job["exit_code"].is_null()) {
       if (!job["exit_code"].is_number_unsigned())
-        return malformed("job " + std::to_string(id) + " has a bad exit_code", body);
+        return malformed_reply("job " + std::to_string(id) + " has a bad exit_code", body);
       auto raw = job["exit_code"].get<std::uint64_t>();
       if (raw > 0xffff)
-        return malformed("job " + std::to_string(id) + " has a bad exit_code", body);
+        return malformed_reply("job " + std::to_string(id) + " has a bad exit_code", body);
       // A wait status: low 7 bits the signal, the next byte the exit code.
       s.signal = int(raw & 0x7f);
       if (is_final(s.state) && s.signal == 0 && s.state != slurm_state::cancelled)
@@ -176,13 +176,13 @@ slurm_result<slurm_ping> parse_slurmrestd_ping(long http_status, std::string_vie
   const json& v = j.value();
   if (!v.contains("pings") || !v["pings"].is_array() || v["pings"].empty()
       || !v["pings"][0].is_object())
-    return malformed("ping answer without \"pings\"", body);
+    return malformed_reply("ping answer without \"pings\"", body);
   const json& p = v["pings"][0];
   slurm_ping out;
   out.controller = string_field(p, "hostname");
   std::string word = string_field(p, "ping");
   if (word != "UP" && word != "DOWN")
-    return malformed("ping answer without UP or DOWN", body);
+    return malformed_reply("ping answer without UP or DOWN", body);
   out.up = word == "UP";
   if (!out.up)
     return slurm_error{slurm_failure::unreachable, "slurmctld at " + out.controller + " is DOWN"};

@@ -117,7 +117,10 @@ int main(int argc, char** argv) {
   for (int running = 0; running < o.sessions;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     running = 0;
-    for (const auto& s : client.call(request_of(control_op::list))->sessions)
+    // The reply is held here: a range-for over a member of the call's
+    // temporary would read it after its destruction.
+    const auto listed = client.call(request_of(control_op::list));
+    for (const auto& s : listed->sessions)
       running += s.running > 0;
   }
   std::map<std::string, std::vector<double>> ms;
@@ -139,7 +142,8 @@ int main(int argc, char** argv) {
     all.push_back(t);
   }
   int running = 0;
-  for (const auto& s : client.call(request_of(control_op::list))->sessions)
+  const auto listed = client.call(request_of(control_op::list));
+  for (const auto& s : listed->sessions)
     running += s.running > 0;
   std::printf("%d sessions, %d running a trial at the end; %d requests\n", o.sessions, running,
               o.requests);

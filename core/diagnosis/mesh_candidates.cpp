@@ -83,7 +83,7 @@ struct metric_fn {
   double (*value)(const mesh_prediction&);
 };
 
-metric_fn metric_for(bottleneck_class b) {
+metric_fn mesh_metric_for(bottleneck_class b) {
   switch (b) {
     case bottleneck_class::communication:
       return {"exposed collective time (s/step)",
@@ -177,7 +177,7 @@ void scale_memory(mesh_prediction& p, double factor) {
 candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
                                const baseline_evidence& evidence) {
   candidate_pool pool;
-  const auto metric = metric_for(report.bottleneck);
+  const auto metric = mesh_metric_for(report.bottleneck);
   auto base = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
                            exp.workload);
   pool.memory_correction = memory_correction(base, evidence, pool.notes);

@@ -169,7 +169,7 @@ prometheus_sample read_sample(std::string_view line, std::size_t line_no,
                               const prometheus_limits& limits, std::string& why) {
   prometheus_sample s;
   s.line = line_no;
-  sample_cursor c{line};
+  sample_cursor c{line, 0, {}};
   c.skip_blanks();
   if (!c.read_name(s.metric, true, "metric name")) {
     why = c.why;

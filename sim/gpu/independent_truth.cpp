@@ -11,12 +11,12 @@ namespace paratune {
 
 namespace {
 
-double unit(uint64_t seed, int i) {
+double truth_unit(uint64_t seed, int i) {
   return double(mix64(seed + 0x9e37 * uint64_t(i)) >> 11) / double(1ULL << 53);
 }
 
-double draw(uint64_t seed, int i, double lo, double hi) {
-  return lo + (hi - lo) * unit(seed, i);
+double truth_draw(uint64_t seed, int i, double lo, double hi) {
+  return lo + (hi - lo) * truth_unit(seed, i);
 }
 
 } // namespace
@@ -26,19 +26,19 @@ independent_hardware independent_hardware_of(const std::string& cluster_name) {
   // from hash_name(name) directly.
   const uint64_t seed = mix64(hash_name(cluster_name) ^ 0x696e646570ULL);
   independent_hardware h;
-  h.gemm_peak_share = draw(seed, 1, 0.68, 0.80);
-  h.gemm_half_size = draw(seed, 2, 96, 320);
-  h.tile_n = unit(seed, 3) < 0.5 ? 128 : 256;
-  h.nccl_switch_bytes = draw(seed, 4, 256 << 10, 4 << 20);
-  h.ll_bandwidth_share = draw(seed, 5, 0.35, 0.55);
-  h.link_efficiency = draw(seed, 6, 0.7, 0.88);
-  h.grad_overlap = draw(seed, 7, 0.55, 0.85);
-  h.kernel_launch_s = draw(seed, 8, 4e-6, 9e-6);
-  h.fixed_s = draw(seed, 9, 0.01, 0.06);
-  h.context_mib = draw(seed, 10, 1800, 3200);
-  h.fragmentation = draw(seed, 11, 0.03, 0.08);
-  h.cliff_share = draw(seed, 12, 0.90, 0.95);
-  h.cliff_slowdown = draw(seed, 13, 0.2, 0.5);
+  h.gemm_peak_share = truth_draw(seed, 1, 0.68, 0.80);
+  h.gemm_half_size = truth_draw(seed, 2, 96, 320);
+  h.tile_n = truth_unit(seed, 3) < 0.5 ? 128 : 256;
+  h.nccl_switch_bytes = truth_draw(seed, 4, 256 << 10, 4 << 20);
+  h.ll_bandwidth_share = truth_draw(seed, 5, 0.35, 0.55);
+  h.link_efficiency = truth_draw(seed, 6, 0.7, 0.88);
+  h.grad_overlap = truth_draw(seed, 7, 0.55, 0.85);
+  h.kernel_launch_s = truth_draw(seed, 8, 4e-6, 9e-6);
+  h.fixed_s = truth_draw(seed, 9, 0.01, 0.06);
+  h.context_mib = truth_draw(seed, 10, 1800, 3200);
+  h.fragmentation = truth_draw(seed, 11, 0.03, 0.08);
+  h.cliff_share = truth_draw(seed, 12, 0.90, 0.95);
+  h.cliff_slowdown = truth_draw(seed, 13, 0.2, 0.5);
   return h;
 }
 

@@ -17,7 +17,7 @@ std::vector<pool_spec> pools(const std::string& yaml) {
   return read_pools(YAML::Load(yaml), "job.yaml");
 }
 
-std::string refusal(const std::string& yaml) {
+std::string pool_refusal(const std::string& yaml) {
   try {
     pools(yaml);
   } catch (const input_error& e) {
@@ -59,19 +59,19 @@ TEST(pool_loader, reads_a_dcgm_exporter_and_its_period) {
 }
 
 TEST(pool_loader, refuses_a_dcgm_url_that_is_not_http) {
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"file:///etc/passwd\"}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"file:///etc/passwd\"}]"),
             "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
             "'file:///etc/passwd'");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://\"}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://\"}]"),
             "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
             "'http://'");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://a b:9400/metrics\"}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://a b:9400/metrics\"}]"),
             "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
             "'http://a b:9400/metrics'");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm: \"http://n:9400/metrics\", "
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://n:9400/metrics\", "
                     "dcgm_period_s: 0}]"),
             "job.yaml: pools[0]: field 'dcgm_period_s': 0 is outside the allowed range 0.1..3600");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, dcgm_period_s: 5}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm_period_s: 5}]"),
             "job.yaml: pools[0]: field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
 }
 
@@ -86,55 +86,55 @@ TEST(pool_loader, a_slurm_pool_may_relay_its_output) {
   EXPECT_EQ(p[1].relay_path, "/opt/paratune-relay");
   EXPECT_EQ(p[1].relay_bind, "tcp://0.0.0.0:*");
   EXPECT_FALSE(p[2].relay);
-  EXPECT_EQ(refusal("[{name: x, kind: local, relay: true, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, relay: true, launch: [run]}]"),
             "job.yaml: pools[0]: field 'relay' is only for slurm pools");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay_path: /r, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, relay_path: /r, launch: [run]}]"),
             "job.yaml: pools[0]: fields 'relay_path' and 'relay_bind' need 'relay: true'");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay: true, relay_bind: \"ipc:///x\", "
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, relay: true, relay_bind: \"ipc:///x\", "
                     "launch: [run]}]"),
             "job.yaml: pools[0]: field 'relay_bind': expected tcp://HOST:PORT (a port of * takes "
             "a free one), got 'ipc:///x'");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, relay: maybe, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, relay: maybe, launch: [run]}]"),
             "job.yaml: pools[0]: field 'relay' has the wrong type (got 'maybe')");
 }
 
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
-  EXPECT_EQ(refusal("[{name: x, kind: cloud}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: cloud}]"),
             "job.yaml: pools[0]: field 'kind': expected simulated, local, slurm or replay, got 'cloud'");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, capacity: 0}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capacity: 0}]"),
             "job.yaml: pools[0]: field 'capacity': 0 is outside the allowed range 1..1024");
-  EXPECT_EQ(refusal("[{name: x, kind: local}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local}]"),
             "job.yaml: pools[0]: a local pool needs field 'launch' (the training command)");
-  EXPECT_EQ(refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),
             "job.yaml: pools[0]: launch token 2 '{model}': unknown placeholder {model} (known: "
             "{megatron_args}, {maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, "
             "{workdir}, {relay})");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, launch: [run]}]"),
             "job.yaml: pools[0]: missing field 'partition'");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: \"a100; rm -rf ~\", launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: \"a100; rm -rf ~\", launch: [run]}]"),
             "job.yaml: pools[0]: field 'partition': 'a100; rm -rf ~' is not a partition name "
             "(letters, digits, '_', '-', '.')");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: ssh, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, via: ssh, launch: [run]}]"),
             "job.yaml: pools[0]: field 'via': expected sbatch or slurmrestd, got 'ssh'");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, "
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, "
                     "url: \"http://10.0.0.1:6820\", launch: [run]}]"),
             "job.yaml: pools[0]: slurmrestd over TCP needs a JWT: give token_env or token_file");
-  EXPECT_EQ(refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, url: \"ftp://h\", "
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, via: slurmrestd, url: \"ftp://h\", "
                     "launch: [run]}]"),
             "job.yaml: pools[0]: field 'url': expected unix:/PATH or http(s)://HOST:PORT, got "
             "'ftp://h'");
-  EXPECT_EQ(refusal("[{name: x, kind: local, partition: p, launch: [run]}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, partition: p, launch: [run]}]"),
             "job.yaml: pools[0]: field 'partition' is only for slurm pools");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated}, {name: x, kind: simulated}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated}, {name: x, kind: simulated}]"),
             "job.yaml: pools[1]: field 'name': 'x' names two pools");
-  EXPECT_EQ(refusal("[{name: \"a b\", kind: simulated}]"),
+  EXPECT_EQ(pool_refusal("[{name: \"a b\", kind: simulated}]"),
             "job.yaml: pools[0]: field 'name': 'a b' must be 1 to 64 letters, digits, '_', '-' "
             "or '.'");
-  EXPECT_EQ(refusal("[{name: x, kind: simulated, capcity: 2}]"),
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
             "relay, relay_path, relay_bind, table)");
-  EXPECT_EQ(refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
+  EXPECT_EQ(pool_refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
 }
 
 // The README's own-cluster example loads, and its h100 pool renders a

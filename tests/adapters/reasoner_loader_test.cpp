@@ -15,7 +15,7 @@ agent_reasoners read(const std::string& yaml) {
   return read_reasoners(YAML::Load(yaml), "job.yaml");
 }
 
-std::string refusal(const std::string& yaml) {
+std::string reasoner_refusal(const std::string& yaml) {
   try {
     read(yaml);
   } catch (const input_error& e) {
@@ -61,27 +61,27 @@ TEST(reasoner_loader, a_builtin_job_can_put_a_model_behind_one_agent) {
 }
 
 TEST(reasoner_loader, refusals_name_the_file_the_field_and_the_agent) {
-  EXPECT_EQ(refusal(std::string(served) + ", agents: {diagnosis: llm}}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {diagnosis: llm}}"),
             "job.yaml: field 'reasoner': agents: diagnosis: only builtin is available for this "
             "agent, not llm");
-  EXPECT_EQ(refusal(std::string(served) + ", agents: {bottleneck_analysis: hybrid}}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {bottleneck_analysis: hybrid}}"),
             "job.yaml: field 'reasoner': agents: bottleneck_analysis: only builtin is available "
             "for this agent, not hybrid");
-  EXPECT_EQ(refusal(std::string(served) + ", agents: {planner: llm}}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {planner: llm}}"),
             "job.yaml: field 'reasoner': agents: unknown agent 'planner' (bottleneck_analysis, "
             "strategy_generation, failure_analysis, diagnosis, dialogue)");
-  EXPECT_EQ(refusal("{mode: builtin, agents: {failure_analysis: llm}}"),
+  EXPECT_EQ(reasoner_refusal("{mode: builtin, agents: {failure_analysis: llm}}"),
             "job.yaml: field 'reasoner': agents: failure_analysis: reasoner base_url must start "
             "with http:// or https://, not ''");
-  EXPECT_EQ(refusal(std::string(served) + ", agents: {failure_analysis: {agents: {}}}}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {failure_analysis: {agents: {}}}}"),
             "job.yaml: field 'reasoner': agents: failure_analysis: unknown key 'agents' (mode, "
             "base_url, model, api_key_env, timeout_s, max_retries, structured_output)");
-  EXPECT_EQ(refusal(std::string(served) + ", agents: [failure_analysis]}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: [failure_analysis]}"),
             "job.yaml: field 'reasoner': agents: expected a mapping of agent -> builtin, llm, "
             "hybrid or settings");
-  EXPECT_EQ(refusal("{model: x}"), "job.yaml: field 'reasoner': missing field 'mode' (builtin, "
+  EXPECT_EQ(reasoner_refusal("{model: x}"), "job.yaml: field 'reasoner': missing field 'mode' (builtin, "
                                    "llm or hybrid)");
-  EXPECT_EQ(refusal(std::string(served) + ", agents: {failure_analysis: {timeout_s: 0}}}"),
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {failure_analysis: {timeout_s: 0}}}"),
             "job.yaml: field 'reasoner': agents: failure_analysis: field 'timeout_s': 0 is "
             "outside the allowed range 0.1..3600");
 }

@@ -36,7 +36,7 @@ tuning_context gpt3_7b_on_16_a100() {
 }
 
 /// A successful run that measured `tflops`, with the model's memory.
-trial_outcome ran(const tuning_context& ctx, const training_config& c, double tflops) {
+trial_outcome ran_as_predicted(const tuning_context& ctx, const training_config& c, double tflops) {
   const auto p = predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
   trial_outcome r;
   r.config = c;
@@ -66,7 +66,7 @@ TEST(oom_risk, is_the_chance_the_peak_exceeds_the_device) {
 TEST(throughput_estimator, is_the_measurement_where_a_configuration_ran) {
   const auto ctx = gpt3_7b_on_16_a100();
   const auto c = parse_config("tp=2,sp=true,mbs=2,recompute=selective", ctx.initial);
-  const std::vector<trial_outcome> history{ran(ctx, c, 150)};
+  const std::vector<trial_outcome> history{ran_as_predicted(ctx, c, 150)};
   throughput_estimator est(ctx, history);
   const auto e = est.estimate(c);
   EXPECT_TRUE(e.measured);
@@ -78,7 +78,7 @@ TEST(throughput_estimator, is_the_measurement_where_a_configuration_ran) {
 TEST(throughput_estimator, carries_the_measured_ratio_and_knows_flags_better_than_splits) {
   const auto ctx = gpt3_7b_on_16_a100();
   const auto c = parse_config("tp=2,sp=true,mbs=2,recompute=selective", ctx.initial);
-  const std::vector<trial_outcome> history{ran(ctx, c, 150)};
+  const std::vector<trial_outcome> history{ran_as_predicted(ctx, c, 150)};
   throughput_estimator est(ctx, history);
   const double ratio = 150 / est.raw(c).tflops_per_gpu;
   // One run: the whole correction is the cluster-wide bias.
@@ -114,8 +114,8 @@ TEST(throughput_estimator, a_near_neighbour_sets_most_of_the_local_correction) {
   const std::vector<trial_outcome> none;
   throughput_estimator probe(ctx, none);
   // a ran 10% under its prediction, b 10% over.
-  const std::vector<trial_outcome> history{ran(ctx, a, 0.9 * probe.raw(a).tflops_per_gpu),
-                                           ran(ctx, b, 1.1 * probe.raw(b).tflops_per_gpu)};
+  const std::vector<trial_outcome> history{ran_as_predicted(ctx, a, 0.9 * probe.raw(a).tflops_per_gpu),
+                                           ran_as_predicted(ctx, b, 1.1 * probe.raw(b).tflops_per_gpu)};
   throughput_estimator est(ctx, history);
   const auto toggle = parse_config("fused_ce=true", a);
   const double ratio = est.estimate(toggle).tflops / est.raw(toggle).tflops_per_gpu;
@@ -156,7 +156,7 @@ TEST(reasoner_ranking, tries_another_split_before_toggling_flags_within_noise) {
   throughput_estimator probe(ctx, none);
   // The model's favourite ran exactly as predicted: every flag toggle of it
   // is now known to a percent and none is expected to gain more than that.
-  const std::vector<trial_outcome> history{ran(ctx, best, probe.raw(best).tflops_per_gpu)};
+  const std::vector<trial_outcome> history{ran_as_predicted(ctx, best, probe.raw(best).tflops_per_gpu)};
   const auto a = analyze(ctx, history);
   ASSERT_TRUE(a.selected) << a.reasoning;
   const auto& s = a.selected->config;

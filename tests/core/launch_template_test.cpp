@@ -34,7 +34,6 @@ const std::vector<std::string> hostile = {
   "caf\xc3\xa9 \xff",
 };
 
-using test::refusal;
 
 TEST(shell_quote, leaves_plain_words_bare_and_quotes_the_rest) {
   EXPECT_EQ(shell_quote("--tensor-model-parallel-size"), "--tensor-model-parallel-size");
@@ -45,7 +44,7 @@ TEST(shell_quote, leaves_plain_words_bare_and_quotes_the_rest) {
   EXPECT_EQ(shell_quote("'; rm -rf ~"), "''\\''; rm -rf ~'");
   EXPECT_EQ(shell_quote("$(x)"), "'$(x)'");
   EXPECT_EQ(shell_command({"echo", "it's", "$HOME"}), "echo 'it'\\''s' '$HOME'");
-  EXPECT_EQ(refusal([] { shell_quote(std::string("a\0b", 3)); }),
+  EXPECT_EQ(test::refusal([] { shell_quote(std::string("a\0b", 3)); }),
             "a value holds a NUL byte, which a command line cannot carry");
 }
 
@@ -77,19 +76,19 @@ TEST(launch_template, renders_a_torchrun_megatron_command) {
 }
 
 TEST(launch_template, refuses_what_it_cannot_render) {
-  EXPECT_EQ(refusal([] { launch_template::parse({"run", "{model}"}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "{model}"}); }),
             "launch token 2 '{model}': unknown placeholder {model} (known: {megatron_args}, "
             "{maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, {workdir}, {relay})");
-  EXPECT_EQ(refusal([] { launch_template::parse({"run", "--args={megatron_args}"}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "--args={megatron_args}"}); }),
             "launch token 2 '--args={megatron_args}': {megatron_args} stands for several "
             "arguments and must be a token of its own");
-  EXPECT_EQ(refusal([] { launch_template::parse({"run", "{trial"}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "{trial"}); }),
             "launch token 2 '{trial': a '{' without its '}' (write '{{' for a literal one)");
-  EXPECT_EQ(refusal([] { launch_template::parse({"run", "x}"}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "x}"}); }),
             "launch token 2 'x}': a '}' without its '{' (write '}}' for a literal one)");
-  EXPECT_EQ(refusal([] { launch_template::parse({}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({}); }),
             "launch: the template is empty (it needs at least the program)");
-  EXPECT_EQ(refusal([] { launch_template::parse({"{megatron_args}"}); }),
+  EXPECT_EQ(test::refusal([] { launch_template::parse({"{megatron_args}"}); }),
             "launch token 1: the program cannot be a list of arguments");
 }
 
@@ -103,7 +102,7 @@ TEST(launch_template, hostile_values_stay_single_argv_entries) {
     EXPECT_EQ(argv[i + 1], hostile[i]);
   EXPECT_EQ(argv.back(), "--name='; rm -rf ~");
   v.workdir = std::string("/tmp/a\0b", 8);
-  EXPECT_EQ(refusal([&] { launch_template::parse({"prog", "{workdir}"}).render(v); }),
+  EXPECT_EQ(test::refusal([&] { launch_template::parse({"prog", "{workdir}"}).render(v); }),
             "launch value {workdir} holds a NUL byte, which no argv can carry");
 }
 
@@ -140,7 +139,7 @@ TEST(batch_script, runs_in_the_workdir_with_the_environment) {
   const auto r = test::run_program({"/bin/bash", test::write_file(dir, "t.sh", script)});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, fs::canonical(dir).string() + "\na'b $(c)\n");
-  EXPECT_EQ(refusal([&] { batch_script({"x"}, dir, {{"BAD NAME", "v"}}); }),
+  EXPECT_EQ(test::refusal([&] { batch_script({"x"}, dir, {{"BAD NAME", "v"}}); }),
             "batch script: environment name 'BAD NAME' is not a shell identifier "
             "([A-Za-z_][A-Za-z0-9_]*)");
   fs::remove_all(dir);

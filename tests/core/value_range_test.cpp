@@ -27,7 +27,8 @@ TEST(value_range, integers_parse_whole_and_in_range) {
 }
 
 TEST(value_range, binary_input_is_shown_cut_and_printable) {
-  const std::string junk = std::string("\x01\xff", 2) + std::string(60, 'a');
+  std::string junk("\x01\xff", 2);
+  junk.append(60, 'a');
   EXPECT_EQ(refusal([&] { parse_integer("k", junk, {1, 2}); }),
             "k: expected an integer in 1..2, got '??" + std::string(38, 'a') + "...'");
 }

@@ -29,7 +29,7 @@ constexpr int trial_budget = 4;
 /// Job i: Llama3-8B on one DGX A100 node, seed i (its own injected
 /// failures and noise), about half a second per simulated trial, over a
 /// space of 64 configurations.
-std::string job_text(int i) {
+std::string crash_job_text(int i) {
   return "name: crash-" + std::to_string(i) + "\n"
          "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
          "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
@@ -46,7 +46,7 @@ std::vector<std::string> submit_all(test::daemon_process& d) {
   std::vector<std::string> ids;
   for (int i = 1; i <= session_count; ++i) {
     auto r = test::request_of(control_op::submit);
-    r.job_yaml = job_text(i);
+    r.job_yaml = crash_job_text(i);
     r.job_path = "crash-" + std::to_string(i) + ".yaml";
     const auto reply = d.call(r);
     EXPECT_TRUE(reply.ok) << reply.error;
@@ -130,8 +130,9 @@ void expect_complete(const std::vector<wire::envelope>& h, const std::string& id
       continue;
     const auto r = wire::body_of<wire::trial_result>(e);
     ++results[r.trial];
-    if (r.retry_of == 0)
+    if (r.retry_of == 0) {
       EXPECT_TRUE(configs.insert(r.config).second) << "trial " << r.trial << " repeats a config";
+    }
   }
   EXPECT_EQ(final_status, 1);
   for (int t : proposed)
@@ -139,8 +140,9 @@ void expect_complete(const std::vector<wire::envelope>& h, const std::string& id
   for (const auto& [t, n] : results)
     EXPECT_EQ(n, 1) << "trial " << t << " has " << n << " results";
   for (const auto& e : h)
-    if (e.type == "trial_result" && wire::body_of<wire::trial_result>(e).status == trial_status::failed)
+    if (e.type == "trial_result" && wire::body_of<wire::trial_result>(e).status == trial_status::failed) {
       EXPECT_EQ(diagnoses[e.trial], 1) << "failed trial " << e.trial << " has no diagnosis";
+    }
 }
 
 TEST(daemon_crash, fifty_sessions_survive_ten_kill9s_with_the_trials_of_an_uninterrupted_run) {

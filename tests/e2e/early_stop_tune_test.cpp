@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string job_text(const char* early_stop) {
+std::string early_stop_job_text(const char* early_stop) {
   return std::string("name: llama3-8b-early-stop\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
                      "nodes: 1\nprecision: fp16\n"
                      "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
@@ -23,9 +23,9 @@ std::string job_text(const char* early_stop) {
          + early_stop;
 }
 
-nlohmann::json tune(const std::string& dir, const char* early_stop) {
+nlohmann::json tune_early_stop(const std::string& dir, const char* early_stop) {
   setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-  const auto job = test::write_file(dir, "job.yaml", job_text(early_stop));
+  const auto job = test::write_file(dir, "job.yaml", early_stop_job_text(early_stop));
   const auto r = test::run_program(
       {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -34,7 +34,7 @@ nlohmann::json tune(const std::string& dir, const char* early_stop) {
 
 TEST(early_stop_tune, trials_end_once_stable_or_beaten_and_say_why) {
   const auto dir = test::make_temp_dir("early-stop");
-  const auto j = tune(dir, "early_stop: {warmup: 2, stable_after: 4, tolerance: 0.05, rung: true}\n");
+  const auto j = tune_early_stop(dir, "early_stop: {warmup: 2, stable_after: 4, tolerance: 0.05, rung: true}\n");
   ASSERT_EQ(j["trials"].size(), 8u);
   int stable = 0, beaten = 0;
   for (const auto& t : j["trials"]) {
@@ -64,12 +64,12 @@ TEST(early_stop_tune, trials_end_once_stable_or_beaten_and_say_why) {
 TEST(early_stop_tune, a_bad_policy_is_refused_naming_the_key) {
   const auto dir = test::make_temp_dir("early-stop-bad");
   setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-  const auto job = test::write_file(dir, "job.yaml", job_text("early_stop: {tolerance: 2}\n"));
+  const auto job = test::write_file(dir, "job.yaml", early_stop_job_text("early_stop: {tolerance: 2}\n"));
   const auto r = test::run_program({test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "error: " + job + ": early_stop: field 'tolerance': 2 is outside the allowed "
                                      "range 0.0001..1\n");
-  const auto typo = test::write_file(dir, "typo.yaml", job_text("early_stop: {stable: 3}\n"));
+  const auto typo = test::write_file(dir, "typo.yaml", early_stop_job_text("early_stop: {stable: 3}\n"));
   const auto t = test::run_program({test::bin_dir() + "/paratune", "tune", typo, "--db", dir + "/pool"});
   EXPECT_EQ(t.status, 2);
   EXPECT_EQ(t.err, "error: " + typo + ": early_stop: unknown key 'stable' (known: warmup, "

@@ -10,17 +10,17 @@
 namespace paratune {
 namespace {
 
-std::string be32(uint32_t v) {
+std::string put_be32(uint32_t v) {
   return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
 }
 
 std::string chunk(const std::string& type, const std::string& data) {
   const std::string body = type + data;
   const auto crc = crc32(0, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()));
-  return be32(uint32_t(data.size())) + body + be32(uint32_t(crc));
+  return put_be32(uint32_t(data.size())) + body + put_be32(uint32_t(crc));
 }
 
-int paeth(int a, int b, int c) {
+int expected_paeth(int a, int b, int c) {
   const int p = a + b - c;
   const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
@@ -37,7 +37,7 @@ std::string png_of(const std::vector<std::vector<uint8_t>>& rows, size_t bpp) {
       const int a = i >= bpp ? rows[y][i - bpp] : 0;
       const int b = y > 0 ? rows[y - 1][i] : 0;
       const int c = y > 0 && i >= bpp ? rows[y - 1][i - bpp] : 0;
-      const int pred[] = {0, a, b, (a + b) / 2, paeth(a, b, c)};
+      const int pred[] = {0, a, b, (a + b) / 2, expected_paeth(a, b, c)};
       raw += char(uint8_t(x - pred[type]));
     }
   }
@@ -47,7 +47,7 @@ std::string png_of(const std::vector<std::vector<uint8_t>>& rows, size_t bpp) {
            uLong(raw.size()));
   z.resize(size);
   const uint32_t width = uint32_t(rows[0].size() / bpp);
-  std::string ihdr = be32(width) + be32(uint32_t(rows.size()));
+  std::string ihdr = put_be32(width) + put_be32(uint32_t(rows.size()));
   ihdr += {char(8), char(bpp == 4 ? 6 : 2), 0, 0, 0};
   return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) + chunk("IDAT", z)
          + chunk("IEND", "");

@@ -21,12 +21,12 @@ namespace fs = std::filesystem;
 
 constexpr const char* chromium = "/usr/bin/chromium";
 
-std::string read_file(const std::string& path) {
+std::string read_page(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-int count_of(const std::string& text, const std::string& what) {
+int page_count_of(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
     ++n;
@@ -36,7 +36,7 @@ int count_of(const std::string& text, const std::string& what) {
 // Every simulated run carries an injected failure at a random iteration;
 // with early stopping, the trials stopped before it are measured. Without
 // early stopping every trial fails.
-std::string job_text(bool early_stop) {
+std::string page_job_text(bool early_stop) {
   const auto sim = test::bin_dir() + "/paratune-sim";
   return std::string("name: chromium-report\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
                      "precision: fp16\n"
@@ -64,7 +64,7 @@ struct report_chromium : ::testing::Test {
 
   // Tunes the job, writes its HTML report; returns tune's JSON.
   nlohmann::json tune_and_report(bool early_stop, const std::string& html) {
-    const auto job = test::write_file(dir, "job.yaml", job_text(early_stop));
+    const auto job = test::write_file(dir, "job.yaml", page_job_text(early_stop));
     const auto paratune = test::bin_dir() + "/paratune";
     const auto t = test::run_program({paratune, "tune", job, "--db", dir + "/pool", "--json"});
     EXPECT_EQ(t.status, early_stop ? 0 : 1) << t.err;  // 1: no trial succeeded
@@ -91,7 +91,7 @@ struct report_chromium : ::testing::Test {
     const auto r = browse({"--screenshot=" + png}, html);
     EXPECT_EQ(r.status, 0) << r.err;
     std::string error;
-    auto image = test::decode_png(read_file(png), error);
+    auto image = test::decode_png(read_page(png), error);
     EXPECT_TRUE(image) << error;
     return image.value_or(test::png_image{});
   }
@@ -99,7 +99,7 @@ struct report_chromium : ::testing::Test {
   std::string dir;
 };
 
-int measured_count(const nlohmann::json& tuned) {
+int page_measured_count(const nlohmann::json& tuned) {
   int n = 0;
   for (const auto& t : tuned["trials"])
     n += (t["status"] == "succeeded" || t["status"] == "stopped") && t["tflops_per_gpu"] > 0;
@@ -125,7 +125,7 @@ constexpr int cross_pixels = 25;
 TEST_F(report_chromium, the_charts_render_with_their_points_and_failure_marks) {
   const auto html = dir + "/report.html";
   const auto tuned = tune_and_report(true, html);
-  const int measured = measured_count(tuned), failed = failed_count(tuned);
+  const int measured = page_measured_count(tuned), failed = failed_count(tuned);
   ASSERT_GE(measured, 2) << tuned.dump(1);
   ASSERT_GE(failed, 1) << tuned.dump(1);
 
@@ -141,23 +141,23 @@ TEST_F(report_chromium, the_charts_render_with_their_points_and_failure_marks) {
 
   const auto dom = browse({"--dump-dom"}, html);
   ASSERT_EQ(dom.status, 0) << dom.err;
-  EXPECT_EQ(count_of(dom.out, "<svg "), 2);
-  EXPECT_EQ(count_of(dom.out, "class=\"point measured\""), measured);
-  EXPECT_EQ(count_of(dom.out, "class=\"marker failed\""), failed);
+  EXPECT_EQ(page_count_of(dom.out, "<svg "), 2);
+  EXPECT_EQ(page_count_of(dom.out, "class=\"point measured\""), measured);
+  EXPECT_EQ(page_count_of(dom.out, "class=\"marker failed\""), failed);
 }
 
 TEST_F(report_chromium, a_session_without_a_measured_trial_has_no_point_colour) {
   const auto html = dir + "/failed.html";
   const auto tuned = tune_and_report(false, html);
-  ASSERT_EQ(measured_count(tuned), 0) << tuned.dump(1);
+  ASSERT_EQ(page_measured_count(tuned), 0) << tuned.dump(1);
   const auto image = screenshot(html);
   const int red = test::count_pixels(image, test::colour_of(chart_colour::failed), 2);
   std::cout << "failed " << failed_count(tuned) << " marks: " << red << " px\n";
   EXPECT_EQ(test::count_pixels(image, test::colour_of(chart_colour::measured), 2), 0);
   EXPECT_GE(red, cross_pixels * failed_count(tuned));
   const auto dom = browse({"--dump-dom"}, html);
-  EXPECT_EQ(count_of(dom.out, "<svg "), 2);
-  EXPECT_EQ(count_of(dom.out, "class=\"point measured\""), 0);
+  EXPECT_EQ(page_count_of(dom.out, "<svg "), 2);
+  EXPECT_EQ(page_count_of(dom.out, "class=\"point measured\""), 0);
   EXPECT_NE(dom.out.find(">no measured trial</text>"), std::string::npos);
 }
 

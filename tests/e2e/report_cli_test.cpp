@@ -116,8 +116,9 @@ TEST_F(report_cli, json_md_and_html_show_the_trials_tune_printed) {
     EXPECT_EQ(d["status"], trials[i]["status"]);
     EXPECT_EQ(d["tflops_per_gpu"], trials[i]["tflops_per_gpu"]);
     EXPECT_FALSE(d["why"].get<std::string>().empty()) << d.dump();
-    if (trials[i]["status"] == "failed")
+    if (trials[i]["status"] == "failed") {
       EXPECT_EQ(d["diagnosis"]["kind"], trials[i]["failure"]) << d.dump();
+    }
   }
   EXPECT_EQ(j["charts"]["mfu"]["measured"].size(), size_t(measured));
   EXPECT_EQ(j["charts"]["mfu"]["failed"].size(), size_t(failed));

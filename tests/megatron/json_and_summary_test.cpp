@@ -13,13 +13,13 @@
 namespace paratune {
 namespace {
 
-std::string corpus(const std::string& name) {
+std::string corpus_log(const std::string& name) {
   return test::data_dir() + "/megatron_logs/" + name;
 }
 
 TEST(log_json, mdk_log_has_every_documented_field) {
   const auto j =
-      to_json(parse_megatron_log_file(corpus("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt")));
+      to_json(parse_megatron_log_file(corpus_log("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt")));
   ASSERT_EQ(j["iterations"].size(), 20u);
   const auto& it = j["iterations"][0];
   EXPECT_EQ(it["iteration"], 10);
@@ -45,7 +45,7 @@ TEST(log_json, mdk_log_has_every_documented_field) {
 
 TEST(log_json, bigscience_iterations_have_no_tflops_key) {
   const auto j =
-      to_json(parse_megatron_log_file(corpus("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt")));
+      to_json(parse_megatron_log_file(corpus_log("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt")));
   EXPECT_FALSE(j["iterations"][0].contains("tflops_per_gpu"));
   EXPECT_FALSE(j["iterations"][0].contains("timestamp"));
   EXPECT_EQ(j["args"]["tensor_model_parallel_size"], "4");
@@ -56,7 +56,7 @@ TEST(log_json, bigscience_iterations_have_no_tflops_key) {
 
 TEST(log_json, errors_carry_kind_line_and_message) {
   const auto j = to_json(
-      parse_megatron_log_file(corpus("jindajia_Megatron-LM_debug_terminal_oom_issue525.txt")));
+      parse_megatron_log_file(corpus_log("jindajia_Megatron-LM_debug_terminal_oom_issue525.txt")));
   ASSERT_EQ(j["errors"].size(), 1u);
   EXPECT_EQ(j["errors"][0]["kind"], "oom");
   EXPECT_EQ(j["errors"][0]["line"], 851);
@@ -77,7 +77,7 @@ TEST(log_json, invalid_utf8_is_repaired) {
 TEST(log_summary, names_iterations_memory_arguments_and_errors) {
   std::ostringstream out;
   write_summary(out,
-                parse_megatron_log_file(corpus("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt")));
+                parse_megatron_log_file(corpus_log("bigscience_gpt2-meg_n4_dp1_tp4_pp4-1809579.txt")));
   const std::string s = out.str();
   EXPECT_NE(s.find("layout: world size 16, TP 4, PP 4, DP 1"), std::string::npos) << s;
   EXPECT_NE(s.find("tensor_model_parallel_size = 4"), std::string::npos);
@@ -88,12 +88,12 @@ TEST(log_summary, names_iterations_memory_arguments_and_errors) {
 
   std::ostringstream oom;
   write_summary(
-      oom, parse_megatron_log_file(corpus("jindajia_Megatron-LM_debug_terminal_oom_issue525.txt")));
+      oom, parse_megatron_log_file(corpus_log("jindajia_Megatron-LM_debug_terminal_oom_issue525.txt")));
   EXPECT_NE(oom.str().find("[oom] line 851: torch.cuda.OutOfMemoryError"), std::string::npos);
 
   std::ostringstream mdk;
   write_summary(mdk,
-                parse_megatron_log_file(corpus("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt")));
+                parse_megatron_log_file(corpus_log("mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt")));
   EXPECT_NE(mdk.str().find("812.5"), std::string::npos);
   EXPECT_NE(mdk.str().find("weight and optimizer 41434.72 MB"), std::string::npos);
 }

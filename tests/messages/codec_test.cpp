@@ -65,7 +65,10 @@ TEST(codec, proposal_round_trips) {
 }
 
 TEST(codec, trial_started_round_trips) {
-  trial_started t{2, {{"mbs", "2"}}, {"paratune-sim", "--tensor-model-parallel-size", "2"}};
+  trial_started t;
+  t.trial = 2;
+  t.config = {{"mbs", "2"}};
+  t.argv = {"paratune-sim", "--tensor-model-parallel-size", "2"};
   auto r = round_trip(t);
   EXPECT_EQ(r.argv.size(), 3u);
   EXPECT_EQ(r.argv[2], "2");

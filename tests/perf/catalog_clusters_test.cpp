@@ -16,11 +16,11 @@ cluster_spec cluster(const std::string& name) {
   return load_cluster(test::source_dir() + "/configs/clusters/" + name + ".yaml");
 }
 
-model_spec llama3_8b() {
+model_spec catalog_llama3_8b() {
   return load_model(test::source_dir() + "/configs/models/llama3-8b.yaml");
 }
 
-training_config llama_config(int tp, int mbs) {
+training_config catalog_llama_config(int tp, int mbs) {
   training_config c;
   c.tp = tp; c.mbs = mbs; c.gbs = 512; c.seq = 8192;
   c.dist_opt = c.overlap_grad = c.overlap_param = true;
@@ -40,9 +40,9 @@ TEST(perf_catalog, cluster_peaks_follow_hardware_table) {
 }
 
 TEST(perf_catalog, h200_holds_what_h100_cannot) {
-  const auto c = llama_config(2, 2);
-  const auto h100 = predict(llama3_8b(), cluster("dgx-h100"), 8, c, precision::bf16);
-  const auto h200 = predict(llama3_8b(), cluster("dgx-h200"), 8, c, precision::bf16);
+  const auto c = catalog_llama_config(2, 2);
+  const auto h100 = predict(catalog_llama3_8b(), cluster("dgx-h100"), 8, c, precision::bf16);
+  const auto h200 = predict(catalog_llama3_8b(), cluster("dgx-h200"), 8, c, precision::bf16);
   EXPECT_FALSE(h100.fits);
   EXPECT_TRUE(h200.fits);
   EXPECT_DOUBLE_EQ(h100.peak_memory_mib, h200.peak_memory_mib);
@@ -52,10 +52,10 @@ TEST(perf_catalog, h200_holds_what_h100_cannot) {
 }
 
 TEST(perf_catalog, h100_is_faster_than_a100_and_fp8_faster_than_bf16) {
-  const auto c = llama_config(2, 1);
-  const auto a100 = predict(llama3_8b(), cluster("dgx-a100-80g"), 8, c, precision::bf16);
-  const auto h100 = predict(llama3_8b(), cluster("dgx-h100"), 8, c, precision::bf16);
-  const auto fp8 = predict(llama3_8b(), cluster("dgx-h100"), 8, c, precision::fp8);
+  const auto c = catalog_llama_config(2, 1);
+  const auto a100 = predict(catalog_llama3_8b(), cluster("dgx-a100-80g"), 8, c, precision::bf16);
+  const auto h100 = predict(catalog_llama3_8b(), cluster("dgx-h100"), 8, c, precision::bf16);
+  const auto fp8 = predict(catalog_llama3_8b(), cluster("dgx-h100"), 8, c, precision::fp8);
   EXPECT_LT(h100.iteration_time_s, a100.iteration_time_s / 2);
   EXPECT_LT(fp8.iteration_time_s, h100.iteration_time_s);
   // MFU of fp8 runs is counted against the fp8 peak.
@@ -64,14 +64,14 @@ TEST(perf_catalog, h100_is_faster_than_a100_and_fp8_faster_than_bf16) {
 
 TEST(perf_catalog, tpu_v5e_needs_model_parallelism_for_8b) {
   const auto v5e = cluster("tpu-v5e");
-  training_config c = llama_config(1, 1);
+  training_config c = catalog_llama_config(1, 1);
   c.seq = 4096;
   c.gbs = 256;
-  EXPECT_FALSE(predict(llama3_8b(), v5e, 256, c, precision::bf16).fits);
+  EXPECT_FALSE(predict(catalog_llama3_8b(), v5e, 256, c, precision::bf16).fits);
   c.tp = 8;
   c.sp = true;
   c.recompute = recompute_mode::full;
-  const auto p = predict(llama3_8b(), v5e, 256, c, precision::bf16);
+  const auto p = predict(catalog_llama3_8b(), v5e, 256, c, precision::bf16);
   EXPECT_TRUE(p.fits);
   EXPECT_GT(p.mfu, 0.2);
   EXPECT_LT(p.mfu, 0.7);

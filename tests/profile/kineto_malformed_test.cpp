@@ -15,12 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus(const std::string& name) {
+fs::path kineto_corpus(const std::string& name) {
   return fs::path(test::data_dir()) / "kineto" / name;
 }
 
 std::string nccl_text() {
-  return read_maybe_gzip(corpus("hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz")).data;
+  return read_maybe_gzip(kineto_corpus("hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz")).data;
 }
 
 std::string error_of(std::string_view text, std::string_view source = "t.json") {
@@ -50,7 +50,7 @@ TEST(KinetoMalformed, TruncatedTraceGivesPartialPrefix) {
 }
 
 TEST(KinetoMalformed, TruncatedGzipFileGivesPartial) {
-  std::string gz = read_whole_file(corpus("hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz"));
+  std::string gz = read_whole_file(kineto_corpus("hta_nccl_data_2rank_allreduce_with_comm_metadata.json.gz"));
   auto dir = fs::path(test::make_temp_dir("kineto-gz"));
   auto path = dir / "half.json.gz";
   std::ofstream(path, std::ios::binary) << gz.substr(0, gz.size() / 2);
@@ -65,7 +65,7 @@ TEST(KinetoMalformed, TruncatedGzipFileGivesPartial) {
 }
 
 TEST(KinetoMalformed, BrokenGzipIsAnError) {
-  std::string gz = read_whole_file(corpus("hta_sampled_rank-0_128ranks.json.gz"));
+  std::string gz = read_whole_file(kineto_corpus("hta_sampled_rank-0_128ranks.json.gz"));
   for (std::size_t i = 200; i < 600; ++i)
     gz[i] = static_cast<char>(gz[i] * 7 + 3);
   auto dir = fs::path(test::make_temp_dir("kineto-gz"));

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string corpus(const std::string& rel) {
+std::string damage_corpus(const std::string& rel) {
   return read_maybe_gzip(fs::path(test::data_dir()) / rel).data;
 }
 
@@ -59,7 +59,7 @@ int run_damaged(const std::string& original, int rounds,
 }
 
 TEST(RandomDamage, KinetoReader) {
-  std::string text = corpus("kineto/hta_sampled_rank-0_128ranks.json.gz");
+  std::string text = damage_corpus("kineto/hta_sampled_rank-0_128ranks.json.gz");
   run_damaged(text, 150, [](const std::string& s) {
     auto t = parse_kineto_trace(s, "damaged.json");
     EXPECT_LE(t.event_count, 4855u + 8);
@@ -72,7 +72,7 @@ TEST(RandomDamage, XprofToolReaders) {
                             std::pair{"xprof/legacy_demo.op_profile.json", "op_profile"},
                             std::pair{"xprof/golden_tpu-training.input_pipeline_analyzer.json",
                                       "input_pipeline_analyzer"}}) {
-    std::string text = corpus(file);
+    std::string text = damage_corpus(file);
     run_damaged(text, 60, [tool = std::string(tool)](const std::string& s) {
       xprof_accumulator acc;
       apply_xprof_tool(tool, s, acc, "damaged");
@@ -82,7 +82,7 @@ TEST(RandomDamage, XprofToolReaders) {
 }
 
 TEST(RandomDamage, XspaceWalker) {
-  std::string bytes = corpus("xprof/tpu_inference_2.xplane.pb");
+  std::string bytes = damage_corpus("xprof/tpu_inference_2.xplane.pb");
   int rejected = run_damaged(bytes, 60, [](const std::string& s) { parse_xspace(s, "damaged"); });
   EXPECT_GT(rejected, 0);
 }

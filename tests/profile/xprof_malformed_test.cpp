@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus() { return fs::path(test::data_dir()) / "xprof"; }
+fs::path malformed_corpus() { return fs::path(test::data_dir()) / "xprof"; }
 
 class XprofMalformed : public ::testing::Test {
  protected:
@@ -28,7 +28,7 @@ class XprofMalformed : public ::testing::Test {
     return p;
   }
   std::string corpus_text(const std::string& name) {
-    return read_maybe_gzip(corpus() / name).data;
+    return read_maybe_gzip(malformed_corpus() / name).data;
   }
   std::string message_of(const fs::path& p, const std::string& tool) {
     try {
@@ -51,7 +51,7 @@ TEST_F(XprofMalformed, TruncatedJsonNamesTheFile) {
 }
 
 TEST_F(XprofMalformed, BrokenGzipNamesTheFile) {
-  std::string gz = read_whole_file(corpus() / "golden_tpu-training.op_profile.json.gz");
+  std::string gz = read_whole_file(malformed_corpus() / "golden_tpu-training.op_profile.json.gz");
   auto truncated = write("t.op_profile.json.gz", gz.substr(0, gz.size() / 3));
   EXPECT_NE(message_of(truncated, "op_profile").find("truncated"), std::string::npos);
   for (std::size_t i = 50; i < 200; ++i)

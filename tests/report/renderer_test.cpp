@@ -12,7 +12,7 @@
 namespace paratune {
 namespace {
 
-int count_of(const std::string& text, const std::string& what) {
+int renderer_count_of(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
     ++n;
@@ -96,10 +96,10 @@ TEST(HtmlReport, EscapesEveryPoolStringAndReferencesNothingOutside) {
   EXPECT_NE(html.find("line one\nline &lt;two&gt;"), std::string::npos);
   for (const char* outside : {"http://", "https://", "src=", "url(", "@import"})
     EXPECT_EQ(html.find(outside), std::string::npos) << outside;
-  EXPECT_EQ(count_of(html, "<svg "), 2);
-  EXPECT_EQ(count_of(html, "class=\"point measured\""), 1);
-  EXPECT_EQ(count_of(html, "class=\"marker failed\""), 1);
-  EXPECT_EQ(count_of(html, "<section class=\"decision\""), 2);
+  EXPECT_EQ(renderer_count_of(html, "<svg "), 2);
+  EXPECT_EQ(renderer_count_of(html, "class=\"point measured\""), 1);
+  EXPECT_EQ(renderer_count_of(html, "class=\"marker failed\""), 1);
+  EXPECT_EQ(renderer_count_of(html, "<section class=\"decision\""), 2);
   EXPECT_NE(html.find("<tr data-trial=\"1\"><td class=\"num\">1</td><td>Run the initial "
                       "configuration.</td><td>stopped</td><td class=\"num\">140.2</td><td "
                       "class=\"num\">45.0</td><td class=\"num\">61234</td><td>stable</td></tr>"),

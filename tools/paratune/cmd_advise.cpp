@@ -125,7 +125,7 @@ int run_advise(const advise_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_advise(CLI::App& app) {
   auto o = std::make_shared<advise_options>();
   app.add_option("--history", o->history, "runs in the OptiCo table format (CSV)")->required();
   auto* cluster = app.add_option("--cluster", o->cluster, "cluster catalog name or YAML file "
@@ -137,7 +137,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_advise(*o); };
 }
 
-registrar reg{{"advise", "rank the next configuration changes for your own run history", setup}};
+registrar advise_command{{"advise", "rank the next configuration changes for your own run history", setup_advise}};
 
 } // namespace
 

@@ -86,7 +86,7 @@ int run_ask(const ask_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_ask(CLI::App& sub) {
   auto o = std::make_shared<ask_options>();
   sub.add_option("SESSION", o->id, "the session id, as `tune` printed it")->required();
   sub.add_option("QUESTION", o->question,
@@ -102,7 +102,7 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{{"ask", "Ask about a tuning session: its proposals, trials and failures",
-                    setup}};
+static registrar ask_command{{"ask", "Ask about a tuning session: its proposals, trials and failures",
+                    setup_ask}};
 
 } // namespace paratune::cli

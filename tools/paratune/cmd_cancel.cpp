@@ -28,14 +28,14 @@ int run_cancel(const cancel_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_cancel(CLI::App& app) {
   auto o = std::make_shared<cancel_options>();
   app.add_option("session", o->session, "the session's id")->required();
   o->daemon.add_to(app);
   return [o] { return run_cancel(*o); };
 }
 
-registrar reg{{"cancel", "cancel a running session on the daemon", setup}};
+registrar cancel_command{{"cancel", "cancel a running session on the daemon", setup_cancel}};
 
 } // namespace
 

@@ -101,7 +101,7 @@ int run_daemon(const daemon_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_daemon(CLI::App& app) {
   auto o = std::make_shared<daemon_options>();
   o->app = &app;
   const daemon_config d;
@@ -131,7 +131,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_daemon(*o); };
 }
 
-registrar reg{{"daemon", "run the tuning daemon (sessions, control endpoint, dashboard)", setup}};
+registrar daemon_command{{"daemon", "run the tuning daemon (sessions, control endpoint, dashboard)", setup_daemon}};
 
 } // namespace
 

@@ -83,7 +83,7 @@ int run_diagnose(const diagnose_options& o) {
   return print_answer(o, exp.name, std::move(*answer), session);
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_diagnose(CLI::App& app) {
   auto o = std::make_shared<diagnose_options>();
   app.add_option("--experiment,-e", o->experiment, "the experiment file (YAML)")->required();
   app.add_option("--xprof", o->xprof,
@@ -100,9 +100,9 @@ command_action setup(CLI::App& app) {
   return [o] { return run_diagnose(*o); };
 }
 
-registrar reg{{"diagnose",
+registrar diagnose_command{{"diagnose",
                "diagnose a job's bottleneck from its profiles and propose three parallel layouts",
-               setup}};
+               setup_diagnose}};
 
 } // namespace
 

@@ -25,7 +25,7 @@ namespace {
 
 enum class export_format { megatron, json, maxtext };
 
-export_format format_of(const std::string& word) {
+export_format export_format_of(const std::string& word) {
   if (word == "json")
     return export_format::json;
   if (word == "maxtext")
@@ -112,7 +112,7 @@ int export_gpu_session(const std::string& id, const std::vector<wire::envelope>&
   return 0;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_export(CLI::App& sub) {
   auto id = std::make_shared<std::string>();
   auto db = std::make_shared<std::string>("paratune-pool");
   auto format = std::make_shared<std::string>("megatron");
@@ -126,16 +126,16 @@ command_action setup(CLI::App& sub) {
   daemon->add_to(sub);
   sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
   return [id, db, format, daemon] {
-    return daemon->endpoint.empty() ? export_session(*db, *id, format_of(*format))
-                                    : export_from_daemon(*daemon, *id, format_of(*format));
+    return daemon->endpoint.empty() ? export_session(*db, *id, export_format_of(*format))
+                                    : export_from_daemon(*daemon, *id, export_format_of(*format));
   };
 }
 
 } // namespace
 
-static registrar r{{"export",
+static registrar export_command{{"export",
                     "The best configuration of a tuning session, as Megatron-LM arguments, JSON "
                     "or MaxText overrides",
-                    setup}};
+                    setup_export}};
 
 } // namespace paratune::cli

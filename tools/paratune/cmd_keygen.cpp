@@ -27,7 +27,7 @@ int run_keygen(const keygen_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_keygen(CLI::App& app) {
   auto o = std::make_shared<keygen_options>();
   app.add_option("--out", o->dir, "the directory to write the two files in")
     ->check(CLI::ExistingDirectory);
@@ -35,7 +35,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_keygen(*o); };
 }
 
-registrar reg{{"keygen", "make a CURVE key pair for the daemon's control endpoint", setup}};
+registrar keygen_command{{"keygen", "make a CURVE key pair for the daemon's control endpoint", setup_keygen}};
 
 } // namespace
 

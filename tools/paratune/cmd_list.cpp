@@ -65,14 +65,14 @@ int run_list(const list_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_list(CLI::App& app) {
   auto o = std::make_shared<list_options>();
   app.add_flag("--json", o->json, "print {\"sessions\": [...]} instead of a table");
   o->daemon.add_to(app);
   return [o] { return run_list(*o); };
 }
 
-registrar reg{{"list", "list the daemon's sessions, newest first", setup}};
+registrar list_command{{"list", "list the daemon's sessions, newest first", setup_list}};
 
 } // namespace
 

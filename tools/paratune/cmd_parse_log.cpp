@@ -58,7 +58,7 @@ std::vector<std::string> plausibility_warnings(const megatron_log& log, const st
   return {finding.warning};
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_parse_log(CLI::App& sub) {
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto cluster = std::make_shared<std::string>();
@@ -99,7 +99,7 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{
-  {"parse-log", "Parse a Megatron-LM training log: iterations, memory, errors, arguments", setup}};
+static registrar parse_log_command{
+  {"parse-log", "Parse a Megatron-LM training log: iterations, memory, errors, arguments", setup_parse_log}};
 
 } // namespace paratune::cli

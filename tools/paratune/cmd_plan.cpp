@@ -129,7 +129,7 @@ void write_text(const plan_request& r, const plan_result& res, const job_setup& 
   std::string keys;
   for (const auto& [k, v] : r.space)
     keys += (keys.empty() ? "" : ", ") + k + "(" + std::to_string(v.size()) + ")";
-  std::cout << "plan: " << describe(job) << ", seq " << r.base.seq << ", gbs " << r.base.gbs
+  std::cout << "plan: " << describe_job(job) << ", seq " << r.base.seq << ", gbs " << r.base.gbs
             << '\n'
             << fmt::format("space: {} candidates over {}, screened in {:.3f} s\n", res.candidates,
                            keys, seconds)
@@ -264,7 +264,7 @@ int run_plan(const plan_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_plan(CLI::App& sub) {
   auto o = std::make_shared<plan_options>();
   add_job_options(sub, o->job);
   // The ranges of the seq and gbs configuration keys.
@@ -283,8 +283,8 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{{"plan",
+static registrar plan_command{{"plan",
                     "Rank the configurations of a search space by predicted throughput",
-                    setup}};
+                    setup_plan}};
 
 } // namespace paratune::cli

@@ -105,7 +105,7 @@ int run_predict(const predict_options& o) {
   const auto p = predict(job.model, job.cluster, job.gpus, c, job.prec, job.cal);
   if (const auto wrong = impossible_result(p); !wrong.empty())
     throw std::logic_error("internal error: the performance model predicted " + wrong
-                           + " for " + canonical_key(c) + " (" + describe(job)
+                           + " for " + canonical_key(c) + " (" + describe_job(job)
                            + "); please report it");
   if (o.job.json) {
     auto j = prediction_json(p);
@@ -120,7 +120,7 @@ int run_predict(const predict_options& o) {
     print_json(j);
     return 0;
   }
-  std::cout << describe(job) << '\n'
+  std::cout << describe_job(job) << '\n'
             << "config: " << canonical_key(c) << '\n'
             << "data parallel " << c.data_parallel(job.gpus) << ", "
             << c.micro_batches(job.gpus) << " micro-batches per iteration\n\n";
@@ -128,7 +128,7 @@ int run_predict(const predict_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_predict(CLI::App& sub) {
   auto o = std::make_shared<predict_options>();
   add_job_options(sub, o->job);
   sub.add_option("--config", o->config,
@@ -139,8 +139,8 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{{"predict",
+static registrar predict_command{{"predict",
                     "Predict throughput, memory and the time breakdown of one configuration",
-                    setup}};
+                    setup_predict}};
 
 } // namespace paratune::cli

@@ -35,7 +35,7 @@ struct report_options {
   daemon_client_options daemon; ///< --daemon: read the session from it
 };
 
-report_format format_of(const std::string& word) {
+report_format report_format_of(const std::string& word) {
   if (word == "html")
     return report_format::html;
   if (word == "json")
@@ -102,7 +102,7 @@ int run_report(const report_options& o) {
     throw input_error("no GPU tuning session '" + o.id + "' in "
                       + (o.daemon.endpoint.empty() ? "the pool " + o.db
                                                    : "the daemon at " + o.daemon.endpoint));
-  switch (format_of(o.format)) {
+  switch (report_format_of(o.format)) {
     case report_format::md: return emit_markdown(r, o.output);
     case report_format::html: return emit(render_html(r), o.output);
     case report_format::json: {
@@ -114,7 +114,7 @@ int run_report(const report_options& o) {
   return 1;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_report(CLI::App& sub) {
   auto o = std::make_shared<report_options>();
   sub.add_option("SESSION", o->id, "the session id, as `tune` printed it")->required();
   sub.add_option("--db", o->db, "the pool directory (default ./paratune-pool)");
@@ -131,8 +131,8 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{{"report",
+static registrar report_command{{"report",
                     "A tuning session as a report: decisions, trials, charts, full-run value",
-                    setup}};
+                    setup_report}};
 
 } // namespace paratune::cli

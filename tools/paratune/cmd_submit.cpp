@@ -44,7 +44,7 @@ int run_submit(const submit_options& o) {
   return 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_submit(CLI::App& app) {
   auto o = std::make_shared<submit_options>();
   app.add_option("job", o->job_file, "the job file (YAML)")->required();
   app.add_option("--trials", o->trials, "trial budget (overrides the job's)")
@@ -54,7 +54,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_submit(*o); };
 }
 
-registrar reg{{"submit", "submit a tuning job to the daemon; prints the session id", setup}};
+registrar submit_command{{"submit", "submit a tuning job to the daemon; prints the session id", setup_submit}};
 
 } // namespace
 

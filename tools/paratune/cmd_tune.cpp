@@ -84,7 +84,7 @@ int run_tune(const tune_options& o) {
   return summary.best ? 0 : 1;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_tune(CLI::App& app) {
   auto o = std::make_shared<tune_options>();
   app.add_option("job", o->job_file, "the job file (YAML)")->required();
   app.add_option("--db", o->db, "the Global Message Pool directory (RocksDB)");
@@ -94,7 +94,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_tune(*o); };
 }
 
-registrar reg{{"tune", "run a tuning session on the embedded simulated cluster", setup}};
+registrar tune_command{{"tune", "run a tuning session on the embedded simulated cluster", setup_tune}};
 
 } // namespace
 

@@ -116,7 +116,7 @@ int run_validate(const validate_options& o) {
   return all ? 0 : 1;
 }
 
-command_action setup(CLI::App& sub) {
+command_action setup_validate_model(CLI::App& sub) {
   auto o = std::make_shared<validate_options>();
   sub.add_option("--data", o->data,
                  "the data directory holding perf/ (default: $PARATUNE_DATA, or the data/ "
@@ -127,9 +127,9 @@ command_action setup(CLI::App& sub) {
 
 } // namespace
 
-static registrar r{{"validate-model",
+static registrar validate_model_command{{"validate-model",
                     "Compare the performance model with the published tables (exit 1 on a "
                     "failed gate)",
-                    setup}};
+                    setup_validate_model}};
 
 } // namespace paratune::cli

@@ -113,7 +113,7 @@ int run_watch(const watch_options& o) {
     std::cerr << "warning: no bus at " << h->bus_subscribe << " (" << e.what()
               << "): reading the pool every second\n";
   }
-  watch_view view{o};
+  watch_view view{o, {}, {}, 0, std::nullopt};
   control::request page;
   page.op = control::to_string(control::control_op::history);
   page.session = o.session;
@@ -136,7 +136,7 @@ int run_watch(const watch_options& o) {
   return view.end->state == session_state::failed ? 1 : 0;
 }
 
-command_action setup(CLI::App& app) {
+command_action setup_watch(CLI::App& app) {
   auto o = std::make_shared<watch_options>();
   app.add_option("session", o->session, "the session's id")->required();
   app.add_flag("--json", o->json,
@@ -145,7 +145,7 @@ command_action setup(CLI::App& app) {
   return [o] { return run_watch(*o); };
 }
 
-registrar reg{{"watch", "follow a daemon's session live, as tune prints it", setup}};
+registrar watch_command{{"watch", "follow a daemon's session live, as tune prints it", setup_watch}};
 
 } // namespace
 

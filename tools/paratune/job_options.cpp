@@ -141,7 +141,7 @@ job_setup resolve_gpu_experiment(const experiment_spec& e, const job_options& o)
   return job;
 }
 
-std::string describe(const job_setup& job) {
+std::string describe_job(const job_setup& job) {
   return job.model.name + " on " + std::to_string(job.gpus) + " x " + job.cluster.device.name
          + " (" + job.cluster.name + "), " + to_string(job.prec);
 }

@@ -65,6 +65,6 @@ model_spec load_model_arg(const std::string& text);
 perf_calibration parse_stack(const std::string& text);
 
 /// "llama3-8b on 8 x A100-SXM4-80GB (dgx-a100-80g), bf16"
-std::string describe(const job_setup& job);
+std::string describe_job(const job_setup& job);
 
 } // namespace paratune::cli
