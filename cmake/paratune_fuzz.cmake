@@ -24,7 +24,7 @@ function(paratune_fuzz_harness name source)
   paratune_use_pch(fuzz_${name})
   target_link_libraries(fuzz_${name} PRIVATE ${ARGN})
   target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer,${PARATUNE_FUZZ_SANITIZERS})
-  # ctest -L fuzz: the smoke of this harness (20 s on a copy of its seeds).
+  # ctest -L fuzz: the smoke of this harness (10 s on a copy of its seeds).
   add_test(NAME fuzz.${name}
            COMMAND ${CMAKE_SOURCE_DIR}/bench/fuzz/run --no-build --smoke ${name})
   set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 120
