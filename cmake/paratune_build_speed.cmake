@@ -12,11 +12,11 @@
 #    A directory names its set with `set(PARATUNE_PCH base|runtime|test)`
 #    before it declares targets; paratune_library and the test and tool
 #    targets pick it up through paratune_use_pch.
-# 2. Unity builds (PARATUNE_UNITY, on by default): a target's sources are
-#    compiled a few at a time as one translation unit, so the headers and the
-#    templates they share (CAF's behaviors, msgpack's adaptors, GoogleTest's
-#    macros, CLI11's validators) are compiled once per batch instead of once
-#    per file. Turn it off for a quicker edit-compile loop on a single file:
+# 2. Unity builds (PARATUNE_UNITY, on by default): all of a target's sources
+#    are compiled as one translation unit (PARATUNE_UNITY_BATCH sets fewer),
+#    so the headers and the templates they share (CAF's behaviors, msgpack's
+#    adaptors, GoogleTest's macros, CLI11's validators) are compiled once per
+#    target instead of once per file. Turn it off for a quicker edit-compile loop on a single file:
 #    cmake -DPARATUNE_UNITY=OFF.
 # 3. The same compile definitions everywhere, so that one precompiled header
 #    is valid for every target of its set (GCC refuses a PCH whose macros
@@ -69,15 +69,19 @@ set(paratune_pch_runtime ${paratune_pch_base}
 # translation unit constructs, so a precompiled CLI11 would cost every file
 # that never parses a command line the code generation of those objects.
 set(paratune_pch_test ${paratune_pch_runtime} <gtest/gtest.h>)
+# The libraries whose include paths each set's headers need.
+set(paratune_pch_base_libraries fmt::fmt nlohmann_json::nlohmann_json yaml-cpp)
+set(paratune_pch_runtime_libraries ${paratune_pch_base_libraries} caf::core msgpackc-cxx
+  cppzmq spdlog::spdlog RocksDB::rocksdb-shared)
+set(paratune_pch_test_libraries ${paratune_pch_runtime_libraries} GTest::gtest)
 
-# paratune_pch_anchor(SET LIBRARIES...): the library that compiles SET's
-# precompiled header; LIBRARIES give it the include paths of SET's headers.
+# paratune_pch_anchor(SET): the library that compiles SET's precompiled header.
 function(paratune_pch_anchor set)
   set(anchor paratune_pch_${set})
   set(source ${CMAKE_BINARY_DIR}/pch/${set}.cpp)
   file(WRITE ${source} "// The anchor of the ${set} precompiled header.\n")
   add_library(${anchor} STATIC ${source})
-  target_link_libraries(${anchor} PRIVATE ${ARGN})
+  target_link_libraries(${anchor} PRIVATE ${paratune_pch_${set}_libraries})
   target_precompile_headers(${anchor} PRIVATE ${paratune_pch_${set}})
   set_target_properties(${anchor} PROPERTIES UNITY_BUILD OFF)
 endfunction()
