@@ -82,4 +82,72 @@ bool is_plain_name(std::string_view s, size_t max_size) {
   return true;
 }
 
+std::string printable_excerpt(std::string_view s, size_t max_bytes) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_bytes)
+    out += "...";
+  return out;
+}
+
+namespace {
+
+/// The length of the well-formed UTF-8 sequence at the start of `s`
+/// (RFC 3629: no overlongs, no surrogates, at most U+10FFFF), or 0.
+size_t utf8_sequence_length(std::string_view s) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  const unsigned char c = b(0);
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2))
+      return 0;
+    if ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) > 0x9F))
+      return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3))
+      return 0;
+    if ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) > 0x8F))
+      return 0;
+    return 4;
+  }
+  return 0;
+}
+
+} // namespace
+
+std::string utf8_escaped(std::string_view s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    if (const auto n = utf8_sequence_length(s); n > 0) {
+      out.append(s.substr(0, n));
+      s.remove_prefix(n);
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(s.front());
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+    s.remove_prefix(1);
+  }
+  return out;
+}
+
 } // namespace paratune

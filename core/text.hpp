@@ -34,6 +34,16 @@ bool is_identifier(std::string_view s);
 /// catalog names).
 bool is_plain_name(std::string_view s, size_t max_size);
 
+/// At most `max_bytes` of untrusted `s` as printable ASCII, for an error
+/// message: other bytes as \xNN, a cut shown by "...". The result is
+/// valid UTF-8 whatever `s` held.
+std::string printable_excerpt(std::string_view s, size_t max_bytes);
+
+/// `s` with every byte that is not part of a well-formed UTF-8 sequence
+/// written as \xNN: text from outside that goes into a msgpack str, which a
+/// strict decoder reads as UTF-8.
+std::string utf8_escaped(std::string_view s);
+
 /// `items` with `sep` between them ("tp, pp, cp").
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 

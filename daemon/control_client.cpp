@@ -1,14 +1,40 @@
 #include "daemon/control_client.hpp"
 
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
+
 #include "daemon/curve_keys.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 
 namespace paratune {
 
+namespace {
+
+/// Why a Unix-socket endpoint may not have answered: ZeroMQ retries a
+/// connect the kernel refused without a word, so the client asks itself.
+std::string socket_hint(const std::string& endpoint) {
+  if (endpoint.rfind("ipc://", 0) != 0)
+    return {};
+  const auto path = endpoint.substr(6);
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT)
+    return " (no socket at " + path + ": is the daemon running with this state directory?)";
+  if (::access(path.c_str(), W_OK) != 0)
+    return " (cannot use " + path + ": " + std::strerror(errno)
+           + "; only the daemon's owner and its control_users may)";
+  return " (the daemon may have refused this user: its log names who it refused)";
+}
+
+} // namespace
+
 control_client::control_client(std::string endpoint, std::chrono::milliseconds timeout,
-                               std::string server_public_key)
-  : endpoint_(std::move(endpoint)), timeout_(timeout), server_key_(std::move(server_public_key)) {
+                               std::string server_public_key, curve_keypair client)
+  : endpoint_(std::move(endpoint)), timeout_(timeout), server_key_(std::move(server_public_key)),
+    client_key_(std::move(client)) {
+  if (!server_key_.empty() && client_key_.secret_key.empty())
+    client_key_ = new_curve_keypair();
   connect();
 }
 
@@ -21,10 +47,9 @@ void control_client::connect() {
   socket_->set(zmq::sockopt::rcvtimeo, int(timeout_.count()));
   socket_->set(zmq::sockopt::sndtimeo, int(timeout_.count()));
   if (!server_key_.empty()) {
-    const auto mine = new_curve_keypair();
     socket_->set(zmq::sockopt::curve_serverkey, server_key_);
-    socket_->set(zmq::sockopt::curve_publickey, mine.public_key);
-    socket_->set(zmq::sockopt::curve_secretkey, mine.secret_key);
+    socket_->set(zmq::sockopt::curve_publickey, client_key_.public_key);
+    socket_->set(zmq::sockopt::curve_secretkey, client_key_.secret_key);
   }
   socket_->connect(endpoint_);
 }
@@ -38,7 +63,8 @@ caf::expected<control::reply> control_client::call(const control::request& r) {
       connect(); // a REQ socket that missed its reply cannot send again
       return caf::make_error(ec::bus_failure, "no answer from the daemon at " + endpoint_
                                                 + " within "
-                                                + std::to_string(timeout_.count()) + " ms");
+                                                + std::to_string(timeout_.count()) + " ms"
+                                                + socket_hint(endpoint_));
     }
   } catch (const zmq::error_t& e) {
     connect();

@@ -7,6 +7,7 @@
 #include <caf/expected.hpp>
 #include <zmq.hpp>
 
+#include "daemon/curve_keys.hpp"
 #include "messages/control_wire.hpp"
 
 namespace paratune {
@@ -17,11 +18,12 @@ namespace paratune {
 /// socket is replaced, so the next request starts clean.
 class control_client {
 public:
-  /// With `server_public_key` (Z85) it talks CURVE, with a key pair of its
-  /// own made for this client.
+  /// With `server_public_key` (Z85) it talks CURVE as `client`, whose
+  /// public key must be in the daemon's authorized_keys (without one, a key
+  /// pair made for this client, which a daemon with an allow-list refuses).
   explicit control_client(std::string endpoint,
                           std::chrono::milliseconds timeout = std::chrono::seconds(10),
-                          std::string server_public_key = {});
+                          std::string server_public_key = {}, curve_keypair client = {});
   ~control_client();
 
   /// The daemon's reply (ok or a refusal with its reason), or an error
@@ -36,6 +38,7 @@ private:
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
   std::string server_key_;
+  curve_keypair client_key_;
   zmq::context_t ctx_{1};
   std::unique_ptr<zmq::socket_t> socket_;
 };

@@ -105,4 +105,23 @@ curve_keypair read_curve_key_file(const std::string& path) {
   return k;
 }
 
+std::set<std::string> read_authorized_keys(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw input_error("authorized_keys: " + dir + ": no such folder");
+  if ((st.st_mode & 022) != 0)
+    throw input_error("authorized_keys: " + dir + ": others may write to this folder, and so "
+                      "add a key of their own (chmod go-w)");
+  std::set<std::string> keys;
+  std::error_code listed;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, listed)) {
+    if (entry.path().extension() != ".pub")
+      continue;
+    keys.insert(read_curve_key_file(entry.path().string()).public_key);
+  }
+  if (listed)
+    throw input_error("authorized_keys: " + dir + ": cannot list it: " + listed.message());
+  return keys;
+}
+
 } // namespace paratune

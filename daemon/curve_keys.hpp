@@ -1,5 +1,6 @@
 #pragma once
 
+#include <set>
 #include <string>
 
 namespace paratune {
@@ -26,5 +27,11 @@ void write_curve_key_files(const std::string& dir, const std::string& name,
 /// is not `public-key = "..."` or `secret-key = "..."`, a key that is not
 /// 40 Z85 characters, a secret key file readable by others.
 curve_keypair read_curve_key_file(const std::string& path);
+
+/// The public keys (Z85) of the client key files (*.pub) in `dir`, the
+/// control endpoint's allow-list. Throws input_error naming the folder or
+/// file: no such folder, a folder others may write to (anyone could add a
+/// key), a file that is not a key file.
+std::set<std::string> read_authorized_keys(const std::string& dir);
 
 } // namespace paratune

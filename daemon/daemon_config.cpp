@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <set>
 
+#include <pwd.h>
+
 #include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
@@ -13,9 +15,13 @@ namespace paratune {
 
 namespace {
 
-const std::set<std::string> top_keys = {"state",     "control",     "bus",          "http",
-                                        "log",       "grace_s",     "sync_writes",  "max_sessions",
-                                        "allow_remote", "curve_key", "reasoner"};
+/// sockaddr_un's sun_path holds 108 bytes with the terminating NUL.
+constexpr size_t max_socket_path = 107;
+
+const std::set<std::string> top_keys = {
+  "state",        "control",   "control_users", "authorized_keys", "bus",
+  "http",         "log",       "grace_s",       "sync_writes",     "max_sessions",
+  "allow_remote", "curve_key", "http_token_file", "relay_ingress", "reasoner"};
 
 void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
                     const std::string& where) {
@@ -45,8 +51,14 @@ void check_host_port(const std::string& what, const std::string& hp) {
 }
 
 void check_endpoint(const std::string& what, const std::string& ep, bool allow_remote) {
-  if (ep.rfind("ipc://", 0) == 0 && ep.size() > 6)
+  if (ep.rfind("ipc://", 0) == 0 && ep.size() > 6) {
+    if (ep.size() - 6 > max_socket_path)
+      throw input_error(what + ": the socket path '" + ep.substr(6) + "' is "
+                        + std::to_string(ep.size() - 6) + " bytes, more than a Unix socket "
+                        "holds (" + std::to_string(max_socket_path) + "); choose a shorter "
+                        "state directory");
     return;
+  }
   if (ep.rfind("tcp://", 0) != 0)
     throw input_error(what + ": '" + ep + "' is not tcp://HOST:PORT or ipc://PATH");
   check_host_port(what, ep.substr(6));
@@ -72,22 +84,56 @@ bool is_loopback_host(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+std::string control_endpoint_of(const daemon_config& c) {
+  return c.control.empty() ? "ipc://" + c.state_dir + "/control.sock" : c.control;
+}
+
+std::string bus_publish_of(const daemon_config& c) {
+  return c.bus_publish.empty() ? "ipc://" + c.state_dir + "/bus-publish.sock" : c.bus_publish;
+}
+
+std::string bus_subscribe_of(const daemon_config& c) {
+  return c.bus_subscribe.empty() ? "ipc://" + c.state_dir + "/bus-subscribe.sock"
+                                 : c.bus_subscribe;
+}
+
+std::vector<uint32_t> control_user_ids(const daemon_config& c) {
+  std::vector<uint32_t> ids;
+  for (const auto& user : c.control_users) {
+    if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos) {
+      ids.push_back(uint32_t(parse_integer("control_users", user, {0, 4294967294LL})));
+      continue;
+    }
+    const auto* pw = ::getpwnam(user.c_str());
+    if (!pw)
+      throw input_error("control_users: no user '" + user + "' on this host");
+    ids.push_back(pw->pw_uid);
+  }
+  return ids;
+}
+
 void check_daemon_config(const daemon_config& c) {
   if (c.state_dir.empty())
     throw input_error("state: the state directory must be given");
-  check_endpoint("control", c.control, c.allow_remote);
-  if (c.curve_key.empty() && c.control.rfind("tcp://", 0) == 0
-      && !is_loopback_host(endpoint_host(c.control)))
-    throw input_error("control: '" + c.control + "' is beyond the loopback without curve_key: "
-                      "make one with paratune keygen, so that only clients holding its public "
-                      "key are heard");
-  check_endpoint("bus.publish", c.bus_publish, c.allow_remote);
-  check_endpoint("bus.subscribe", c.bus_subscribe, c.allow_remote);
+  const auto control = control_endpoint_of(c);
+  check_endpoint("control", control, c.allow_remote);
+  if (control.rfind("tcp://", 0) == 0 && (c.curve_key.empty() || c.authorized_keys.empty()))
+    throw input_error("control: '" + control + "' is TCP, which needs curve_key and "
+                      "authorized_keys: over TCP only CURVE clients whose public key is listed "
+                      "are heard (paratune keygen; paratune keygen --client for each client)");
+  (void)control_user_ids(c);
+  check_endpoint("bus.publish", bus_publish_of(c), c.allow_remote);
+  check_endpoint("bus.subscribe", bus_subscribe_of(c), c.allow_remote);
+  check_endpoint("relay_ingress", c.relay_ingress, c.allow_remote);
   if (!c.http.empty()) {
     check_host_port("http", c.http);
     if (!c.allow_remote && !is_loopback_host(endpoint_host(c.http)))
       throw input_error("http: '" + c.http + "' is not on the loopback; set allow_remote: true "
                                              "to serve beyond this machine");
+    if (!is_loopback_host(endpoint_host(c.http)) && c.http_token_file.empty())
+      throw input_error("http: '" + c.http + "' is beyond the loopback without "
+                        "http_token_file: the dashboard would show every session to anyone "
+                        "who can reach it");
   }
   static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error"};
   if (!levels.count(c.log_level))
@@ -116,12 +162,23 @@ daemon_config load_daemon_config(const std::string& path) {
     refuse_unknown(root, top_keys, path);
     c.state_dir = yf::optional<std::string>(root, "state", path, c.state_dir);
     c.control = yf::optional<std::string>(root, "control", path, c.control);
+    if (const auto users = root["control_users"]) {
+      if (!users.IsSequence())
+        throw input_error(path + ": control_users must be a list of user names or uids");
+      for (const auto& u : users)
+        c.control_users.push_back(u.as<std::string>());
+    }
+    c.authorized_keys =
+      yf::optional<std::string>(root, "authorized_keys", path, c.authorized_keys);
+    c.http_token_file =
+      yf::optional<std::string>(root, "http_token_file", path, c.http_token_file);
     if (const auto bus = root["bus"]) {
       refuse_unknown(bus, {"publish", "subscribe"}, path + ": bus");
       c.bus_publish = yf::optional<std::string>(bus, "publish", path + ": bus", c.bus_publish);
       c.bus_subscribe =
         yf::optional<std::string>(bus, "subscribe", path + ": bus", c.bus_subscribe);
     }
+    c.relay_ingress = yf::optional<std::string>(root, "relay_ingress", path, c.relay_ingress);
     c.http = yf::optional<std::string>(root, "http", path, c.http);
     if (c.http == "off")
       c.http.clear();
@@ -148,7 +205,7 @@ std::string daemon_endpoint(const std::string& flag) {
     return flag;
   if (const char* env = std::getenv("PARATUNE_DAEMON"); env && *env)
     return env;
-  return daemon_config{}.control;
+  return control_endpoint_of(daemon_config{});
 }
 
 } // namespace paratune

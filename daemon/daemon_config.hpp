@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/reasoner_settings.hpp"
 
@@ -13,22 +14,40 @@ enum class log_format { text, json };
 /// `allow_remote` says otherwise.
 ///
 ///   state: /var/lib/paratune          # the pool (RocksDB) and trial directories
-///   control: tcp://127.0.0.1:7710     # the ROUTER endpoint clients talk to
-///   bus: {publish: tcp://127.0.0.1:7711, subscribe: tcp://127.0.0.1:7712}
+///   control: ipc:///var/lib/paratune/control.sock  # default: STATE/control.sock
+///   control_users: [alice, 1002]      # others who may use the Unix socket
+///   authorized_keys: /etc/paratune/clients  # client .pub files: TCP control
+///   bus: {publish: ipc://STATE/bus-publish.sock, subscribe: ipc://STATE/bus-subscribe.sock}
+///   relay_ingress: tcp://127.0.0.1:7711   # where trials' relays publish their lines
 ///   http: 127.0.0.1:7713              # dashboard, /metrics, /health; "off": none
 ///   log: {format: json, level: info}
 ///   grace_s: 10                       # how long each group of actors may take to stop
 ///   sync_writes: true                 # fdatasync every pool write
 ///   max_sessions: 64                  # running sessions at once; more are refused
 ///   allow_remote: false
-///   curve_key: /etc/paratune/daemon.key  # CURVE on the control endpoint
+///   curve_key: /etc/paratune/daemon.key  # CURVE on a TCP control endpoint
+///   http_token_file: /etc/paratune/http.token  # needed for http beyond the loopback
 ///   reasoner: {mode: hybrid, base_url: "http://127.0.0.1:8000/v1", model: NAME,
 ///              api_key_env: OPENAI_API_KEY}  # for jobs that name none
 struct daemon_config {
   std::string state_dir = "paratune-state";
-  std::string control = "tcp://127.0.0.1:7710";
-  std::string bus_publish = "tcp://127.0.0.1:7711";
-  std::string bus_subscribe = "tcp://127.0.0.1:7712";
+  /// The control endpoint; empty for the Unix socket STATE/control.sock
+  /// (control_endpoint_of). A tcp:// endpoint needs curve_key and
+  /// authorized_keys: over TCP only listed CURVE clients are heard.
+  std::string control;
+  /// Users besides the daemon's own who may use the Unix socket (names or
+  /// uids); the socket is then open to all, and the peer's uid decides.
+  std::vector<std::string> control_users;
+  /// The folder of client public keys (paratune keygen --client) heard on
+  /// a TCP control endpoint.
+  std::string authorized_keys;
+  /// The agents' own bus; empty for Unix sockets in the state directory,
+  /// which no other user can reach (bus_publish_of, bus_subscribe_of).
+  std::string bus_publish;
+  std::string bus_subscribe;
+  /// The only bus endpoint for cluster nodes: relay lines in, nothing else
+  /// (daemon/relay_ingress.hpp).
+  std::string relay_ingress = "tcp://127.0.0.1:7711";
   std::string http = "127.0.0.1:7713"; ///< HOST:PORT, or empty for none
   log_format log = log_format::text;
   std::string log_level = "info";
@@ -37,8 +56,12 @@ struct daemon_config {
   int max_sessions = 64;
   bool allow_remote = false;
   /// The server's key file (paratune keygen): the control endpoint then
-  /// speaks CURVE only. Required for a control endpoint beyond the loopback.
+  /// speaks CURVE only. Required for a TCP control endpoint.
   std::string curve_key;
+  /// A file (mode 0600) holding the token the dashboard asks for
+  /// (Authorization: Bearer TOKEN, or ?token=TOKEN); required when http is
+  /// beyond the loopback.
+  std::string http_token_file;
   /// The reasoners of a submitted job that has no `reasoner:` of its own
   /// (the same field as a job's, `agents:` included). Builtin by default.
   agent_reasoners reasoner;
@@ -52,12 +75,25 @@ daemon_config load_daemon_config(const std::string& path);
 /// HTTP address HOST:PORT, a known log level. Throws input_error.
 void check_daemon_config(const daemon_config& c);
 
+/// Where the control endpoint is: `control`, or ipc://STATE/control.sock.
+std::string control_endpoint_of(const daemon_config& c);
+/// The bus's two sides: as configured, or ipc://STATE/bus-publish.sock and
+/// ipc://STATE/bus-subscribe.sock.
+std::string bus_publish_of(const daemon_config& c);
+std::string bus_subscribe_of(const daemon_config& c);
+
+/// The uids `control_users` names (a name through the user database, or a
+/// number). Throws input_error naming an unknown user.
+std::vector<uint32_t> control_user_ids(const daemon_config& c);
+
 /// The host of "tcp://HOST:PORT" or "HOST:PORT"; empty when it has none.
 std::string endpoint_host(const std::string& endpoint);
 bool is_loopback_host(const std::string& host);
 
 /// Where a client finds the daemon: `flag` when given, else the
-/// PARATUNE_DAEMON environment variable, else the default control endpoint.
+/// PARATUNE_DAEMON environment variable, else the default daemon's Unix
+/// socket (ipc://paratune-state/control.sock, the default state directory
+/// below the working directory).
 std::string daemon_endpoint(const std::string& flag);
 
 } // namespace paratune

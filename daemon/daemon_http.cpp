@@ -1,6 +1,13 @@
 #include "daemon/daemon_http.hpp"
 
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+
+#include "core/text.hpp"
 #include "core/value_range.hpp"
+#include "messages/ec.hpp"
 #include "daemon/tuning_daemon.hpp"
 #include "dashboard/dashboard_server.hpp"
 
@@ -15,8 +22,32 @@ std::string daemon_http::address() const {
   return host_ + ":" + std::to_string(server_->port());
 }
 
-caf::expected<std::unique_ptr<daemon_http>> start_daemon_http(tuning_daemon& daemon,
-                                                              const std::string& host_port) {
+namespace {
+
+/// The dashboard's token: the file's one line, in a file only its owner
+/// reads.
+caf::expected<std::string> read_http_token(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return caf::make_error(ec::bad_input, "http_token_file: " + path + ": no such file");
+  if ((st.st_mode & 077) != 0)
+    return caf::make_error(ec::bad_input, "http_token_file: " + path
+                                            + ": others may read it (chmod 600)");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto token = trim(text.str(), " \t\r\n");
+  if (token.size() < 16)
+    return caf::make_error(ec::bad_input, "http_token_file: " + path
+                                            + ": the token must be at least 16 characters");
+  return token;
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<daemon_http>>
+start_daemon_http(tuning_daemon& daemon, const std::string& host_port,
+                  const std::string& token_file) {
   if (host_port.empty())
     return std::unique_ptr<daemon_http>{};
   const auto colon = host_port.rfind(':');
@@ -24,6 +55,12 @@ caf::expected<std::unique_ptr<daemon_http>> start_daemon_http(tuning_daemon& dae
   dashboard_options opts;
   opts.host = host_port.substr(0, colon);
   opts.port = port_text == "*" ? 0 : int(parse_integer("http port", port_text, {0, 65535}));
+  if (!token_file.empty()) {
+    auto token = read_http_token(token_file);
+    if (!token)
+      return token.error();
+    opts.token = std::move(*token);
+  }
   std::unique_ptr<daemon_http> http{new daemon_http};
   http->host_ = opts.host;
   http->server_ = std::make_unique<dashboard_server>(daemon.pool(), opts);

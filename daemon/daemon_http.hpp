@@ -19,16 +19,19 @@ public:
   std::string address() const;
 
 private:
-  friend caf::expected<std::unique_ptr<daemon_http>> start_daemon_http(tuning_daemon&,
-                                                                       const std::string&);
+  friend caf::expected<std::unique_ptr<daemon_http>>
+  start_daemon_http(tuning_daemon&, const std::string&, const std::string&);
   std::string host_;
   std::unique_ptr<dashboard_server> server_;
 };
 
 /// Serves on `host_port` ("127.0.0.1:7713"; a port of 0 or * for any free
 /// one); nothing (a null pointer) when `host_port` is empty. An error names
-/// the address that could not be bound.
-caf::expected<std::unique_ptr<daemon_http>> start_daemon_http(tuning_daemon& daemon,
-                                                              const std::string& host_port);
+/// the address that could not be bound. With `token_file` every request
+/// must carry the token the file holds (a file others may read, or an
+/// empty one, is an error naming it).
+caf::expected<std::unique_ptr<daemon_http>>
+start_daemon_http(tuning_daemon& daemon, const std::string& host_port,
+                  const std::string& token_file = {});
 
 } // namespace paratune

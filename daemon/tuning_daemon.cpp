@@ -2,6 +2,9 @@
 
 #include <filesystem>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <caf/all.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,6 +52,36 @@ caf::behavior session_listener(caf::event_based_actor*, tuning_daemon* daemon) {
   };
 }
 
+/// The state directory, made private when new; one that others may write
+/// to is refused: they could replace the control socket with their own.
+caf::expected<void> prepare_state_dir(const std::string& dir) {
+  const bool existed = std::filesystem::exists(dir);
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made)
+    return caf::make_error(ec::storage_failure,
+                           "cannot make the state directory " + dir + ": " + made.message());
+  if (!existed)
+    ::chmod(dir.c_str(), 0700);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+    return caf::make_error(ec::bad_input, "state: " + dir + " may be written by any user, who "
+                                          "could replace the control socket (chmod o-w)");
+  return {};
+}
+
+/// The Unix socket's mode: the owner's alone, unless control_users asks
+/// for others (whose uid the ZAP handler then checks).
+void restrict_control_socket(const std::string& bound, bool shared) {
+  if (bound.rfind("ipc://", 0) == 0)
+    ::chmod(bound.substr(6).c_str(), shared ? 0666 : 0600);
+}
+
+control_access_source access_source_of(const daemon_config& c) {
+  const auto ids = control_user_ids(c);
+  return {uint32_t(::geteuid()), {ids.begin(), ids.end()}, c.authorized_keys};
+}
+
 } // namespace
 
 tuning_daemon::tuning_daemon(caf::actor_system& sys, daemon_config cfg)
@@ -63,14 +96,11 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                                    daemon_config cfg) {
   std::unique_ptr<tuning_daemon> d{new tuning_daemon(sys, std::move(cfg))};
   const auto& c = d->cfg_;
-  std::error_code made;
-  std::filesystem::create_directories(c.state_dir, made);
-  if (made)
-    return caf::make_error(ec::storage_failure, "cannot make the state directory " + c.state_dir
-                                                  + ": " + made.message());
+  if (auto prepared = prepare_state_dir(c.state_dir); !prepared)
+    return prepared.error();
   runtime_options opts;
   opts.pool_dir = c.state_dir + "/pool";
-  opts.bus = {c.bus_publish, c.bus_subscribe};
+  opts.bus = {bus_publish_of(c), bus_subscribe_of(c)};
   opts.sync_writes = c.sync_writes;
   opts.grace = std::chrono::seconds(c.grace_s);
   opts.keep_jobs_on_stop = true;
@@ -86,9 +116,14 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
     if (!c.curve_key.empty() && curve.secret_key.empty())
       return caf::make_error(ec::bad_input, c.curve_key + ": a public key file; the daemon "
                                                           "needs the .key file with the secret key");
+    if (!c.authorized_keys.empty())
+      (void)read_authorized_keys(c.authorized_keys); // a bad folder stops the start, not a client
+    d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress, d->rt_->bus().publish);
+    d->zap_ = std::make_unique<zap_handler>(d->ctx_, access_source_of(c));
     d->server_ = std::make_unique<control_server>(
-      d->ctx_, c.control, [raw = d.get()](const checked_request& r) { return raw->handle(r); },
-      curve.secret_key);
+      d->ctx_, control_endpoint_of(c),
+      [raw = d.get()](const checked_request& r) { return raw->handle(r); }, curve.secret_key);
+    restrict_control_socket(d->server_->bound(), !c.control_users.empty());
   } catch (const input_error& e) {
     return caf::make_error(ec::bad_input, e.what());
   } catch (const std::exception& e) {
@@ -101,6 +136,7 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
 }
 
 caf::expected<void> tuning_daemon::resume_unfinished() {
+  std::lock_guard<std::mutex> guard{index_mutex_};
   if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
     return refreshed.error();
   for (const auto& id : index_.unfinished()) {
@@ -181,7 +217,7 @@ control::reply tuning_daemon::submit(const control::request& req) {
   }
   auto record = session_record(job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner});
   if (!bus_for(job).publish.empty()) {
-    record.relay_endpoint = reachable(rt_->bus().publish);
+    record.relay_endpoint = reachable(ingress_->bound());
     record.relay_subscribe = rt_->bus().subscribe;
   }
   const auto id = new_session_id();
@@ -199,6 +235,7 @@ control::reply tuning_daemon::submit(const control::request& req) {
 }
 
 control::reply tuning_daemon::list() {
+  std::lock_guard<std::mutex> guard{index_mutex_};
   if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
     return control::refusal("cannot read the pool: " + describe(refreshed.error()));
   auto r = accepted();
@@ -207,6 +244,7 @@ control::reply tuning_daemon::list() {
 }
 
 control::reply tuning_daemon::status(const std::string& id) {
+  std::lock_guard<std::mutex> guard{index_mutex_};
   if (auto refreshed = index_.refresh(*rt_->pool()); !refreshed)
     return control::refusal("cannot read the pool: " + describe(refreshed.error()));
   auto row = index_.row(id);
@@ -244,6 +282,7 @@ control::reply tuning_daemon::history(const control::request& req) {
 }
 
 std::string tuning_daemon::metrics() {
+  std::unique_lock<std::mutex> index_guard{index_mutex_};
   (void)index_.refresh(*rt_->pool());
   std::map<std::string, int> by_state;
   for (const auto& row : index_.rows())
@@ -256,6 +295,7 @@ std::string tuning_daemon::metrics() {
                      "# TYPE paratune_sessions_active gauge\nparatune_sessions_active {}\n",
                      active_count());
   const auto trials = index_.trials();
+  index_guard.unlock();
   out += "# HELP paratune_trials Trials of every session, by state.\n"
          "# TYPE paratune_trials gauge\n";
   out += fmt::format("paratune_trials{{state=\"queued\"}} {}\n", trials.queued);
@@ -284,6 +324,10 @@ std::string tuning_daemon::metrics() {
                        .count());
   if (server_)
     out += server_->stats().prometheus();
+  if (zap_)
+    out += zap_->prometheus();
+  if (ingress_)
+    out += ingress_->prometheus();
   return out;
 }
 
@@ -304,6 +348,8 @@ void tuning_daemon::stop() {
     return;
   stopped_ = true;
   server_.reset(); // no new requests while the rest goes
+  zap_.reset();
+  ingress_.reset();
   if (rt_)
     rt_->stop();
   if (listener_)

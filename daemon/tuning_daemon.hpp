@@ -12,9 +12,11 @@
 #include <zmq.hpp>
 
 #include "actors/runtime.hpp"
+#include "daemon/relay_ingress.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/session_index.hpp"
+#include "daemon/zap_handler.hpp"
 
 namespace paratune {
 
@@ -33,12 +35,19 @@ class tuning_daemon {
 public:
   /// Opens the state directory's pool, binds the bus and the control
   /// endpoint, and resumes the sessions that had not ended. Errors name
-  /// what failed (a pool locked by a running daemon, an endpoint in use).
+  /// what failed (a pool locked by a running daemon, an endpoint in use, a
+  /// state directory others may write to).
+  ///
+  /// The control endpoint hears only whom the ZAP handler lets in: on the
+  /// Unix socket (mode 0600, or 0666 with control_users) the daemon's own
+  /// uid and control_users, checked with the kernel's SO_PEERCRED; over TCP
+  /// the CURVE clients listed in authorized_keys.
   static caf::expected<std::unique_ptr<tuning_daemon>> start(caf::actor_system& sys,
                                                              daemon_config cfg);
   ~tuning_daemon();
 
-  /// Answers one checked control request (the control server's thread).
+  /// Answers one checked control request (on the control server's
+  /// workers, several at once).
   control::reply handle(const checked_request& r);
 
   /// The daemon's metrics in Prometheus text format.
@@ -48,6 +57,8 @@ public:
 
   const std::string& control_endpoint() const { return server_->bound(); }
   const bus_endpoints& bus() const { return rt_->bus(); }
+  /// Where trials' relays publish (the relay ingress, as bound).
+  const std::string& relay_endpoint() const { return ingress_->bound(); }
   std::shared_ptr<const message_pool> pool() const { return rt_->pool(); }
   /// The sessions resumed at start.
   int resumed() const { return resumed_; }
@@ -76,8 +87,11 @@ private:
   caf::actor_system& sys_;
   daemon_config cfg_;
   std::unique_ptr<runtime> rt_;
+  std::mutex index_mutex_; ///< control workers and HTTP threads read the index at once
   session_index index_;
   zmq::context_t ctx_{1};
+  std::unique_ptr<relay_ingress> ingress_;
+  std::unique_ptr<zap_handler> zap_; ///< before server_: no client is heard unchecked
   std::unique_ptr<control_server> server_;
   caf::actor listener_;
   std::mutex sessions_mutex_;

@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <deque>
+#include <condition_variable>
 #include <regex>
 #include <thread>
 
@@ -58,6 +61,71 @@ bool read_only(const std::string& method) {
   return method == "GET" || method == "HEAD";
 }
 
+/// Compares in time independent of where the first difference is.
+bool same_secret(const std::string& given, const std::string& token) {
+  if (token.empty() || given.size() != token.size())
+    return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < token.size(); ++i)
+    diff |= static_cast<unsigned char>(given[i] ^ token[i]);
+  return diff == 0;
+}
+
+bool carries_token(const httplib::Request& req, const std::string& token) {
+  const auto auth = req.get_header_value("Authorization");
+  if (auth.rfind("Bearer ", 0) == 0 && same_secret(auth.substr(7), token))
+    return true;
+  return req.has_param("token") && same_secret(req.get_param_value("token"), token);
+}
+
+/// httplib's queue for accepted connections: a thread for each, up to
+/// `cap` at once, so that idle or slow connections (each waits up to the
+/// keep-alive timeout for its request) cannot hold every worker while
+/// /health waits behind them, as a fixed pool of 8 did. Beyond the cap
+/// connections wait in order.
+class connection_threads : public httplib::TaskQueue {
+public:
+  explicit connection_threads(std::size_t cap) : cap_(std::max<std::size_t>(1, cap)) {}
+
+  void enqueue(std::function<void()> fn) override {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (running_ >= cap_) {
+      waiting_.push_back(std::move(fn));
+      return;
+    }
+    ++running_;
+    std::thread([this, fn = std::move(fn)]() mutable { serve(std::move(fn)); }).detach();
+  }
+
+  /// Returns when every connection was served (httplib closes its
+  /// listening socket first, so no more come).
+  void shutdown() override {
+    std::unique_lock<std::mutex> lock{mutex_};
+    idle_.wait(lock, [&] { return running_ == 0; });
+  }
+
+private:
+  void serve(std::function<void()> fn) {
+    for (;;) {
+      fn();
+      std::lock_guard<std::mutex> guard{mutex_};
+      if (waiting_.empty()) {
+        if (--running_ == 0)
+          idle_.notify_all();
+        return;
+      }
+      fn = std::move(waiting_.front());
+      waiting_.pop_front();
+    }
+  }
+
+  const std::size_t cap_;
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::deque<std::function<void()>> waiting_;
+  std::size_t running_ = 0;
+};
+
 } // namespace
 
 struct dashboard_server::impl {
@@ -86,7 +154,15 @@ struct dashboard_server::impl {
 
   void guard() {
     // Refused before the body is read, and before any handler runs.
-    server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    server.set_pre_routing_handler([token = options.token](const httplib::Request& req,
+                                                           httplib::Response& res) {
+      if (!token.empty() && !carries_token(req, token)) {
+        res.status = 401;
+        res.set_header("WWW-Authenticate", "Bearer");
+        res.set_content("this dashboard needs its token (Authorization: Bearer TOKEN)\n",
+                        "text/plain; charset=utf-8");
+        return httplib::Server::HandlerResponse::Handled;
+      }
       if (read_only(req.method))
         return httplib::Server::HandlerResponse::Unhandled;
       res.status = 405;
@@ -110,16 +186,23 @@ struct dashboard_server::impl {
     // httplib's default is SO_REUSEPORT, which lets a second server bind a
     // port already serving and share its connections; SO_REUSEADDR alone
     // refuses that and still rebinds a port a stopped server left.
-    server.set_socket_options([](int sock) {
+    server.set_socket_options([this](int sock) {
       int yes = 1;
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listen_fd = sock;
     });
     // Answers are small and written in pieces; Nagle's algorithm against
     // the client's delayed ACK held each keep-alive answer back ~40 ms.
     server.set_tcp_nodelay(true);
     server.set_payload_max_length(options.max_request_bytes);
-    const auto threads = std::max<std::size_t>(1, options.threads);
-    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // A client has 2 s to send each part of a request, 1 s between requests
+    // on a kept-alive connection.
+    server.set_read_timeout(2);
+    server.set_write_timeout(5);
+    server.set_keep_alive_timeout(1);
+    server.set_keep_alive_max_count(100);
+    const auto cap = options.max_connections;
+    server.new_task_queue = [cap] { return new connection_threads(cap); };
     if (options.on_request)
       server.set_logger([log = options.on_request](const httplib::Request& req,
                                                     const httplib::Response& res) {
@@ -132,6 +215,7 @@ struct dashboard_server::impl {
   httplib::Server server;
   std::thread thread;
   std::atomic<int> port{0};
+  int listen_fd = -1;
   std::atomic<bool> loop_ended{false};
   bool started = false;
 };
@@ -179,6 +263,11 @@ caf::expected<void> dashboard_server::start() {
     return caf::make_error(caf::sec::cannot_open_port,
                            "the dashboard cannot listen on " + address + ": " + why);
   }
+  // httplib listens with a backlog of 5: a burst of connections (200 idle
+  // ones) overflowed it, and each connect dropped waited for SYN
+  // retransmits, /health's too. Listening again raises it (Linux).
+  if (d.listen_fd >= 0)
+    ::listen(d.listen_fd, 1024);
   d.started = true;
   d.port = bound;
   d.thread = std::thread([&d] {

@@ -22,7 +22,13 @@ struct dashboard_options {
   std::string host = "127.0.0.1";
   int port = 0;                   ///< 0: any free port (port() tells which)
   std::size_t max_sessions = 200; ///< sessions listed, newest first
-  std::size_t threads = 8;        ///< connections served at once; more wait
+  /// Connections served at once, each on a thread of its own (an idle one
+  /// holds its thread for the keep-alive timeout, 1 s); more wait their turn.
+  std::size_t max_connections = 256;
+  /// When set, every request must carry it (Authorization: Bearer TOKEN,
+  /// or ?token=TOKEN); others are answered 401. For a dashboard beyond the
+  /// loopback.
+  std::string token;
   /// The longest request body httplib would read. No route reads one: the
   /// methods that carry one are answered 405 before it is read, and the
   /// request line and headers are bounded by httplib (8 KiB each).

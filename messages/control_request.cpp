@@ -39,10 +39,10 @@ caf::expected<checked_request> check_request(std::string_view bytes) {
                   + std::to_string(control::protocol_version));
   const auto op = control::parse_control_op(r.op);
   if (!op)
-    return refuse("unknown operation '" + r.op.substr(0, 64) + "'");
+    return refuse("unknown operation '" + printable_excerpt(r.op, 64) + "'");
   out.op = *op;
   if (needs_session(*op) && !is_plain_name(r.session, max_session_id))
-    return refuse(std::string(control::to_string(*op)) + ": '" + r.session.substr(0, 64)
+    return refuse(std::string(control::to_string(*op)) + ": '" + printable_excerpt(r.session, 64)
                   + "' is not a session id (letters, digits, '.', '_', '-', at most "
                   + std::to_string(max_session_id) + ")");
   if (*op == control::control_op::submit) {

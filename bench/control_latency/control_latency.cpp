@@ -5,18 +5,28 @@
 // from one client: health, list, status of a session and a page of a
 // session's history, in turn. Prints each operation's p50, p90, p99 and
 // max, and all of them together.
+//
+// --flood N: N more clients submit 1 MiB job files without pause while the
+// requests are timed (the daemon must answer list and the rest beside
+// them). --big-message: before the timing, one client sends a 26-frame
+// message of 4 MiB frames; the daemon's RSS before, at its peak and after
+// the refusal is printed.
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
 
 #include "adapters/process/child_process.hpp"
 #include "daemon/control_client.hpp"
@@ -31,7 +41,53 @@ struct options {
   std::string paratune = "build/bin/paratune";
   int sessions = 50;
   int requests = 4000;
+  int flood = 0;
+  bool big_message = false;
 };
+
+/// A job file of about 1 MiB that the daemon must parse before it can
+/// refuse it (2^16 keys it does not know).
+std::string flood_job() {
+  std::string text = "name: flood\nmodel: llama3-8b\ncluster: dgx-a100-80g\n";
+  for (int i = 0; text.size() < (1u << 20) - 32; ++i)
+    text += "k" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+  return text;
+}
+
+/// VmRSS and VmHWM of `pid`, in MiB.
+std::pair<double, double> rss_mib(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  double rss = 0, hwm = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0)
+      rss = std::stod(line.substr(6)) / 1024;
+    if (line.rfind("VmHWM:", 0) == 0)
+      hwm = std::stod(line.substr(6)) / 1024;
+  }
+  return {rss, hwm};
+}
+
+/// Sends one message of 26 frames of 4 MiB each (a 104 MiB request) and
+/// waits for the refusal; prints the daemon's memory around it.
+void big_message(const std::string& endpoint, int pid) {
+  const auto before = rss_mib(pid);
+  zmq::context_t ctx{1};
+  zmq::socket_t dealer{ctx, zmq::socket_type::dealer};
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 60000);
+  dealer.connect(endpoint);
+  std::vector<zmq::message_t> frames;
+  for (int i = 0; i < 26; ++i)
+    frames.emplace_back(std::string((4u << 20) - 16, 'x'));
+  zmq::send_multipart(dealer, frames);
+  std::vector<zmq::message_t> reply;
+  const bool answered = zmq::recv_multipart(dealer, std::back_inserter(reply)).has_value();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto after = rss_mib(pid);
+  std::printf("big message: 26 x 4 MiB; %s; daemon RSS %.1f MiB before, %.1f MiB after "
+              "(peak %.1f MiB)\n",
+              answered ? "refused" : "no answer", before.first, after.first, after.second);
+}
 
 std::string job_text(int seed) {
   // ~25 s per trial: every session keeps a trial running while it is timed.
@@ -48,8 +104,7 @@ std::string start_daemon(std::unique_ptr<child_process>& p, const options& o,
   std::mutex m;
   std::string control;
   p = std::make_unique<child_process>(
-    std::vector<std::string>{o.paratune, "daemon", "--state", state, "--control",
-                             "tcp://127.0.0.1:*", "--bus-publish", "tcp://127.0.0.1:*",
+    std::vector<std::string>{o.paratune, "daemon", "--state", state, "--bus-publish", "tcp://127.0.0.1:*",
                              "--bus-subscribe", "tcp://127.0.0.1:*", "--http", "off",
                              "--log-level", "warn", "--max-sessions", "1000"},
     [&](const std::string& line) {
@@ -91,6 +146,8 @@ int main(int argc, char** argv) {
   app.add_option("--paratune", o.paratune, "the paratune executable");
   app.add_option("--sessions", o.sessions, "active sessions");
   app.add_option("--requests", o.requests, "requests timed");
+  app.add_option("--flood", o.flood, "clients submitting 1 MiB jobs while requests are timed");
+  app.add_flag("--big-message", o.big_message, "send one 104 MiB request first");
   CLI11_PARSE(app, argc, argv);
   const auto state = std::filesystem::temp_directory_path() / "bench-control-latency";
   std::filesystem::remove_all(state);
@@ -123,6 +180,21 @@ int main(int argc, char** argv) {
     for (const auto& s : listed->sessions)
       running += s.running > 0;
   }
+  if (o.big_message)
+    big_message(endpoint, daemon->pid());
+  std::atomic<bool> flooding{true};
+  std::atomic<int> flooded{0};
+  std::vector<std::thread> flood;
+  for (int i = 0; i < o.flood; ++i)
+    flood.emplace_back([&] {
+      control_client c{endpoint, std::chrono::seconds(60)};
+      auto r = request_of(control_op::submit);
+      r.job_yaml = flood_job();
+      while (flooding) {
+        (void)c.call(r);
+        ++flooded;
+      }
+    });
   std::map<std::string, std::vector<double>> ms;
   std::vector<double> all;
   const control_op ops[] = {control_op::health, control_op::list, control_op::status,
@@ -141,6 +213,12 @@ int main(int argc, char** argv) {
     ms[control::to_string(op)].push_back(t);
     all.push_back(t);
   }
+  flooding = false;
+  for (auto& t : flood)
+    t.join();
+  if (o.flood > 0)
+    std::printf("%d flooding clients: %d submits of 1 MiB answered while timing\n", o.flood,
+                flooded.load());
   int running = 0;
   const auto listed = client.call(request_of(control_op::list));
   for (const auto& s : listed->sessions)

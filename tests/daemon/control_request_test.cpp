@@ -83,9 +83,43 @@ TEST(daemon_config, endpoints_stay_on_the_loopback_unless_allowed) {
                            "allow_remote: true to listen beyond this machine");
   }
   c.allow_remote = true;
-  EXPECT_THROW(check_daemon_config(c), input_error); // beyond the loopback: CURVE or nothing
+  EXPECT_THROW(check_daemon_config(c), input_error); // TCP: CURVE and a client list, or nothing
   c.curve_key = "/etc/paratune/paratune-daemon.key";
+  EXPECT_THROW(check_daemon_config(c), input_error);
+  c.authorized_keys = "/etc/paratune/clients";
   EXPECT_NO_THROW(check_daemon_config(c));
+  c = {};
+  c.state_dir = "/var/lib/" + std::string(120, 'p');
+  try {
+    check_daemon_config(c);
+    FAIL() << "a socket path longer than sun_path was accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 60),
+              "control: the socket path '/var/lib/" + std::string(25, 'p'));
+    EXPECT_NE(std::string(e.what()).find("' is 142 bytes, more than a Unix socket holds (107); choose a shorter state directory"),
+              std::string::npos) << e.what();
+  }
+  c = {};
+  c.control_users = {"no-such-user-here"};
+  try {
+    check_daemon_config(c);
+    FAIL() << "an unknown control user was accepted";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "control_users: no user 'no-such-user-here' on this host");
+  }
+  c.control_users = {"root", "65534"};
+  EXPECT_EQ(control_user_ids(c), (std::vector<uint32_t>{0, 65534}));
+  c = {};
+  c.http = "10.1.2.3:7713";
+  c.allow_remote = true;
+  try {
+    check_daemon_config(c);
+    FAIL() << "a dashboard beyond the loopback without a token was accepted";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "http: '10.1.2.3:7713' is beyond the loopback without "
+                           "http_token_file: the dashboard would show every session to anyone "
+                           "who can reach it");
+  }
   c = {};
   c.bus_publish = "tcp://127.0.0.1:70000";
   EXPECT_THROW(check_daemon_config(c), input_error);

@@ -32,11 +32,10 @@ control::request request_of(control::control_op op, const std::string& session) 
 }
 
 daemon_process::daemon_process(const std::string& state_dir, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {bin_dir() + "/paratune",     "daemon",
-                                   "--state",                    state_dir,
-                                   "--control",                  "tcp://127.0.0.1:*",
-                                   "--bus-publish",              "tcp://127.0.0.1:*",
-                                   "--bus-subscribe",            "tcp://127.0.0.1:*"};
+  // The control endpoint and the bus are the default ones, Unix sockets in
+  // the state directory; the relays' ingress takes a port the kernel picks.
+  std::vector<std::string> argv = {bin_dir() + "/paratune", "daemon", "--state", state_dir,
+                                   "--relay-ingress", "tcp://127.0.0.1:*"};
   if (std::find(extra.begin(), extra.end(), "--http") == extra.end())
     extra.insert(extra.end(), {"--http", "off"});
   argv.insert(argv.end(), extra.begin(), extra.end());

@@ -265,7 +265,7 @@ TEST_F(daemon_service, metrics_and_health_over_http_and_json_logs) {
 namespace paratune {
 namespace {
 
-TEST_F(daemon_service, curve_keys_admit_only_clients_that_hold_the_daemons_public_key) {
+TEST_F(daemon_service, keygen_writes_a_private_secret_key_and_never_overwrites_one) {
   const auto made = cli({"keygen", "--out", dir});
   ASSERT_EQ(made.status, 0) << made.err;
   namespace fs = std::filesystem;
@@ -283,32 +283,23 @@ TEST_F(daemon_service, curve_keys_admit_only_clients_that_hold_the_daemons_publi
   EXPECT_EQ(read_curve_key_file(secret).secret_key, keys.secret_key);
   ASSERT_EQ(cli({"keygen", "--out", dir, "--name", "other"}).status, 0);
 
-  test::daemon_process d{dir + "/state", {"--curve-key", secret}};
-  ASSERT_TRUE(d.up()) << d.output();
-  const auto with_key = cli({"list", "--daemon", d.control(), "--server-key", pub});
-  EXPECT_EQ(with_key.status, 0) << with_key.err;
-  for (const auto& wrong : std::vector<std::vector<std::string>>{
-         {}, {"--server-key", dir + "/other.pub"}}) {
-    std::vector<std::string> args = {"list", "--daemon", d.control(), "--timeout", "1"};
-    args.insert(args.end(), wrong.begin(), wrong.end());
-    const auto refused = cli(args);
-    EXPECT_EQ(refused.status, 1);
-    EXPECT_NE(refused.err.find("no answer from the daemon"), std::string::npos) << refused.err;
-  }
+  // Which clients the daemon hears over TCP: control_access_test.
 }
 
-TEST_F(daemon_service, a_control_endpoint_beyond_the_loopback_needs_curve_and_a_secret_key) {
+TEST_F(daemon_service, a_tcp_control_endpoint_needs_curve_a_client_list_and_a_secret_key) {
   const auto open = cli({"daemon", "--state", dir + "/s", "--control", "tcp://0.0.0.0:7710",
                          "--allow-remote", "--http", "off"});
   EXPECT_EQ(open.status, 2);
-  EXPECT_EQ(open.err, "error: control: 'tcp://0.0.0.0:7710' is beyond the loopback without "
-                      "curve_key: make one with paratune keygen, so that only clients holding "
-                      "its public key are heard\n");
+  EXPECT_EQ(open.err, "error: control: 'tcp://0.0.0.0:7710' is TCP, which needs curve_key and "
+                      "authorized_keys: over TCP only CURVE clients whose public key is listed "
+                      "are heard (paratune keygen; paratune keygen --client for each client)\n");
   ASSERT_EQ(cli({"keygen", "--out", dir}).status, 0);
+  std::filesystem::create_directories(dir + "/clients");
   const auto pub_only = cli({"daemon", "--state", dir + "/s", "--control", "tcp://127.0.0.1:*",
                              "--bus-publish", "tcp://127.0.0.1:*", "--bus-subscribe",
                              "tcp://127.0.0.1:*", "--http", "off", "--curve-key",
-                             dir + "/paratune-daemon.pub"});
+                             dir + "/paratune-daemon.pub", "--authorized-keys",
+                             dir + "/clients"});
   EXPECT_EQ(pub_only.status, 1);
   EXPECT_NE(pub_only.err.find("a public key file; the daemon needs the .key file"),
             std::string::npos) << pub_only.err;

@@ -9,6 +9,11 @@
 #include <regex>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -372,6 +377,50 @@ TEST_F(dashboard_test, an_access_log_sees_each_answer) {
   EXPECT_EQ(lines, (std::vector<std::string>{"DELETE /api/sessions/s-built 405",
                                              "GET /api/sessions/s-built 200",
                                              "GET /session/a b 400"}));
+}
+
+TEST_F(dashboard_test, with_a_token_every_request_must_carry_it) {
+  dashboard_options options;
+  options.token = "s3cret-token-0123456789";
+  start(options);
+  auto cli = client();
+  const auto bare = cli.Get("/api/sessions");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->status, 401);
+  EXPECT_EQ(bare->get_header_value("WWW-Authenticate"), "Bearer");
+  EXPECT_EQ(bare->body, "this dashboard needs its token (Authorization: Bearer TOKEN)\n");
+  EXPECT_EQ(cli.Get("/api/sessions", {{"Authorization", "Bearer s3cret-token-012345678"}})->status,
+            401);
+  EXPECT_EQ(cli.Get("/api/sessions", {{"Authorization", "Bearer s3cret-token-0123456789"}})->status,
+            200);
+  EXPECT_EQ(cli.Get("/session/s-built?token=s3cret-token-0123456789")->status, 200);
+  // The token opens reading, never writing.
+  EXPECT_EQ(cli.Post("/api/sessions?token=s3cret-token-0123456789", "x", "text/plain")->status,
+            405);
+}
+
+TEST_F(dashboard_test, idle_connections_do_not_hold_health_back) {
+  start();
+  // 200 connections that never send a request: each holds a thread for the
+  // keep-alive timeout at most, not a worker the next client waits for.
+  std::vector<int> idle;
+  for (int i = 0; i < 200; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(uint16_t(server->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    idle.push_back(fd);
+  }
+  auto cli = client();
+  cli.set_connection_timeout(3);
+  cli.set_read_timeout(3);
+  const auto res = cli.Get("/api/sessions");
+  ASSERT_TRUE(res) << "no answer within 3 s beside 200 idle connections";
+  EXPECT_EQ(res->status, 200);
+  for (int fd : idle)
+    ::close(fd);
 }
 
 } // namespace

@@ -42,6 +42,8 @@ daemon_config effective_config(const daemon_options& o) {
     c.bus_publish = o.overrides.bus_publish;
   if (given("--bus-subscribe"))
     c.bus_subscribe = o.overrides.bus_subscribe;
+  if (given("--relay-ingress"))
+    c.relay_ingress = o.overrides.relay_ingress;
   if (given("--http"))
     c.http = o.overrides.http == "off" ? "" : o.overrides.http;
   if (given("--log-format"))
@@ -54,6 +56,12 @@ daemon_config effective_config(const daemon_options& o) {
     c.allow_remote = true;
   if (given("--curve-key"))
     c.curve_key = o.overrides.curve_key;
+  if (given("--control-user"))
+    c.control_users = o.overrides.control_users;
+  if (given("--authorized-keys"))
+    c.authorized_keys = o.overrides.authorized_keys;
+  if (given("--http-token-file"))
+    c.http_token_file = o.overrides.http_token_file;
   check_daemon_config(c);
   return c;
 }
@@ -81,7 +89,7 @@ int run_daemon(const daemon_options& o) {
     spdlog::error("daemon: cannot start: {}", describe(daemon.error()));
     return 1;
   }
-  auto http = start_daemon_http(**daemon, cfg.http);
+  auto http = start_daemon_http(**daemon, cfg.http, cfg.http_token_file);
   if (!http) {
     spdlog::error("daemon: {}", describe(http.error()));
     return 1;
@@ -90,7 +98,7 @@ int run_daemon(const daemon_options& o) {
   std::cout << "paratune daemon: control " << (*daemon)->control_endpoint() << ", bus "
             << (*daemon)->bus().subscribe << ", http "
             << (cfg.http.empty() ? std::string("off") : (*http)->address()) << ", state "
-            << cfg.state_dir << std::endl;
+            << cfg.state_dir << ", relay " << (*daemon)->relay_endpoint() << std::endl;
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("daemon: {} received, stopping (Slurm jobs are left running)",
@@ -110,11 +118,21 @@ command_action setup_daemon(CLI::App& app) {
                  "state directory: the pool and the trials' directories (default " + d.state_dir
                    + ")");
   app.add_option("--control", o->overrides.control,
-                 "control endpoint (default " + d.control + ")");
+                 "control endpoint (default ipc://STATE/control.sock, the owner's Unix socket; "
+                 "tcp://HOST:PORT needs --curve-key and --authorized-keys)");
+  app.add_option("--control-user", o->overrides.control_users,
+                 "another user (name or uid) who may use the control socket; repeatable");
+  app.add_option("--authorized-keys", o->overrides.authorized_keys,
+                 "folder of client public keys (paratune keygen --client) heard over TCP");
+  app.add_option("--http-token-file", o->overrides.http_token_file,
+                 "file holding the dashboard's token; required for http beyond the loopback");
   app.add_option("--bus-publish", o->overrides.bus_publish,
-                 "bus endpoint publishers connect to (default " + d.bus_publish + ")");
+                 "the agents' bus, publish side (default ipc://STATE/bus-publish.sock)");
   app.add_option("--bus-subscribe", o->overrides.bus_subscribe,
-                 "bus endpoint subscribers connect to (default " + d.bus_subscribe + ")");
+                 "the agents' bus, subscribe side (default ipc://STATE/bus-subscribe.sock)");
+  app.add_option("--relay-ingress", o->overrides.relay_ingress,
+                 "where trials' relays publish their lines, the one bus endpoint for cluster "
+                 "nodes (default " + d.relay_ingress + ")");
   app.add_option("--http", o->overrides.http,
                  "HOST:PORT of the dashboard, /metrics and /health, or off (default " + d.http
                    + ")");
@@ -127,7 +145,7 @@ command_action setup_daemon(CLI::App& app) {
   app.add_flag("--allow-remote", o->overrides.allow_remote,
                "allow endpoints beyond the loopback");
   app.add_option("--curve-key", o->overrides.curve_key,
-                 "the daemon's key file (paratune keygen): CURVE on the control endpoint");
+                 "the daemon's key file (paratune keygen): CURVE on a TCP control endpoint");
   return [o] { return run_daemon(*o); };
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "daemon/control_client.hpp"
+#include "core/input_error.hpp"
 #include "daemon/curve_keys.hpp"
 #include "daemon/daemon_config.hpp"
 #include "messages/ec.hpp"
@@ -17,21 +18,41 @@ namespace paratune::cli {
 void daemon_client_options::add_to(CLI::App& app) {
   app.add_option("--daemon", endpoint,
                  "the daemon's control endpoint (default: $PARATUNE_DAEMON, else "
-                   + daemon_config{}.control + ")");
+                   + daemon_endpoint("") + ")");
   app.add_option("--timeout", timeout_s, "seconds to wait for the daemon's answer")
     ->check(CLI::Range(1, 3600));
   app.add_option("--server-key", server_key,
                  "the daemon's public key file (paratune keygen), when it speaks CURVE "
                  "(default: $PARATUNE_SERVER_KEY)");
+  app.add_option("--client-key", client_key,
+                 "this client's key file (paratune keygen --client), whose .pub is in the "
+                 "daemon's authorized_keys (default: $PARATUNE_CLIENT_KEY)");
 }
+
+namespace {
+
+std::string flag_or_env(const std::string& flag, const char* variable) {
+  if (!flag.empty())
+    return flag;
+  const char* env = std::getenv(variable);
+  return env ? env : "";
+}
+
+} // namespace
 
 caf::expected<control::reply> daemon_client_options::call(const control::request& r,
                                                           int& status) const {
-  auto key_file = server_key;
-  if (const char* env = std::getenv("PARATUNE_SERVER_KEY"); key_file.empty() && env)
-    key_file = env;
+  const auto key_file = flag_or_env(server_key, "PARATUNE_SERVER_KEY");
+  const auto client_file = flag_or_env(client_key, "PARATUNE_CLIENT_KEY");
   const auto key = key_file.empty() ? std::string() : read_curve_key_file(key_file).public_key;
-  control_client client{daemon_endpoint(endpoint), std::chrono::seconds(timeout_s), key};
+  if (!key.empty() && client_file.empty())
+    throw input_error("--client-key: the daemon speaks CURVE and hears only the clients in its "
+                      "authorized_keys: give your key file (paratune keygen --client) with "
+                      "--client-key or PARATUNE_CLIENT_KEY");
+  const auto mine = client_file.empty() ? curve_keypair{} : read_curve_key_file(client_file);
+  if (!client_file.empty() && mine.secret_key.empty())
+    throw input_error(client_file + ": a public key file; --client-key needs the .key file");
+  control_client client{daemon_endpoint(endpoint), std::chrono::seconds(timeout_s), key, mine};
   auto reply = client.call(r);
   if (!reply) {
     std::cerr << "error: " << describe(reply.error()) << '\n';

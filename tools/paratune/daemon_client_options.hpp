@@ -20,6 +20,7 @@ struct daemon_client_options {
   std::string endpoint;
   int timeout_s = 10;
   std::string server_key; ///< --server-key, else $PARATUNE_SERVER_KEY: the daemon's .pub
+  std::string client_key; ///< --client-key, else $PARATUNE_CLIENT_KEY: this client's .key
 
   void add_to(CLI::App& app);
   /// Sends one request. A refusal and a daemon that did not answer are
