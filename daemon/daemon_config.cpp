@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "adapters/config/env_fields.hpp"
 #include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 const std::set<std::string> top_keys = {"state",     "control",     "bus",          "http",
                                         "log",       "grace_s",     "sync_writes",  "max_sessions",
-                                        "allow_remote", "curve_key", "reasoner"};
+                                        "allow_remote", "curve_key", "reasoner", "secret_env"};
 
 void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
                     const std::string& where) {
@@ -137,6 +138,8 @@ daemon_config load_daemon_config(const std::string& path) {
     c.curve_key = yf::optional<std::string>(root, "curve_key", path, c.curve_key);
     if (root["reasoner"])
       c.reasoner = read_reasoners(root["reasoner"], path);
+    if (root["secret_env"])
+      c.secret_env = read_secret_env_field(root["secret_env"], path);
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": " + e.msg);
   }
