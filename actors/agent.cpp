@@ -102,9 +102,11 @@ agent_state::output_callbacks agent_state::output_handlers(const std::string& ke
 }
 
 std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string> argv,
-                                                         const std::string& key) {
+                                                         const std::string& key,
+                                                         std::optional<process_env> env) {
   auto [on_line, on_exit] = output_handlers(key);
-  return std::make_unique<child_process>(std::move(argv), std::move(on_line), std::move(on_exit));
+  return std::make_unique<child_process>(std::move(argv), std::move(on_line), std::move(on_exit),
+                                         std::move(env));
 }
 
 void agent_state::with_history(const std::string& session, history_handler then,

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
+#include "adapters/process/process_environment.hpp"
 #include "messages/codec.hpp"
 
 namespace paratune {
@@ -92,7 +94,8 @@ public:
   /// (exited_atom, key, status), while the actor lives: the child's reader
   /// thread is a foreign thread. Throws what child_process throws.
   std::unique_ptr<child_process> launch_child(std::vector<std::string> argv,
-                                              const std::string& key);
+                                              const std::string& key,
+                                              std::optional<process_env> env = std::nullopt);
 
   /// The callbacks a foreign thread (a child's reader, a Slurm job's
   /// watcher) calls with a trial's lines and its end: they reach this actor

@@ -10,6 +10,8 @@
 
 #include "actors/bus_bridge.hpp"
 #include "adapters/process/child_process.hpp"
+#include "core/secret_env.hpp"
+#include "core/trial_environment.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
 #include "messages/ec.hpp"
@@ -150,6 +152,21 @@ void tpu_session_state::attempt(const std::function<void()>& body) {
   }
 }
 
+namespace {
+
+/// The simulator's environment, chosen as a GPU trial's is
+/// (core/trial_environment.hpp): the base variables and where paratune's
+/// catalogs are, never this process's secrets.
+env_list tpu_simulator_environment() {
+  trial_env_sources from;
+  from.inherited = environment_of_this_process();
+  from.framework = framework_environment(1, 1, true, from.inherited);
+  from.secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  return trial_environment(from);
+}
+
+} // namespace
+
 void tpu_session_state::run_trial(const tpu_mesh& mesh) {
   current_ = tpu_trial{};
   current_.index = int(trials.size()) + 1;
@@ -163,7 +180,7 @@ void tpu_session_state::run_trial(const tpu_mesh& mesh) {
     process_ = launch_child({opts.simulator, "run", "--experiment", opts.experiment_file, "--mesh",
                              to_string(mesh), "--out", run_dir(), "--seed",
                              std::to_string(opts.seed)},
-                            trial_session());
+                            trial_session(), tpu_simulator_environment());
   } catch (const std::exception& e) {
     fail("cannot start " + opts.simulator + ": " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include <caf/all.hpp>
 
@@ -21,6 +22,9 @@
 #include "adapters/slurm/slurm_job_watch.hpp"
 #include "adapters/slurm/slurmrestd_client.hpp"
 #include "core/launch/batch_script.hpp"
+#include "core/secret_env.hpp"
+#include "core/secret_redactor.hpp"
+#include "core/trial_environment.hpp"
 #include "core/trial_scoring.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "messages/conversions.hpp"
@@ -41,6 +45,8 @@ struct running_trial {
   int gpu_util_n = 0;
   double monitor_peak_mib = 0;
   std::deque<std::string> tail;  ///< last lines, for the failure analyst
+  /// Hides the session's secrets in every line before anything keeps it.
+  secret_redactor redactor;
   std::optional<output_batch> output;  ///< lines for "output.<sid>.<n>" (the telemetry agent)
   std::unique_ptr<trial_process> process;  ///< a child process or a Slurm job
   std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
@@ -234,6 +240,33 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
   return r;
 }
 
+/// The variables of this process no trial of the session sees: the
+/// session's (names only are stored), and SLURM_JWT for sessions stored
+/// before they were.
+std::vector<std::string> trial_secret_names(const wire::session_opened& s) {
+  std::set<std::string> names(s.secret_env.begin(), s.secret_env.end());
+  names.insert(always_secret_env().begin(), always_secret_env().end());
+  return {names.begin(), names.end()};
+}
+
+/// A trial's whole environment (core/trial_environment.hpp): chosen from
+/// this process's, never inherited whole, for a child process and a Slurm
+/// job alike.
+env_list trial_env_of(const wire::session_opened& s, const wire::pool_wire* pool,
+                      const wire::proposal& p) {
+  const auto config = wire::from_wire(p.config);
+  trial_env_sources from;
+  from.inherited = environment_of_this_process();
+  if (pool)
+    from.pool = pool->env;
+  from.job = s.env;
+  const bool simulated = !pool || pool->kind == pool_kind::simulated;
+  from.framework = framework_environment(config.tp, config.cp, simulated, from.inherited);
+  const auto secrets = trial_secret_names(s);
+  from.secrets.insert(secrets.begin(), secrets.end());
+  return trial_environment(from);
+}
+
 /// The pool's Slurm interface: the client commands (SLURM_CONF of this
 /// process, else /etc/slurm), or slurmrestd with a token where it needs one.
 std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
@@ -263,8 +296,7 @@ slurm_job_request request_for(const wire::pool_wire& pool, const wire::session_o
   r.gpus_per_node = pool.gpus_per_node;
   r.working_directory = p.workdir;
   r.output_path = p.workdir + "/slurm-%j.out";
-  if (const char* path = std::getenv("PATH"))
-    r.environment.emplace_back("PATH", path);
+  r.environment = trial_env_of(s, &pool, p);
   if (s.early_stop.enabled)
     r.time_limit_minutes = int(s.early_stop.wall_s / 60) + 1;
   r.script = batch_script(p.argv, p.workdir);
@@ -410,11 +442,14 @@ void validator_state::answer_from_table(const std::string& session, const wire::
   store_and_publish(topic, wire::make_envelope(session, p.trial, r));
 }
 
-void validator_state::on_line(const std::string& key, const std::string& line) {
+void validator_state::on_line(const std::string& key, const std::string& raw) {
   auto it = running.find(key);
   if (it == running.end())
     return;
   auto& t = *it->second;
+  // Where a trial's output enters paratune: a secret it printed goes no
+  // further (tail, pool, bus, parser's error texts).
+  const std::string line = t.redactor.redact(raw);
   t.last_line = std::chrono::steady_clock::now();
   t.tail.push_back(line);
   if (t.tail.size() > tail_lines)
@@ -486,6 +521,7 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
   t->session = session;
   t->proposal = p;
   t->output.emplace(p.trial);
+  t->redactor = secret_redactor(values_in_this_process(trial_secret_names(opened)));
   precision prec = precision::bf16;
   parse_precision(opened.precision, prec);
   t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
@@ -520,12 +556,12 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     if (pool && pool->kind == pool_kind::slurm) {
       t->process = launch_slurm_job(*pool, opened, p, key);
     } else {
-      auto child = launch_child(p.argv, key);
+      auto child = launch_child(p.argv, key, trial_env_of(opened, pool, p));
       record_job(session, p.trial, {p.trial, child->pid(), p.argv.front(), 0, ""});
       t->process = std::move(child);
     }
   } catch (const std::exception& e) {
-    t->tail.push_back(std::string("launch failed: ") + e.what());
+    t->tail.push_back(t->redactor.redact(std::string("launch failed: ") + e.what()));
     self->send(self, exited_atom_v, key, 127);
   }
 }

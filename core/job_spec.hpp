@@ -67,6 +67,12 @@ struct job_spec {
   /// Where trials may run (the job's `pools:`); empty means one simulated
   /// pool running one trial at a time.
   std::vector<pool_spec> pools;
+  /// Variables set in every trial's environment (`env:`), over the pool's
+  /// `env:`; core/trial_environment.hpp says what else a trial gets.
+  std::map<std::string, std::string> env;
+  /// Variables of paratune's environment that are secrets (`secret_env:`):
+  /// never passed to a trial, their values redacted (core/secret_env.hpp).
+  std::vector<std::string> secret_env;
 
   int world_size() const { return nodes * cluster.devices_per_node; }
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct pool_spec {
   /// The trial's command as launch-template tokens (core/launch): required
   /// for local and slurm pools; a simulated pool runs paratune-sim.
   std::vector<std::string> launch;
+  /// Variables set in the environment of this pool's trials (`env:`, e.g.
+  /// NCCL_IB_HCA, LD_LIBRARY_PATH); the job's `env:` replaces a name both give.
+  std::map<std::string, std::string> env;
   // Slurm only.
   std::string partition;
   slurm_via via = slurm_via::sbatch;

@@ -6,6 +6,7 @@
 
 #include <pwd.h>
 
+#include "adapters/config/env_fields.hpp"
 #include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
@@ -19,9 +20,10 @@ namespace {
 constexpr size_t max_socket_path = 107;
 
 const std::set<std::string> top_keys = {
-  "state",        "control",   "control_users", "authorized_keys", "bus",
-  "http",         "log",       "grace_s",       "sync_writes",     "max_sessions",
-  "allow_remote", "curve_key", "http_token_file", "relay_ingress", "reasoner"};
+  "state",        "control",   "control_users",   "authorized_keys", "bus",
+  "http",         "log",       "grace_s",         "sync_writes",     "max_sessions",
+  "allow_remote", "curve_key", "http_token_file", "relay_ingress",   "reasoner",
+  "secret_env"};
 
 void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
                     const std::string& where) {
@@ -194,6 +196,8 @@ daemon_config load_daemon_config(const std::string& path) {
     c.curve_key = yf::optional<std::string>(root, "curve_key", path, c.curve_key);
     if (root["reasoner"])
       c.reasoner = read_reasoners(root["reasoner"], path);
+    if (root["secret_env"])
+      c.secret_env = read_secret_env_field(root["secret_env"], path);
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": " + e.msg);
   }

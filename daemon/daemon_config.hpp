@@ -29,6 +29,7 @@ enum class log_format { text, json };
 ///   http_token_file: /etc/paratune/http.token  # needed for http beyond the loopback
 ///   reasoner: {mode: hybrid, base_url: "http://127.0.0.1:8000/v1", model: NAME,
 ///              api_key_env: OPENAI_API_KEY}  # for jobs that name none
+///   secret_env: [HF_TOKEN]            # more secrets of this environment
 struct daemon_config {
   std::string state_dir = "paratune-state";
   /// The control endpoint; empty for the Unix socket STATE/control.sock
@@ -65,6 +66,10 @@ struct daemon_config {
   /// The reasoners of a submitted job that has no `reasoner:` of its own
   /// (the same field as a job's, `agents:` included). Builtin by default.
   agent_reasoners reasoner;
+  /// Variables of the daemon's environment that no trial may see and whose
+  /// values are redacted from trial output, the pool and the log, besides
+  /// SLURM_JWT and every api_key_env (core/secret_env.hpp).
+  std::vector<std::string> secret_env;
 };
 
 /// Reads a config file; throws input_error naming the file and the key.

@@ -7,6 +7,7 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "core/secret_env.hpp"
 #include "messages/conversions.hpp"
 
 namespace paratune {
@@ -83,10 +84,13 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
     s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
                        p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
                        p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : "",
-                       p.table, {}});
+                       p.table, {}, p.env});
     for (const auto& r : p.measured)
       s.pools.back().measured.push_back(wire::to_wire(r));
   }
+  s.env = job.env;
+  const auto secrets = secret_env_names(job, src.default_reasoner, src.secret_env);
+  s.secret_env.assign(secrets.begin(), secrets.end());
   s.workdir = std::filesystem::absolute(src.pool_dir).string() + "/trials";
   if (job.early_stop) {
     const auto& p = *job.early_stop;

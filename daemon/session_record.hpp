@@ -15,6 +15,8 @@ struct session_source {
   int trials = 0;         ///< a budget that overrides the job's; 0 keeps it
   /// The reasoners of a job that names none (the daemon config's `reasoner:`).
   agent_reasoners default_reasoner = {};
+  /// The daemon config's `secret_env:`: more names no trial may see.
+  std::vector<std::string> secret_env = {};
 };
 
 /// The session_opened record of a GPU tuning job: the job in wire form,

@@ -14,6 +14,7 @@
 #include "actors/bus_bridge.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
+#include "core/secret_env.hpp"
 #include "daemon/curve_keys.hpp"
 #include "daemon/session_record.hpp"
 #include "messages/codec.hpp"
@@ -215,7 +216,11 @@ control::reply tuning_daemon::submit(const control::request& req) {
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }
-  auto record = session_record(job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner});
+  // The job was checked against its own secrets; the daemon's are more.
+  if (auto e = job_env_error(job, secret_env_names(job, cfg_.reasoner, cfg_.secret_env)))
+    return control::refusal(label + ": " + *e);
+  auto record = session_record(
+    job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner, cfg_.secret_env});
   if (!bus_for(job).publish.empty()) {
     record.relay_endpoint = reachable(ingress_->bound());
     record.relay_subscribe = rt_->bus().subscribe;

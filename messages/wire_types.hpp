@@ -94,9 +94,10 @@ struct pool_wire {
   /// replay: the table's runs for this job, stored with the session so that
   /// a resumed session answers from what it started with.
   std::vector<measured_run_wire> measured;
+  std::map<std::string, std::string> env;  ///< the pool's `env:`, set in its trials' environment
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
                      token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path, table,
-                     measured)
+                     measured, env)
 };
 
 /// The job's baseline configuration (`baseline:`); `given` false when the
@@ -164,11 +165,15 @@ struct session_opened {
   std::string generation_prompt;
   std::string ranking_prompt;
   std::string failure_prompt;
+  std::map<std::string, std::string> env;  ///< the job's `env:`, set in every trial's environment
+  /// The names of the variables no trial sees and whose values are
+  /// redacted from its output (core/secret_env.hpp): names, never values.
+  std::vector<std::string> secret_env;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
                      relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
-                     ranking_prompt, agent_reasoners, failure_prompt)
+                     ranking_prompt, agent_reasoners, failure_prompt, env, secret_env)
 };
 
 /// One ranked candidate of an analysis.

@@ -12,9 +12,11 @@
 #include "adapters/config/pool_loader.hpp"
 #include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/replay_job.hpp"
+#include "adapters/config/env_fields.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/secret_env.hpp"
 #include "core/value_range.hpp"
 
 namespace paratune {
@@ -205,6 +207,13 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
     job.pools = read_pools(root["pools"], path);
   if (root["early_stop"])
     job.early_stop = read_early_stop(root["early_stop"], path + ": early_stop");
+  if (root["env"])
+    job.env = read_env_field(root["env"], path);
+  if (root["secret_env"])
+    job.secret_env = read_secret_env_field(root["secret_env"], path);
+  // The job's own secrets; a daemon checks again with its config's.
+  if (auto e = job_env_error(job, secret_env_names(job, {}, {})))
+    throw input_error(path + ": " + *e);
   job.search = root["search"]
                  ? read_search(root["search"], path)
                  : default_search_space(job.model, job.cluster, job.world_size(), job.initial);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "adapters/config/env_fields.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
@@ -20,7 +21,7 @@ namespace {
 const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
                                   "url", "token_env", "token_file", "user", "gpus_per_node",
                                   "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind",
-                                  "table"};
+                                  "table", "env"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
@@ -32,7 +33,7 @@ void check_keys(const YAML::Node& n, const std::string& at) {
       throw input_error(at + ": unknown key '" + key
                         + "' (known: name, kind, capacity, launch, partition, via, url, "
                           "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, relay, "
-                          "relay_path, relay_bind, table)");
+                          "relay_path, relay_bind, table, env)");
   }
 }
 
@@ -152,6 +153,8 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
     throw input_error(at + ": a " + std::string(to_string(p.kind))
                       + " pool needs field 'launch' (the training command)");
   read_dcgm(n, at, p);
+  if (n["env"])
+    p.env = read_env_field(n["env"], at);
   if (p.kind == pool_kind::slurm) {
     read_slurm(n, at, p);
     read_relay(n, at, p);

@@ -30,7 +30,7 @@ captured_command_result not_started(const std::string& why) {
 // threads only async-signal-safe calls are allowed, so no allocation there.
 std::vector<std::string> child_environment(const captured_command_options& o) {
   std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) {
+  for (char** e = environ; o.inherit_env && e && *e; ++e) {
     std::string entry = *e;
     std::string name = entry.substr(0, entry.find('='));
     bool drop = false;

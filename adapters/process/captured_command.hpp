@@ -15,6 +15,10 @@ struct captured_command_options {
   std::string stdin_text;
   /// Set in the command's environment, replacing inherited values.
   std::vector<std::pair<std::string, std::string>> set_env;
+  /// false: the command's environment is `set_env` and nothing else (a
+  /// command that must not see this process's secrets, such as sbatch,
+  /// which hands its environment to the job).
+  bool inherit_env = true;
   /// Inherited variables whose names start with one of these are dropped
   /// (e.g. "SBATCH_": option defaults that would silently change a job).
   std::vector<std::string> drop_env_prefixes;

@@ -19,7 +19,10 @@ namespace {
 /// printing binary junk cannot exhaust memory.
 constexpr size_t max_line = 1 << 16;
 
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, int out_fd, pid_t parent) {
+// argv and envp are built before fork: the child of a threaded process
+// must not allocate.
+[[noreturn]] void exec_child(char** args, char** envp, const char* error, size_t error_size,
+                             int out_fd, pid_t parent) {
   // Its own process group, so that ending the trial ends what it started
   // (a launcher's workers too), and a restarted daemon can end a group
   // left behind by the one that died. The kernel kills it when the thread
@@ -33,23 +36,32 @@ constexpr size_t max_line = 1 << 16;
   dup2(out_fd, STDOUT_FILENO);
   dup2(out_fd, STDERR_FILENO);
   close(out_fd);
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execv(args[0], args.data());
-  const std::string msg = "exec " + argv[0] + " failed: " + std::strerror(errno) + "\n";
-  (void)!write(STDERR_FILENO, msg.data(), msg.size());
+  if (envp)
+    execve(args[0], args, envp);
+  else
+    execv(args[0], args);
+  const char* why = std::strerror(errno);
+  (void)!write(STDERR_FILENO, error, error_size);
+  (void)!write(STDERR_FILENO, why, std::strlen(why));
+  (void)!write(STDERR_FILENO, "\n", 1);
   _exit(127);
 }
 
 } // namespace
 
 child_process::child_process(std::vector<std::string> argv, line_handler on_line,
-                             exit_handler on_exit)
+                             exit_handler on_exit, std::optional<process_env> env)
   : on_line_(std::move(on_line)), on_exit_(std::move(on_exit)) {
   if (argv.empty())
     throw std::invalid_argument("child_process: empty argv");
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::optional<envp_block> envp;
+  if (env)
+    envp.emplace(*env);
+  const std::string error = "exec " + argv[0] + " failed: ";
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe");
@@ -62,7 +74,8 @@ child_process::child_process(std::vector<std::string> argv, line_handler on_line
   }
   if (pid_ == 0) {
     close(fds[0]);
-    exec_child(argv, fds[1], parent);
+    exec_child(args.data(), envp ? envp->get() : nullptr, error.data(), error.size(), fds[1],
+               parent);
   }
   setpgid(pid_, pid_); // also here: a terminate() right after fork finds the group
   close(fds[1]);

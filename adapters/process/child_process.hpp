@@ -3,12 +3,14 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <sys/types.h>
 
+#include "adapters/process/process_environment.hpp"
 #include "adapters/process/trial_process.hpp"
 
 namespace paratune {
@@ -25,10 +27,14 @@ public:
   /// or 128 + signal number when the child was killed.
   using exit_handler = std::function<void(int status)>;
 
-  /// Starts argv[0] (a path) with the arguments. Throws std::system_error
-  /// when the pipe or fork fails; an exec failure shows as exit status 127
-  /// with a line saying why.
-  child_process(std::vector<std::string> argv, line_handler on_line, exit_handler on_exit);
+  /// Starts argv[0] (a path) with the arguments and exactly the
+  /// environment `env` (a trial's, core/trial_environment.hpp); without
+  /// one it inherits this process's (paratune-relay, which wraps a trial
+  /// whose environment Slurm already chose). Throws std::system_error when
+  /// the pipe or fork fails; an exec failure shows as exit status 127 with
+  /// a line saying why.
+  child_process(std::vector<std::string> argv, line_handler on_line, exit_handler on_exit,
+                std::optional<process_env> env = std::nullopt);
   /// Kills the child if it still runs and joins the reader thread.
   ~child_process() override;
   child_process(const child_process&) = delete;

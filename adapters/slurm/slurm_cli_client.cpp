@@ -1,7 +1,9 @@
 #include "adapters/slurm/slurm_cli_client.hpp"
 
 #include "adapters/process/captured_command.hpp"
+#include "adapters/process/process_environment.hpp"
 #include "adapters/slurm/slurm_cli_output.hpp"
+#include "core/trial_environment.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -91,13 +93,56 @@ std::optional<slurm_error> missing_conf(const slurm_cli_options& o) {
   return std::nullopt;
 }
 
+// Slurm's tools never inherit this process's environment (the reasoner's
+// API key, SBATCH_* defaults that would change a job): scontrol and scancel
+// get its base variables (core/trial_environment.hpp), SLURM_CONF, and
+// SLURM_JWT where set (a cluster on auth/jwt). sbatch copies every SLURM_*
+// variable of its own environment into the job, so it never gets SLURM_JWT;
+// its environment is the job's (submit).
+// The cluster's slurm.conf: the configured one, else this process's
+// SLURM_CONF (a path, no secret), else the tools' own default.
+void add_slurm_conf(const slurm_cli_options& o, const process_env& inherited,
+                    captured_command_options& c) {
+  if (!o.slurm_conf.empty()) {
+    c.set_env.emplace_back("SLURM_CONF", o.slurm_conf);
+    return;
+  }
+  for (const auto& [name, value] : inherited)
+    if (name == "SLURM_CONF")
+      c.set_env.emplace_back(name, value);
+}
+
 captured_command_options command_options(const slurm_cli_options& o) {
   captured_command_options c;
   c.timeout = o.timeout;
-  c.drop_env_prefixes = {"SBATCH_", "SQUEUE_", "SCANCEL_"};
-  if (!o.slurm_conf.empty())
-    c.set_env.emplace_back("SLURM_CONF", o.slurm_conf);
+  c.inherit_env = false;
+  const auto inherited = environment_of_this_process();
+  c.set_env = trial_environment({inherited, {}, {}, {}, {}});
+  for (const auto& [name, value] : inherited)
+    if (name == "SLURM_JWT")
+      c.set_env.emplace_back(name, value);
+  add_slurm_conf(o, inherited, c);
   return c;
+}
+
+// sbatch's own environment is the job's and SLURM_CONF, and --export names
+// exactly the job's variables: the job's environment is what paratune chose
+// whichever way sbatch reads it (and an srun in the job passes on the same).
+captured_command_options sbatch_options(const slurm_cli_options& o, const slurm_job_request& job) {
+  captured_command_options c;
+  c.timeout = o.timeout;
+  c.inherit_env = false;
+  c.set_env = job.environment;
+  add_slurm_conf(o, environment_of_this_process(), c);
+  c.stdin_text = job.script;  // sbatch reads the script from stdin when given no file
+  return c;
+}
+
+std::string export_option(const slurm_job_request& job) {
+  std::string names;
+  for (const auto& [name, value] : job.environment)
+    names += (names.empty() ? "" : ",") + name;
+  return "--export=" + (names.empty() ? std::string("NONE") : names);
 }
 
 } // namespace
@@ -123,6 +168,7 @@ slurm_result<slurm_job_id> slurm_cli_client::submit(const slurm_job_request& job
                                 "--partition=" + job.partition,
                                 "--nodes=" + std::to_string(job.nodes),
                                 "--chdir=" + job.working_directory,
+                                export_option(job),
                                 "--export-file=" + env.path()};
   if (job.gpus_per_node > 0)
     argv.push_back("--gpus-per-node=" + std::to_string(job.gpus_per_node));
@@ -132,9 +178,7 @@ slurm_result<slurm_job_id> slurm_cli_client::submit(const slurm_job_request& job
     argv.push_back("--output=" + job.output_path);
     argv.push_back("--error=" + job.output_path);
   }
-  captured_command_options c = command_options(options_);
-  c.stdin_text = job.script;  // sbatch reads the script from stdin when given no file
-  captured_command_result r = run_captured(argv, c);
+  captured_command_result r = run_captured(argv, sbatch_options(options_, job));
   if (auto e = did_not_finish("sbatch", r, options_.timeout))
     return *e;
   if (r.exit_code != 0)

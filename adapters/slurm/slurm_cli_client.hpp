@@ -24,10 +24,11 @@ struct slurm_cli_options {
 /// `scontrol show job -o`, `scancel`, `scontrol ping`. User values travel
 /// only as argv entries, files and stdin.
 ///
-/// The job's environment: sbatch exports its own environment (this
-/// process's, as for a person typing sbatch) plus slurm_job_request's
-/// entries, which win. SBATCH_* variables of this process are not passed
-/// on, so they cannot change a job paratune built.
+/// The job's environment is slurm_job_request's and nothing of this
+/// process's: sbatch runs with exactly those variables (and SLURM_CONF),
+/// --export names them and --export-file holds them. Its tools never see
+/// this process's secrets; sbatch never SLURM_JWT, which it would copy into
+/// the job (scontrol and scancel get it, for a cluster on auth/jwt).
 class slurm_cli_client final : public slurm_client {
  public:
   explicit slurm_cli_client(slurm_cli_options options = {});

@@ -46,6 +46,17 @@ TEST(captured_command, sets_and_drops_environment_variables) {
   EXPECT_EQ(r.out, "a b;c|unset\n");
 }
 
+TEST(captured_command, without_inheriting_the_environment_is_set_env_alone) {
+  setenv("PARATUNE_PARENT_SECRET", "parent-only-1f9e", 1);
+  captured_command_options o;
+  o.inherit_env = false;
+  o.set_env = {{"PATH", "/usr/bin:/bin"}, {"SLURM_CONF", "/etc/slurm/slurm.conf"}};
+  const auto r = run_captured({"env"}, o);
+  unsetenv("PARATUNE_PARENT_SECRET");
+  EXPECT_EQ(r.exit_code, 0) << r.failure;
+  EXPECT_EQ(r.out, "PATH=/usr/bin:/bin\nSLURM_CONF=/etc/slurm/slurm.conf\n");
+}
+
 TEST(captured_command, kills_a_command_past_its_timeout_with_what_it_started) {
   captured_command_options o;
   o.timeout = std::chrono::milliseconds(300);

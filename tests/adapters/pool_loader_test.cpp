@@ -133,8 +133,55 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
-            "relay, relay_path, relay_bind, table)");
+            "relay, relay_path, relay_bind, table, env)");
   EXPECT_EQ(pool_refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
+}
+
+TEST(pool_loader, a_pool_and_the_job_name_their_trials_environment) {
+  const auto p = pools("[{name: box, kind: local, launch: [run], "
+                       "env: {NCCL_IB_HCA: mlx5_0, LD_LIBRARY_PATH: /opt/cuda/lib64}}]");
+  EXPECT_EQ(p.at(0).env, (std::map<std::string, std::string>{
+                           {"LD_LIBRARY_PATH", "/opt/cuda/lib64"}, {"NCCL_IB_HCA", "mlx5_0"}}));
+  EXPECT_EQ(pool_refusal("[{name: box, kind: local, launch: [run], env: {NCCL-DEBUG: INFO}}]"),
+            "job.yaml: pools[0]: field 'env': 'NCCL-DEBUG' is not an environment variable name "
+            "([A-Za-z_][A-Za-z0-9_]*)");
+  EXPECT_EQ(pool_refusal("[{name: box, kind: local, launch: [run], env: [A=1]}]"),
+            "job.yaml: pools[0]: field 'env': expected a mapping of NAME: value, e.g. "
+            "{NCCL_DEBUG: WARN}");
+  EXPECT_EQ(pool_refusal("[{name: box, kind: local, launch: [run], env: {A: [1, 2]}}]"),
+            "job.yaml: pools[0]: field 'env': the value of 'A' must be a single value");
+}
+
+std::string job_env_refusal(const std::string& extra) {
+  try {
+    load_job_text("name: env\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
+                  "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192}\n" + extra,
+                  "job.yaml");
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(pool_loader, a_job_env_naming_a_secret_or_a_bad_name_is_refused) {
+  EXPECT_EQ(job_env_refusal("env: {HF_HOME: /scratch/hf}\nsecret_env: [HF_TOKEN]\n"), "accepted");
+  const std::string secret =
+    " is a secret (SLURM_JWT, a reasoner's api_key_env, a pool's token_env or secret_env) and "
+    "is never passed to a trial";
+  EXPECT_EQ(job_env_refusal("env: {SLURM_JWT: x}\n"), "job.yaml: field 'env': SLURM_JWT" + secret);
+  EXPECT_EQ(job_env_refusal("env: {HF_TOKEN: x}\nsecret_env: [HF_TOKEN]\n"),
+            "job.yaml: field 'env': HF_TOKEN" + secret);
+  EXPECT_EQ(job_env_refusal("reasoner: {mode: llm, base_url: \"http://127.0.0.1:1/v1\", model: m, "
+                            "api_key_env: MY_LLM_KEY}\n"
+                            "pools:\n  - {name: box, kind: local, launch: [run], "
+                            "env: {MY_LLM_KEY: x}}\n"),
+            "job.yaml: pool 'box': field 'env': MY_LLM_KEY" + secret);
+  EXPECT_EQ(job_env_refusal("env: {\"A B\": x}\n"),
+            "job.yaml: field 'env': 'A B' is not an environment variable name "
+            "([A-Za-z_][A-Za-z0-9_]*)");
+  EXPECT_EQ(job_env_refusal("secret_env: [HF-TOKEN]\n"),
+            "job.yaml: field 'secret_env': 'HF-TOKEN' is not an environment variable name "
+            "([A-Za-z_][A-Za-z0-9_]*)");
 }
 
 // The README's own-cluster example loads, and its h100 pool renders a

@@ -264,6 +264,43 @@ TEST_P(slurm_live, environment_values_reach_the_job_verbatim) {
   EXPECT_EQ(output_of(id), "--tp=2,--pp=4; $(id) `id` \"q\"|trial on h100|");
 }
 
+/// Variables set in this process for one test, unset at its end.
+struct scoped_submitter_env {
+  explicit scoped_submitter_env(std::vector<std::pair<std::string, std::string>> vars)
+    : vars_(std::move(vars)) {
+    for (const auto& [name, value] : vars_)
+      setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~scoped_submitter_env() {
+    for (const auto& [name, value] : vars_)
+      unsetenv(name.c_str());
+  }
+  std::vector<std::pair<std::string, std::string>> vars_;
+};
+
+// The job's environment is the request's: sbatch (which would copy its own
+// environment, every SLURM_* variable included) runs with it alone, and
+// slurmrestd has no submitter environment to copy.
+TEST_P(slurm_live, the_submitters_environment_never_reaches_the_job) {
+  // A real token, so that scontrol (which switches to auth/jwt when
+  // SLURM_JWT is set) still authenticates.
+  const auto token = slurm_token_from_file(env_or_empty("PARATUNE_SLURM_JWT_FILE"));
+  const std::string jwt = token ? token.value() : "eyJ-no-token-file-0000";
+  scoped_submitter_env env({{"SLURM_JWT", jwt},
+                            {"OPENAI_API_KEY", "sk-submitter-9c41e0"},
+                            {"PARATUNE_SUBMITTER_ONLY", "submitter-only-77aa"}});
+  slurm_job_id id = submit(job("h100", "env | sort\n"));
+  ASSERT_NE(id, 0u);
+  EXPECT_EQ(wait_final(id).state, slurm_state::completed);
+  const auto out = output_of(id);
+  EXPECT_NE(out.find("PARATUNE_TRIAL=trial on h100\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("PATH=/usr/bin:/bin\n"), std::string::npos) << out;
+  for (const std::string absent : {std::string("OPENAI_API_KEY"), std::string("sk-submitter-9c41e0"),
+                                   std::string("SLURM_JWT="), jwt,
+                                   std::string("PARATUNE_SUBMITTER_ONLY")})
+    EXPECT_EQ(out.find(absent), std::string::npos) << absent << " in\n" << out;
+}
+
 INSTANTIATE_TEST_SUITE_P(clients, slurm_live,
                          ::testing::Values(client_kind::cli, client_kind::rest_unix,
                                            client_kind::rest_jwt),

@@ -10,7 +10,9 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "adapters/process/process_environment.hpp"
 #include "core/input_error.hpp"
+#include "core/secret_env.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/daemon_http.hpp"
 #include "daemon/json_log.hpp"
@@ -79,7 +81,9 @@ sigset_t block_stop_signals() {
 
 int run_daemon(const daemon_options& o) {
   const auto cfg = effective_config(o); // bad input: exit 2 before anything starts
-  use_log_format(cfg.log, cfg.log_level);
+  const auto secrets = process_secret_env_names(cfg.reasoner, cfg.secret_env);
+  use_log_format(cfg.log, cfg.log_level,
+                 secret_redactor(values_in_this_process({secrets.begin(), secrets.end()})));
   const auto signals = block_stop_signals();
   caf::actor_system_config sys_cfg;
   sys_cfg.add_message_types<caf::id_block::paratune>();

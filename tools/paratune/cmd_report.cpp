@@ -10,7 +10,10 @@
 #include <sstream>
 #include <string>
 
+#include "adapters/process/process_environment.hpp"
 #include "core/input_error.hpp"
+#include "core/secret_env.hpp"
+#include "core/secret_redactor.hpp"
 #include "report/charts.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
@@ -55,9 +58,10 @@ bool write_or_say(const std::string& path, const std::string& text) {
 // The markdown and, beside an output file, its charts as NAME.mfu.svg and
 // NAME.throughput.svg. The charts are written first, so the document never
 // links to a file that is not there.
-int emit_markdown(const session_report& r, const std::string& output) {
+int emit_markdown(const session_report& r, const std::string& output,
+                  const secret_redactor& hide) {
   if (output.empty()) {
-    std::cout << render_markdown(r, {});
+    std::cout << hide.redact(render_markdown(r, {}));
     return 0;
   }
   const auto path = std::filesystem::path(output);
@@ -66,17 +70,26 @@ int emit_markdown(const session_report& r, const std::string& output) {
   const auto beside = [&](const std::string& name) { return (path.parent_path() / name).string(); };
   if (!write_or_say(beside(names.mfu_file), mfu_chart_svg(r.summary))
       || !write_or_say(beside(names.throughput_file), throughput_chart_svg(r.summary))
-      || !write_or_say(output, render_markdown(r, names)))
+      || !write_or_say(output, hide.redact(render_markdown(r, names))))
     return 1;
   return 0;
 }
 
-int emit(const std::string& text, const std::string& output) {
+int emit(const std::string& text, const std::string& output, const secret_redactor& hide) {
   if (output.empty()) {
-    std::cout << text;
+    std::cout << hide.redact(text);
     return 0;
   }
-  return write_or_say(output, text) ? 0 : 1;
+  return write_or_say(output, hide.redact(text)) ? 0 : 1;
+}
+
+/// The session's secrets as this process's environment holds them: a
+/// value that reached the pool before it was redacted there (a record
+/// written by an older paratune) is not shown either.
+secret_redactor report_redactor(const session_report& r) {
+  std::vector<std::string> names = r.summary.job.secret_env;
+  names.insert(names.end(), always_secret_env().begin(), always_secret_env().end());
+  return secret_redactor(values_in_this_process(names));
 }
 
 /// The session's records: from the daemon when --daemon names one (its
@@ -102,13 +115,14 @@ int run_report(const report_options& o) {
     throw input_error("no GPU tuning session '" + o.id + "' in "
                       + (o.daemon.endpoint.empty() ? "the pool " + o.db
                                                    : "the daemon at " + o.daemon.endpoint));
+  const auto hide = report_redactor(r);
   switch (report_format_of(o.format)) {
-    case report_format::md: return emit_markdown(r, o.output);
-    case report_format::html: return emit(render_html(r), o.output);
+    case report_format::md: return emit_markdown(r, o.output, hide);
+    case report_format::html: return emit(render_html(r), o.output, hide);
     case report_format::json: {
       std::ostringstream text;
       print_json(report_json(r), text);
-      return emit(text.str(), o.output);
+      return emit(text.str(), o.output, hide);
     }
   }
   return 1;
