@@ -68,9 +68,15 @@ caf::expected<std::unique_ptr<rocks_db>> rocks_db::open(const std::string& dir,
     for (const auto& d : dropped_log_bytes_of(out->log_->lines()))
       dropped += (dropped.empty() ? "" : "; ") + d.file + ": " + std::to_string(d.bytes)
                  + " bytes unreadable (" + d.reason + ")";
-    return storage_error("cannot open " + what + " at " + dir
-                           + (dropped.empty() ? "" : " [" + dropped + "]"),
-                         s);
+    auto refusal = storage_error("cannot open " + what + " at " + dir
+                                   + (dropped.empty() ? "" : " [" + dropped + "]"),
+                                 s);
+    // An open is not retried: another process's lock (an I/O error to
+    // RocksDB) is no device fault, so only space and damage keep their codes.
+    if (fault_of(refusal) == storage_fault::io_error)
+      return caf::make_error(ec::storage_failure, "cannot open " + what + " at " + dir + ": "
+                                                    + s.ToString());
+    return refusal;
   }
   return out;
 }
