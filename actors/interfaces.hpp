@@ -23,7 +23,9 @@ using pool_actor = caf::typed_actor<
   caf::replies_to<append_atom, wire::envelope>::with<uint64_t>,
   // The envelopes of a session with a sequence number above the given one
   // (0: all of them), in order.
-  caf::replies_to<history_atom, std::string, uint64_t>::with<std::vector<wire::envelope>>>;
+  caf::replies_to<history_atom, std::string, uint64_t>::with<std::vector<wire::envelope>>,
+  // Its own timer: tries the writes it holds again (a full disk).
+  caf::reacts_to<tick_atom>>;
 
 /// Owns the bus PUB socket (a ZeroMQ socket must stay on one thread).
 using egress_actor = caf::typed_actor<

@@ -3,20 +3,77 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/storage_fault.hpp"
+#include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "storage/message_pool.hpp"
+#include "storage/rocks_db.hpp"
 
 namespace paratune {
+
+namespace {
+
+write_origin origin_of(const wire::envelope& e) {
+  return e.type == wire::type_name<wire::session_opened>() ? write_origin::new_session
+                                                           : write_origin::running_session;
+}
+
+bool hold_refused_write(const wire::envelope& e, const caf::error& err) {
+  return on_write_fault(fault_of(err), origin_of(e)) == write_action::wait_and_retry;
+}
+
+/// Tries the held writes in order; stops at the first the pool still refuses.
+void retry_held_writes(pool_actor::stateful_pointer<pool_state> self) {
+  auto& st = self->state;
+  // RocksDB lifts its stop by itself once space is back; this covers a
+  // device error, which it does not retry on its own.
+  (void)st.pool->resume();
+  while (!st.held.empty()) {
+    auto& front = st.held.front();
+    auto seq = st.pool->append(front.record);
+    if (!seq && hold_refused_write(front.record, seq.error())) {
+      ++st.attempts;
+      self->delayed_send(self, write_retry_delay(st.attempts), tick_atom_v);
+      return;
+    }
+    if (seq)
+      front.promise.deliver(*seq);
+    else
+      front.promise.deliver(seq.error());
+    st.held.pop_front();
+  }
+  spdlog::info("pool: held writes stored after {} retries; writing again", st.attempts);
+  st.attempts = 0;
+}
+
+} // namespace
 
 pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
                                std::shared_ptr<message_pool> db) {
   self->state.pool = std::move(db);
   return {
     [=](append_atom, wire::envelope& e) -> caf::result<uint64_t> {
-      auto seq = self->state.pool->append(std::move(e));
-      if (!seq)
-        spdlog::error("pool: {}", describe(seq.error()));
-      return seq;
+      auto& st = self->state;
+      if (st.held.empty()) {
+        auto seq = st.pool->append(e);
+        if (seq)
+          return seq;
+        if (!hold_refused_write(e, seq.error())) {
+          spdlog::error("pool: {}", describe(seq.error()));
+          return seq;
+        }
+        spdlog::warn("pool: {}; session {} pauses until the write is stored",
+                     describe(seq.error()), e.session);
+        st.attempts = 1;
+        self->delayed_send(self, write_retry_delay(st.attempts), tick_atom_v);
+      } else if (origin_of(e) == write_origin::new_session) {
+        return caf::make_error(ec::storage_no_space,
+                               "the pool holds writes it could not store (no space left); "
+                               "nothing new is started until they are stored");
+      }
+      auto promise = self->make_response_promise<uint64_t>();
+      st.held.push_back({std::move(e), promise});
+      return promise;
     },
     [=](history_atom, const std::string& session,
         uint64_t after_seq) -> caf::result<std::vector<wire::envelope>> {
@@ -25,6 +82,7 @@ pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
         return records.error();
       return std::move(*records);
     },
+    [=](tick_atom) { retry_held_writes(self); },
   };
 }
 

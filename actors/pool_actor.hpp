@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <memory>
 
 #include "actors/interfaces.hpp"
@@ -8,12 +9,25 @@ namespace paratune {
 
 class message_pool;
 
+/// A write the pool refused for a cause that may pass (a full disk), held
+/// with the writer's promise until a retry stores it.
+struct held_append {
+  wire::envelope record;
+  caf::typed_response_promise<uint64_t> promise;
+};
+
 struct pool_state {
   std::shared_ptr<message_pool> pool;
+  /// Held writes, oldest first; while any is held, every new write queues
+  /// behind it, so records keep the order they were sent in.
+  std::deque<held_append> held;
+  int attempts = 0; ///< retries of the oldest held write so far
   static inline const char* name = "pool";
 };
 
 /// Serves the pool to the agents. Spawn detached: RocksDB writes block.
+/// A write refused for want of space is held and retried (its writer waits,
+/// its session pauses) until it is stored; reads are served meanwhile.
 pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
                                std::shared_ptr<message_pool> db);
 

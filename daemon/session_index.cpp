@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "messages/codec.hpp"
+#include "messages/ec.hpp"
 #include "storage/message_pool.hpp"
 
 namespace paratune {
@@ -62,12 +63,22 @@ caf::expected<void> session_index::refresh(const message_pool& pool) {
   auto ids = pool.sessions();
   if (!ids)
     return ids.error();
+  const auto stalls = pool.write_stalls();
   std::lock_guard<std::mutex> guard{mutex_};
+  stalls_.clear();
+  for (const auto& [id, stall] : stalls)
+    stalls_[id] = stall.error;
   for (const auto& id : *ids) {
     auto& e = entries_[id];
     auto fresh = pool.session_history(id, e.read_to);
-    if (!fresh)
-      return fresh.error();
+    if (!fresh) {
+      // Damage in its records fails this session alone: the others list.
+      e.row.id = id;
+      e.opened = true;
+      e.unreadable = describe(fresh.error());
+      continue;
+    }
+    e.unreadable.clear();
     if (fresh->empty())
       continue;
     e.row.id = id;
@@ -85,12 +96,25 @@ caf::expected<void> session_index::refresh(const message_pool& pool) {
   return {};
 }
 
+control::session_row session_index::shown(const std::string& id, const entry& e) const {
+  auto row = e.row;
+  if (!e.unreadable.empty()) {
+    row.state = to_string(session_state::failed);
+    row.text = "its records in the pool do not read: " + e.unreadable
+               + " (paratune pool check tells what is damaged)";
+  } else if (const auto it = stalls_.find(id); it != stalls_.end() && !e.ended) {
+    row.state = to_string(session_state::paused);
+    row.text = "waiting for the pool to store its next record: " + it->second;
+  }
+  return row;
+}
+
 std::vector<control::session_row> session_index::rows() const {
   std::lock_guard<std::mutex> guard{mutex_};
   std::vector<control::session_row> out;
-  for (const auto& [_, e] : entries_)
+  for (const auto& [id, e] : entries_)
     if (e.opened)
-      out.push_back(e.row);
+      out.push_back(shown(id, e));
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.opened_ms != b.opened_ms ? a.opened_ms > b.opened_ms : a.id > b.id;
   });
@@ -102,14 +126,14 @@ std::optional<control::session_row> session_index::row(const std::string& id) co
   const auto it = entries_.find(id);
   if (it == entries_.end() || !it->second.opened)
     return std::nullopt;
-  return it->second.row;
+  return shown(id, it->second);
 }
 
 std::vector<std::string> session_index::unfinished() const {
   std::lock_guard<std::mutex> guard{mutex_};
   std::vector<std::string> out;
   for (const auto& [id, e] : entries_)
-    if (e.opened && !e.ended)
+    if (e.opened && !e.ended && e.unreadable.empty())
       out.push_back(id);
   return out;
 }

@@ -30,7 +30,9 @@ struct trial_counts {
 /// Thread-safe.
 class session_index {
 public:
-  /// Reads the records appended since the last refresh.
+  /// Reads the records appended since the last refresh. A session whose
+  /// records do not read (a damaged block) is failed on its own, with the
+  /// reason; only a pool whose session list does not read is an error.
   caf::expected<void> refresh(const message_pool& pool);
 
   /// Every session, newest first.
@@ -49,12 +51,16 @@ private:
     uint64_t read_to = 0;     ///< the last sequence number read
     std::set<int> proposed, started;
     std::map<int, trial_status> results;
+    std::string unreadable; ///< why its records do not read ("" when they do)
   };
+  /// The row as list shows it: paused while the pool holds one of its writes.
+  control::session_row shown(const std::string& id, const entry& e) const;
   static void apply(entry& e, const wire::envelope& record);
   static void settle(entry& e);
 
   mutable std::mutex mutex_;
   std::map<std::string, entry> entries_;
+  std::map<std::string, std::string> stalls_; ///< session -> the refused write, in words
 };
 
 } // namespace paratune

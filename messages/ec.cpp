@@ -15,6 +15,9 @@ const char* to_string(ec code) {
     case ec::bus_failure: return "bus failure";
     case ec::agent_failure: return "agent failure";
     case ec::session_failure: return "session failure";
+    case ec::storage_no_space: return "storage full";
+    case ec::storage_io_error: return "storage device error";
+    case ec::storage_damaged: return "storage damaged";
   }
   return "unknown error";
 }

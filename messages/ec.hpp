@@ -25,6 +25,12 @@ enum class ec : uint8_t {
   agent_failure,
   /// A session could not go on (its history does not read, a step failed).
   session_failure,
+  /// RocksDB refused a write for want of space: retried until space returns.
+  storage_no_space,
+  /// The pool's device refused (EIO, a read-only remount): retried as well.
+  storage_io_error,
+  /// A checksum mismatch or other corruption in the pool: never retried.
+  storage_damaged,
 };
 
 /// The code as words: "storage failure".

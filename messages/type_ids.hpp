@@ -48,8 +48,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, line_atom, "line")
   /// Child process ended: (exited_atom, trial key, exit status).
   CAF_ADD_ATOM(paratune, paratune, exited_atom, "exited")
-  /// A self-message on a timer: (tick_atom) a session's periodic replay,
-  /// (tick_atom, step) a TPU session's step timeout.
+  /// A self-message on a timer: (tick_atom) a session's periodic replay or
+  /// the pool's retry of the writes it holds, (tick_atom, step) a TPU
+  /// session's step timeout.
   CAF_ADD_ATOM(paratune, paratune, tick_atom, "tick")
   /// A telemetry agent's timer: (scrape_atom, trial key) scrapes the
   /// dcgm-exporter of the trial's pool.

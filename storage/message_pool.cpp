@@ -1,5 +1,6 @@
 #include "storage/message_pool.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include <rocksdb/db.h>
@@ -47,12 +48,32 @@ std::string batch_refusal(const wire::envelope& e, size_t index) {
 }
 
 
+/// "9-10,41-41" as ranges; a part that does not read is left out.
+std::vector<message_pool::seq_range> parse_seq_ranges(const std::string& text) {
+  std::vector<message_pool::seq_range> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(',', start);
+    if (end == std::string::npos)
+      end = text.size();
+    const auto part = text.substr(start, end - start);
+    const auto dash = part.find('-');
+    try {
+      if (dash != std::string::npos)
+        out.push_back({std::stoull(part.substr(0, dash)), std::stoull(part.substr(dash + 1))});
+    } catch (const std::exception&) {
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 } // namespace
 
 caf::expected<std::unique_ptr<message_pool>>
 message_pool::open(const std::string& dir, options opts) {
   auto store = rocks_db::open(dir, {std::begin(column_names), std::end(column_names)},
-                              "message pool");
+                              "message pool", {opts.read_only, opts.skip_damaged_log});
   if (!store)
     return store.error();
   std::unique_ptr<message_pool> pool{new message_pool};
@@ -75,6 +96,8 @@ caf::expected<void> message_pool::check_schema(const std::string& dir) {
   const auto ours = std::to_string(wire::schema_version);
   std::string stored;
   auto s = store_->db()->Get({}, store_->column(cf_meta), "schema_version", &stored);
+  if (s.IsNotFound() && opts_.read_only)
+    return {}; // a read-only open never writes; an empty pool has nothing to read
   if (s.IsNotFound()) {
     // A new pool: its schema is written once, here.
     s = store_->db()->Put({}, store_->column(cf_meta), "schema_version", ours);
@@ -104,8 +127,12 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   rocksdb::WriteOptions wo;
   wo.sync = opts_.sync;
   auto s = store_->db()->Write(wo, &batch);
-  if (!s.ok())
-    return storage_error("cannot append record " + std::to_string(seq), s);
+  if (!s.ok()) {
+    auto err = storage_error("cannot append record " + std::to_string(seq), s);
+    note_write({e.session}, err);
+    return err;
+  }
+  note_write({e.session}, {});
   next_seq_ = seq + 1;
   return seq;
 }
@@ -153,12 +180,19 @@ message_pool::append_batch(std::vector<wire::envelope>& records) {
   batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(last + 1));
   rocksdb::WriteOptions wo;
   wo.sync = opts_.sync;
+  std::vector<std::string> sessions;
+  for (const auto& e : records)
+    if (sessions.empty() || sessions.back() != e.session)
+      sessions.push_back(e.session);
   if (auto s = store_->db()->Write(wo, &batch); !s.ok()) {
     for (size_t j = 0; j < records.size(); ++j)
       records[j].seq = given_seqs[j];
-    return storage_error("cannot append records " + std::to_string(first) + ".."
-                           + std::to_string(last), s);
+    auto err = storage_error("cannot append records " + std::to_string(first) + ".."
+                               + std::to_string(last), s);
+    note_write(sessions, err);
+    return err;
   }
+  note_write(sessions, {});
   next_seq_ = last + 1;
   return seq_range{first, last};
 }
@@ -256,6 +290,125 @@ message_pool::latest_trial_record(const std::string& session, int trial) const {
 uint64_t message_pool::next_seq() const {
   std::lock_guard<std::mutex> guard{write_mutex_};
   return next_seq_;
+}
+
+void message_pool::note_write(const std::vector<std::string>& sessions, const caf::error& err) {
+  const auto fault = fault_of(err);
+  std::lock_guard<std::mutex> guard{stalls_mutex_};
+  for (const auto& session : sessions) {
+    if (!err)
+      stalls_.erase(session);
+    else if (on_write_fault(fault, write_origin::running_session)
+             == write_action::wait_and_retry)
+      stalls_[session] = write_stall{fault, describe(err)};
+  }
+}
+
+std::map<std::string, message_pool::write_stall> message_pool::write_stalls() const {
+  std::lock_guard<std::mutex> guard{stalls_mutex_};
+  return stalls_;
+}
+
+std::vector<std::string> message_pool::storage_log() const {
+  return store_->log_lines();
+}
+
+caf::expected<void> message_pool::resume() {
+  return store_->resume();
+}
+
+caf::expected<void> message_pool::verify_checksums() const {
+  auto s = store_->db()->VerifyChecksum();
+  if (!s.ok())
+    return storage_error("the pool's table files do not verify", s);
+  return {};
+}
+
+caf::expected<message_pool::record_survey> message_pool::survey_records() const {
+  // Point reads, not a scan: a scan stops at the first bad block, a read of
+  // one number fails for the records of that block only.
+  record_survey out;
+  auto extend = [](std::vector<seq_range>& ranges, uint64_t seq) {
+    if (!ranges.empty() && ranges.back().last + 1 == seq)
+      ranges.back().last = seq;
+    else
+      ranges.push_back({seq, seq});
+  };
+  std::string value;
+  auto noted = store_->db()->Get({}, store_->column(cf_meta), "lost_seqs", &value);
+  if (!noted.ok() && !noted.IsNotFound())
+    return storage_error("cannot read lost_seqs", noted);
+  if (noted.ok())
+    out.repaired = parse_seq_ranges(value);
+  auto repaired = [&](uint64_t seq) {
+    return std::any_of(out.repaired.begin(), out.repaired.end(),
+                       [&](const seq_range& r) { return r.first <= seq && seq <= r.last; });
+  };
+  const uint64_t end = next_seq();
+  for (uint64_t seq = 1; seq < end; ++seq) {
+    auto s = store_->db()->Get({}, store_->column(cf_records), big_endian::encode64(seq), &value);
+    if (s.ok()) {
+      ++out.readable;
+    } else if (s.IsNotFound() && repaired(seq)) {
+      continue;
+    } else if (s.IsNotFound()) {
+      extend(out.missing, seq);
+    } else {
+      if (out.unreadable.empty())
+        out.first_unreadable = s.ToString();
+      extend(out.unreadable, seq);
+    }
+  }
+  return out;
+}
+
+caf::expected<void> message_pool::flush() {
+  for (size_t c = cf_default; c <= cf_trials; ++c)
+    if (auto s = store_->db()->Flush({}, store_->column(c)); !s.ok())
+      return storage_error("cannot flush the pool", s);
+  return {};
+}
+
+caf::expected<void> message_pool::note_lost(const std::vector<seq_range>& ranges) {
+  std::string value;
+  auto s = store_->db()->Get({}, store_->column(cf_meta), "lost_seqs", &value);
+  if (!s.ok() && !s.IsNotFound())
+    return storage_error("cannot read lost_seqs", s);
+  auto all = s.ok() ? parse_seq_ranges(value) : std::vector<seq_range>{};
+  all.insert(all.end(), ranges.begin(), ranges.end());
+  std::string text;
+  for (const auto& r : all)
+    text += (text.empty() ? "" : ",") + std::to_string(r.first) + "-" + std::to_string(r.last);
+  // Lost numbers stay given out: none is handed to a new record.
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  uint64_t next = next_seq_;
+  for (const auto& r : all)
+    next = std::max(next, r.last + 1);
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->column(cf_meta), "lost_seqs", text);
+  batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(next));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  if (s = store_->db()->Write(wo, &batch); !s.ok())
+    return storage_error("cannot note the lost records", s);
+  next_seq_ = next;
+  return {};
+}
+
+caf::expected<void> message_pool::append_recovered(const wire::envelope& e) {
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  const auto key = big_endian::encode64(e.seq);
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->column(cf_records), key, wire::pack(e));
+  batch.Put(store_->column(cf_by_session), session_prefix(e.session) + key, "");
+  if (indexes_trial(e))
+    batch.Put(store_->column(cf_trials), trial_key(e.session, e.trial), key);
+  const uint64_t next = std::max(next_seq_, e.seq + 1);
+  batch.Put(store_->column(cf_meta), "next_seq", big_endian::encode64(next));
+  if (auto s = store_->db()->Write({}, &batch); !s.ok())
+    return storage_error("cannot store recovered record " + std::to_string(e.seq), s);
+  next_seq_ = next;
+  return {};
 }
 
 } // namespace paratune

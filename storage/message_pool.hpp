@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include <caf/expected.hpp>
 
+#include "core/storage_fault.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune {
@@ -21,7 +23,7 @@ class rocks_db;
 /// positional when the database is reopened):
 ///   default     unused (RocksDB requires it)
 ///   meta        "schema_version" -> "1" (written when the pool is created),
-///               "next_seq" -> be64
+///               "next_seq" -> be64, "lost_seqs" -> "9-10,41-41" (pool repair)
 ///   records     be64(seq) -> envelope (msgpack)
 ///   by_session  session '\0' be64(seq) -> ""
 ///   trials      session '\0' be32(trial) -> be64(seq) of the latest trial record
@@ -32,6 +34,12 @@ class message_pool {
 public:
   struct options {
     bool sync = false;          ///< fdatasync every write (survives a machine crash)
+    /// Writes nothing to the directory (reports, `pool check`): works on a
+    /// full disk and beside the daemon that writes the pool.
+    bool read_only = false;
+    /// Reads a damaged write-ahead log past its bad records instead of
+    /// refusing the pool (`pool check`, `pool repair` only).
+    bool skip_damaged_log = false;
   };
 
   /// Opens or creates the pool in `dir`; an existing pool is continued.
@@ -96,6 +104,54 @@ public:
   /// The sequence number the next append will get.
   uint64_t next_seq() const;
 
+  /// A session whose last write the pool refused for a cause that may pass
+  /// (a full disk, a refusing device): its writer waits and retries.
+  struct write_stall {
+    storage_fault fault = storage_fault::none;
+    std::string error; ///< the refusal, in words
+  };
+  /// The sessions whose last write was refused so, by id; a write of the
+  /// session that succeeds takes it off. Thread-safe (the daemon's list).
+  std::map<std::string, write_stall> write_stalls() const;
+
+  /// Lets RocksDB write again after a refused write once the cause is
+  /// gone (it does so by itself for a disk that got space back).
+  caf::expected<void> resume();
+
+  /// Every block checksum of the pool's table files: the first damage found.
+  caf::expected<void> verify_checksums() const;
+
+  /// What reading every sequence number below next_seq() finds.
+  struct record_survey {
+    std::vector<seq_range> missing;    ///< numbers given out but not stored
+    std::vector<seq_range> unreadable; ///< stored, but their bytes do not read
+    std::string first_unreadable;      ///< why the first unreadable one does not
+    uint64_t readable = 0;
+    std::vector<seq_range> repaired;   ///< lost before a repair, which recorded them
+  };
+  caf::expected<record_survey> survey_records() const;
+
+  /// Stores `e` under its own sequence number `e.seq`, with its indexes;
+  /// next_seq() becomes at least e.seq + 1. For `pool repair` only, which
+  /// copies the records that read into a fresh pool.
+  caf::expected<void> append_recovered(const wire::envelope& e);
+
+  /// Moves every record still only in the write-ahead log into table files
+  /// (`pool repair` leaves the rebuilt pool so: no log to replay).
+  caf::expected<void> flush();
+
+  /// Records that `ranges` were lost and accepted as lost by a repair, so
+  /// later checks tell them apart from new damage (meta "lost_seqs"), and
+  /// keeps next_seq() above them: a lost number is never given again.
+  caf::expected<void> note_lost(const std::vector<seq_range>& ranges);
+
+  /// The record stored under `seq`.
+  caf::expected<wire::envelope> record_at(uint64_t seq) const { return read_record(seq); }
+
+  /// RocksDB's warnings and errors since the open (bytes it dropped from a
+  /// damaged log, with `skip_damaged_log`).
+  std::vector<std::string> storage_log() const;
+
 private:
   message_pool() = default;
   caf::expected<wire::envelope> read_record(uint64_t seq) const;
@@ -103,11 +159,16 @@ private:
   caf::expected<std::string> read_raw(uint64_t seq) const;
   /// Writes the schema version into a new pool; refuses another version.
   caf::expected<void> check_schema(const std::string& dir);
+  /// Notes a refused write of `sessions` as a stall when its cause may
+  /// pass, or takes them off when `err` is none (the write succeeded).
+  void note_write(const std::vector<std::string>& sessions, const caf::error& err);
 
   std::unique_ptr<rocks_db> store_;
   options opts_;
   mutable std::mutex write_mutex_; ///< one writer allocates sequence numbers
   uint64_t next_seq_ = 1;
+  mutable std::mutex stalls_mutex_; ///< list reads stalls beside a blocked write
+  std::map<std::string, write_stall> stalls_;
 };
 
 } // namespace paratune

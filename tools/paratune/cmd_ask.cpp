@@ -44,7 +44,7 @@ nlohmann::json turn_json(const wire::dialogue_turn& t) {
 
 int run_ask(const ask_options& o) {
   check_session_id(o.id);
-  const auto pool = open_existing_pool(o.db);
+  const auto pool = open_existing_pool(o.db, pool_access::write);
   if (!pool)
     return 1;
   const auto history = read_session(*pool, o.id);

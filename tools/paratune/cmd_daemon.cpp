@@ -19,6 +19,7 @@
 #include "daemon/tuning_daemon.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
+#include "storage/rocks_db.hpp"
 #include "tools/paratune/command.hpp"
 
 namespace paratune::cli {
@@ -91,6 +92,12 @@ int run_daemon(const daemon_options& o) {
   auto daemon = tuning_daemon::start(sys, cfg);
   if (!daemon) {
     spdlog::error("daemon: cannot start: {}", describe(daemon.error()));
+    // Exit 1 (not an abort), with what to do: a restart loop is no remedy.
+    if (fault_of(daemon.error()) == storage_fault::damaged)
+      spdlog::error("daemon: the pool stays as it is: `paratune pool check {0}` tells what is "
+                    "damaged; `paratune pool repair {0}` copies every file aside, then keeps "
+                    "every record that reads",
+                    cfg.state_dir + "/pool");
     return 1;
   }
   auto http = start_daemon_http(**daemon, cfg.http, cfg.http_token_file);

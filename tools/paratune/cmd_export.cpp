@@ -79,7 +79,7 @@ int export_from_daemon(const daemon_client_options& daemon, const std::string& i
 
 int export_session(const std::string& db, const std::string& id, export_format format) {
   check_session_id(id);
-  const auto pool = open_existing_pool(db);
+  const auto pool = open_existing_pool(db, pool_access::read);
   if (!pool)
     return 1;
   const auto history = read_session(*pool, id);

@@ -98,7 +98,7 @@ std::optional<std::vector<wire::envelope>> records_of(const report_options& o, i
   if (!o.daemon.endpoint.empty())
     return o.daemon.history(o.id, status);
   status = 1;
-  const auto pool = open_existing_pool(o.db);
+  const auto pool = open_existing_pool(o.db, pool_access::read);
   if (!pool)
     return std::nullopt;
   return read_session(*pool, o.id);

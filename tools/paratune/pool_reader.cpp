@@ -19,11 +19,15 @@ void check_session_id(const std::string& id) {
                       "s20261125T101500-ab12 (letters, digits, '.', '_', '-')");
 }
 
-std::unique_ptr<message_pool> open_existing_pool(const std::string& db) {
+std::unique_ptr<message_pool> open_existing_pool(const std::string& db, pool_access access) {
   std::error_code exists_error;
   if (!std::filesystem::is_directory(db, exists_error)) // opening would create an empty pool
     throw input_error("no pool at " + db + " (--db: the directory `tune --db` wrote)");
-  auto pool = message_pool::open(db);
+  // A reader opens read-only: it changes nothing, so it works on a full disk
+  // and beside the daemon that writes the pool.
+  message_pool::options opts;
+  opts.read_only = access == pool_access::read;
+  auto pool = message_pool::open(db, opts);
   if (!pool) {
     std::cerr << "error: cannot open the pool " << db << ": " << describe(pool.error()) << "\n";
     return nullptr;
