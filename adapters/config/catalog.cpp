@@ -9,6 +9,7 @@
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/job_file_reference.hpp"
 #include "core/model_dimensions.hpp"
 #include "core/text.hpp"
 
@@ -22,14 +23,9 @@ using yaml_fields::required_int;
 using yaml_fields::required_real;
 using yaml_fields::required;
 
-namespace {
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos || s.ends_with(".yaml")
-         || s.ends_with(".yml");
-}
-
-model_spec model_from_yaml(const YAML::Node& n, const std::string& where) {
+model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
+  if (!n.IsMap())
+    throw input_error(where + ": expected a mapping of the model's fields");
   auto dimension = [&](const char* key, int fallback) {
     return optional_int(n, key, where, find_model_dimension(key)->range, fallback);
   };
@@ -58,6 +54,8 @@ model_spec model_from_yaml(const YAML::Node& n, const std::string& where) {
   return m;
 }
 
+namespace {
+
 // Upper ends far above any machine built: they catch a unit mistake (TFLOPS
 // written as FLOPS) rather than judge the hardware.
 link_spec link_from_yaml(const YAML::Node& n, const std::string& where) {
@@ -68,7 +66,11 @@ link_spec link_from_yaml(const YAML::Node& n, const std::string& where) {
   return l;
 }
 
-cluster_spec cluster_from_yaml(const YAML::Node& n, const std::string& where) {
+} // namespace
+
+cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where) {
+  if (!n.IsMap())
+    throw input_error(where + ": expected a mapping of the cluster's fields");
   cluster_spec c;
   c.name = required<std::string>(n, "name", where);
   c.devices_per_node = required_int(n, "devices_per_node", where, {1, 1024});
@@ -91,6 +93,8 @@ cluster_spec cluster_from_yaml(const YAML::Node& n, const std::string& where) {
   c.scale_out = link_from_yaml(n["scale_out"], where + ": scale_out");
   return c;
 }
+
+namespace {
 
 std::vector<std::string> yaml_stems(const std::string& dir) {
   std::vector<std::string> out;
@@ -134,10 +138,10 @@ std::string configs_dir() {
 }
 
 model_spec load_model(const std::string& name_or_file) {
-  const auto path = looks_like_path(name_or_file)
+  const auto path = names_a_file(name_or_file)
                       ? name_or_file
                       : catalog_file("models", name_or_file, model_names());
-  return model_from_yaml(yaml_fields::load_file(path), path);
+  return model_from_mapping(yaml_fields::load_file(path), path);
 }
 
 model_spec find_model(const std::string& family, const std::string& size) {
@@ -186,10 +190,13 @@ model_spec parse_inline_model(const std::string& dims) {
 }
 
 cluster_spec load_cluster(const std::string& name_or_file) {
-  const auto path = looks_like_path(name_or_file)
+  if (name_or_file.starts_with('{'))
+    return cluster_from_mapping(yaml_fields::load_text(name_or_file, "inline cluster"),
+                                "inline cluster");
+  const auto path = names_a_file(name_or_file)
                       ? name_or_file
                       : catalog_file("clusters", name_or_file, cluster_names());
-  return cluster_from_yaml(yaml_fields::load_file(path), path);
+  return cluster_from_mapping(yaml_fields::load_file(path), path);
 }
 
 std::vector<std::string> model_names() {

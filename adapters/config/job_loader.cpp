@@ -1,6 +1,7 @@
 #include "adapters/config/job_loader.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "adapters/config/env_fields.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/job_file_reference.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/secret_env.hpp"
 #include "core/value_range.hpp"
@@ -160,15 +162,83 @@ std::string read_text_file(const std::string& path) {
 
 namespace {
 
-job_spec read_job(const YAML::Node& root, const std::string& path) {
+// Where a job's text came from: a file, whose folder its relative paths
+// mean, or a submission to the daemon, which has no folder of the client's
+// and reads no model or cluster file a job names (paratune submit sends them
+// inline).
+struct job_origin {
+  std::string folder;
+  bool submitted = false;
+};
+
+/// `model:` or `cluster:` as a file to read (resolved in the job's folder),
+/// a catalog name, or "" for an inline mapping.
+std::string spec_reference(const YAML::Node& root, const std::string& key,
+                           const std::string& path, const job_origin& origin) {
+  const auto node = root[key];
+  if (!node)
+    throw input_error(path + ": missing field '" + key + "'");
+  if (node.IsMap())
+    return {};
+  if (!node.IsScalar())
+    throw input_error(path + ": field '" + key + "' must be a catalog name, a YAML file or a "
+                      "mapping of the " + key + "'s fields, got '" + YAML::Dump(node) + "'");
+  const auto ref = node.Scalar();
+  if (!names_a_file(ref))
+    return ref;
+  // An absolute path is refused too: it would name a file on the daemon's
+  // machine, which a client (perhaps on another machine) cannot have checked.
+  if (origin.submitted)
+    throw input_error(path + ": field '" + key + "': '" + ref + "' is a file path, and the "
+                      "daemon reads no " + key + " file a job names: paratune submit sends the "
+                      + key + " file's fields inline (a mapping under '" + key + ":')");
+  return resolve_in_job_folder(ref, origin.folder);
+}
+
+// A pool's replay table (a path once it holds a '/', else a shipped table)
+// and slurmrestd token file: resolved in the job's folder. A submitted job
+// may name them by absolute path only, a file of the daemon's machine
+// (paratune submit makes relative ones absolute; a token is never sent).
+void resolve_pool_files(std::vector<pool_spec>& pools, const std::string& path,
+                        const job_origin& origin) {
+  for (size_t i = 0; i < pools.size(); ++i) {
+    auto& p = pools[i];
+    const auto at = path + ": pools[" + std::to_string(i) + "]: field '";
+    auto resolve = [&](std::string& file, const char* key) {
+      if (file.empty() || std::filesystem::path(file).is_absolute())
+        return;
+      if (origin.submitted)
+        throw input_error(at + key + "': '" + file + "' is a relative path, which the daemon "
+                          "cannot resolve: give an absolute path (paratune submit does so "
+                          "from the job file's folder)");
+      file = resolve_in_job_folder(file, origin.folder);
+    };
+    if (p.table.find('/') != std::string::npos)
+      resolve(p.table, "table");
+    resolve(p.token_file, "token_file");
+  }
+}
+
+// The cluster as the simulator is told it (--sim-cluster): its catalog name,
+// its file, or its inline mapping as one line of flow YAML.
+std::string flow_text(const YAML::Node& mapping) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << mapping;
+  return out.c_str();
+}
+
+job_spec read_job(const YAML::Node& root, const std::string& path, const job_origin& origin) {
   job_spec job;
   job.name = optional<std::string>(root, "name", path, "job");
-  const auto model = required<std::string>(root, "model", path);
-  const auto cluster = required<std::string>(root, "cluster", path);
+  const auto model = spec_reference(root, "model", path, origin);
+  const auto cluster = spec_reference(root, "cluster", path, origin);
   try {
-    job.model = load_model(model);
-    job.cluster = load_cluster(cluster);
-    job.cluster_ref = cluster;
+    job.model = model.empty() ? model_from_mapping(root["model"], "model") : load_model(model);
+    job.cluster =
+      cluster.empty() ? cluster_from_mapping(root["cluster"], "cluster") : load_cluster(cluster);
+    job.cluster_ref = cluster.empty() ? flow_text(root["cluster"]) : cluster;
   } catch (const input_error& e) {
     throw input_error(path + ": " + e.what());
   }
@@ -203,8 +273,10 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
     job.sim_time_scale = yaml_fields::optional_real(sim, "time_scale", path + ": simulation", 0, 1,
                                        job.sim_time_scale);
   }
-  if (root["pools"])
+  if (root["pools"]) {
     job.pools = read_pools(root["pools"], path);
+    resolve_pool_files(job.pools, path, origin);
+  }
   if (root["early_stop"])
     job.early_stop = read_early_stop(root["early_stop"], path + ": early_stop");
   if (root["env"])
@@ -229,9 +301,10 @@ job_spec read_job(const YAML::Node& root, const std::string& path) {
 
 namespace {
 
-job_spec read_job_node(const YAML::Node& root, const std::string& label) {
+job_spec read_job_node(const YAML::Node& root, const std::string& label,
+                       const job_origin& origin) {
   try {
-    return read_job(root, label);
+    return read_job(root, label, origin);
   } catch (const YAML::Exception& e) {
     // A node of the wrong shape where a mapping was expected (yaml-cpp's
     // BadSubscript and the like): bad input, named by the file.
@@ -241,8 +314,12 @@ job_spec read_job_node(const YAML::Node& root, const std::string& label) {
 
 } // namespace
 
+std::string job_folder(const std::string& path) {
+  return std::filesystem::absolute(path).parent_path().string();
+}
+
 job_spec load_job(const std::string& path) {
-  return read_job_node(yaml_fields::load_file(path), path);
+  return read_job_node(yaml_fields::load_file(path), path, {job_folder(path), false});
 }
 
 job_spec load_job_text(const std::string& text, const std::string& label) {
@@ -250,15 +327,7 @@ job_spec load_job_text(const std::string& text, const std::string& label) {
     throw input_error(label + ": the job file is " + std::to_string(text.size())
                       + " bytes, more than the " + std::to_string(max_job_text_bytes)
                       + " a job may have");
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw input_error(label + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  if (!root.IsMap())
-    throw input_error(label + ": expected a YAML mapping at the top level");
-  return read_job_node(root, label);
+  return read_job_node(yaml_fields::load_text(text, label), label, {{}, true});
 }
 
 } // namespace paratune

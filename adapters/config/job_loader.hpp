@@ -22,14 +22,23 @@ namespace paratune {
 ///   retry_transient_failures: false   # rerun after an NCCL timeout / lost node
 ///   simulation: {seed: 7, train_iters: 12, time_scale: 0.0002}
 ///
+/// `model:` and `cluster:` also take the file's mapping inline. Relative file
+/// paths (model, cluster, a pool's table and token_file) mean files in the
+/// job file's folder, wherever paratune runs. A key given twice, at any
+/// depth, is refused with both lines.
+///
 /// Throws input_error naming the file and the field that is missing or
 /// wrong, or saying that the search space holds no valid configuration.
 job_spec load_job(const std::string& path);
 
 /// A job from its text (a job submitted to the daemon); `label` names it in
-/// errors. Model and cluster files it names are read from the daemon's
-/// working directory unless their paths are absolute.
+/// errors. It names no model or cluster file (paratune submit sends them
+/// inline; a path is refused), and a pool's table or token file only by
+/// absolute path: the daemon has no job folder to resolve them in.
 job_spec load_job_text(const std::string& text, const std::string& label);
+
+/// The folder whose files a job file's relative paths name (absolute).
+std::string job_folder(const std::string& path);
 
 /// The job file's text (stored in the pool with the session).
 std::string read_text_file(const std::string& path);

@@ -1,6 +1,11 @@
 #include "adapters/config/yaml_fields.hpp"
 
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
 
 namespace paratune::yaml_fields {
 
@@ -46,6 +51,56 @@ double optional_real(const YAML::Node& node, const std::string& key, const std::
   return required_real(node, key, where, min, max);
 }
 
+namespace {
+
+std::string key_text(const YAML::Node& key) {
+  return key.IsScalar() ? key.Scalar() : YAML::Dump(key);
+}
+
+// A mapping's or sequence's start in the text and its type: an alias gives
+// the anchored node again, which is walked once (a document of aliases of
+// aliases would otherwise take exponential time).
+using node_place = std::pair<int, int>;
+
+} // namespace
+
+void refuse_duplicate_keys(const YAML::Node& root, const std::string& where) {
+  struct repeat {
+    int line = 0, first = 0;
+    std::string key;
+  };
+  std::optional<repeat> earliest; // the repeat nearest the top of the file, at any depth
+  std::vector<YAML::Node> pending{root};
+  std::set<node_place> walked;
+  while (!pending.empty()) {
+    const auto node = pending.back();
+    pending.pop_back();
+    if (!node.IsMap() && !node.IsSequence())
+      continue;
+    const auto mark = node.Mark();
+    if (mark.pos >= 0 && !walked.insert({mark.pos, int(node.Type())}).second)
+      continue;
+    if (node.IsSequence()) {
+      for (const auto& item : node)
+        pending.push_back(item);
+      continue;
+    }
+    std::map<std::string, int> first_line;
+    for (const auto& kv : node) {
+      const auto key = key_text(kv.first);
+      const int line = kv.first.Mark().line + 1;
+      if (auto [at, fresh] = first_line.emplace(key, line);
+          !fresh && (!earliest || line < earliest->line))
+        earliest = repeat{line, at->second, key};
+      pending.push_back(kv.second);
+    }
+  }
+  if (earliest)
+    throw input_error(where + ": line " + std::to_string(earliest->line) + ": key '"
+                      + earliest->key + "' appears twice (first on line "
+                      + std::to_string(earliest->first) + ")");
+}
+
 YAML::Node load_file(const std::string& path) {
   std::error_code ec; // a name too long for the file system is no file either
   if (path.empty() || !std::filesystem::is_regular_file(path, ec))
@@ -54,11 +109,25 @@ YAML::Node load_file(const std::string& path) {
     auto node = YAML::LoadFile(path);
     if (!node.IsMap())
       throw input_error(path + ": expected a YAML mapping at the top level");
+    refuse_duplicate_keys(node, path);
     return node;
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": line " + std::to_string(e.mark.line + 1)
                       + ": " + e.msg);
   }
+}
+
+YAML::Node load_text(const std::string& text, const std::string& label) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw input_error(label + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!node.IsMap())
+    throw input_error(label + ": expected a YAML mapping at the top level");
+  refuse_duplicate_keys(node, label);
+  return node;
 }
 
 } // namespace paratune::yaml_fields

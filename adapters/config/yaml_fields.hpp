@@ -50,8 +50,17 @@ double optional_real(const YAML::Node& node, const std::string& key, const std::
 double required_real(const YAML::Node& node, const std::string& key, const std::string& where,
                      double min, double max);
 
-/// Loads a YAML file; throws input_error naming the file and the line of a
-/// syntax error.
+/// Throws input_error "WHERE: line 9: key 'trials' appears twice (first on
+/// line 3)" for the first mapping, at any depth, that gives a key twice:
+/// yaml-cpp keeps both and a lookup answers the first, so the value the
+/// user wrote last would be dropped without a word.
+void refuse_duplicate_keys(const YAML::Node& root, const std::string& where);
+
+/// Loads a YAML file whose top level is a mapping; throws input_error naming
+/// the file and the line of a syntax error or of a repeated key.
 YAML::Node load_file(const std::string& path);
+
+/// The same for YAML text (a job sent to the daemon); `label` names it.
+YAML::Node load_text(const std::string& text, const std::string& label);
 
 } // namespace paratune::yaml_fields

@@ -222,6 +222,7 @@ experiment_spec parse_experiment(const std::string& yaml_text, const std::string
   }
   if (!root.IsMap())
     throw input_error(where + ": expected a mapping of fields");
+  yaml_fields::refuse_duplicate_keys(root, where);
   try {
     experiment_spec e;
     e.name = optional<std::string>(root, "name", where, "experiment");

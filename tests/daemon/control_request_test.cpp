@@ -176,6 +176,15 @@ TEST(daemon_config, a_config_file_is_read_and_an_unknown_key_named) {
   const auto r = test::run_program({test::bin_dir() + "/paratune", "daemon", "--config", bad});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "error: " + bad + ": unknown key 'contrl'\n");
+  // A key given twice (yaml-cpp would answer the first) is refused, nested too.
+  const auto twice = test::write_file(dir, "twice.yaml",
+                                      "state: /x\nlog: {format: json,\n      format: text}\n");
+  try {
+    load_daemon_config(twice);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), twice + ": line 3: key 'format' appears twice (first on line 2)");
+  }
 }
 
 } // namespace

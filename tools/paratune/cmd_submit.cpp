@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "adapters/config/job_inlining.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
@@ -30,7 +31,10 @@ int run_submit(const submit_options& o) {
   (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it
   control::request r;
   r.op = control::to_string(control::control_op::submit);
-  r.job_yaml = read_text_file(o.job_file);
+  // The model and cluster files as read here, not the daemon's files of the
+  // same names; checked as the daemon will read it (its size, above all).
+  r.job_yaml = inline_job_files(o.job_file);
+  (void)load_job_text(r.job_yaml, o.job_file);
   r.job_path = o.job_file;
   r.trials = o.trials;
   int status = 0;
