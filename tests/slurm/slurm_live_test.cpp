@@ -295,7 +295,7 @@ TEST_P(slurm_live, the_submitters_environment_never_reaches_the_job) {
   const auto out = output_of(id);
   EXPECT_NE(out.find("PARATUNE_TRIAL=trial on h100\n"), std::string::npos) << out;
   EXPECT_NE(out.find("PATH=/usr/bin:/bin\n"), std::string::npos) << out;
-  for (const std::string absent : {std::string("OPENAI_API_KEY"), std::string("sk-submitter-9c41e0"),
+  for (const std::string& absent : {std::string("OPENAI_API_KEY"), std::string("sk-submitter-9c41e0"),
                                    std::string("SLURM_JWT="), jwt,
                                    std::string("PARATUNE_SUBMITTER_ONLY")})
     EXPECT_EQ(out.find(absent), std::string::npos) << absent << " in\n" << out;
