@@ -141,8 +141,8 @@ void control_server::work(lane& l) {
     }
     const auto reply = answer(j);
     stats_.record(control::to_string(j.request.op), reply.ok, seconds_since(j.received));
-    // [user][routing frames][reply]: the socket thread forwards it.
-    push.send(zmq::buffer(j.user), zmq::send_flags::sndmore);
+    // [slot][routing frames][reply]: the socket thread forwards it.
+    push.send(zmq::buffer(j.slot), zmq::send_flags::sndmore);
     for (auto& f : j.route)
       push.send(f, zmq::send_flags::sndmore);
     push.send(zmq::buffer(wire::pack(reply)), zmq::send_flags::none);
@@ -188,13 +188,17 @@ void control_server::take_request(std::vector<zmq::message_t> frames) {
     return send_now(route, control::refusal(utf8_escaped(describe(checked.error()))), "invalid",
                     received);
   const std::string op = control::to_string(checked->op);
-  if (in_flight_[user] >= limits_.max_in_flight_per_user)
-    return send_now(route,
-                    control::refusal(fmt::format("{} requests of {} are in flight already; wait "
-                                                 "for their answers",
-                                                 in_flight_[user], user)),
-                    op, received);
   const bool submit = checked->op == control::control_op::submit;
+  // Submits and reads are counted apart: a user's own flood of submits
+  // never keeps their list or cancel from being heard.
+  const auto slot = user + (submit ? " submit" : " read");
+  if (in_flight_[slot] >= limits_.max_in_flight_per_user)
+    return send_now(route,
+                    control::refusal(fmt::format("{} {} requests of {} are in flight already; "
+                                                 "wait for their answers",
+                                                 in_flight_[slot], submit ? "submit" : "read",
+                                                 user)),
+                    op, received);
   auto& l = submit ? submits_ : reads_;
   if (submit) {
     auto& rate = submit_rate_.try_emplace(user, limits_.submits_per_s, limits_.submit_burst)
@@ -214,9 +218,9 @@ void control_server::take_request(std::vector<zmq::message_t> frames) {
                                                    "again shortly",
                                                    l.queue.size())),
                       op, received);
-    l.queue.push_back(job{std::move(route), user, std::move(*checked), received});
+    l.queue.push_back(job{std::move(route), slot, user, std::move(*checked), received});
   }
-  ++in_flight_[user];
+  ++in_flight_[slot];
   l.ready.notify_one();
 }
 

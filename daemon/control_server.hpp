@@ -43,7 +43,8 @@ struct control_limits {
   /// of more frames, or of more bytes in all, is refused unread.
   size_t max_frames = 3;
   int64_t max_message_bytes = control::max_message_bytes;
-  /// Requests of one user being answered or waiting at once.
+  /// Requests of one user being answered or waiting at once, submits and
+  /// reads each.
   size_t max_in_flight_per_user = 4;
   /// Submits waiting for the submit worker, from everyone together.
   size_t max_queued_submits = 16;
@@ -80,6 +81,7 @@ private:
   /// A checked request on its way to a worker, with how to route its reply.
   struct job {
     std::vector<zmq::message_t> route; ///< the routing frames, the delimiter included
+    std::string slot;                  ///< its in-flight count: user and kind
     std::string user;
     checked_request request;
     std::chrono::steady_clock::time_point received;
@@ -110,7 +112,7 @@ private:
   control_limits limits_;
   std::string bound_;
   control_stats stats_;
-  std::map<std::string, size_t> in_flight_;          ///< socket thread only
+  std::map<std::string, size_t> in_flight_;          ///< by slot; socket thread only
   std::map<std::string, token_bucket> submit_rate_;  ///< socket thread only
   lane submits_, reads_;
   std::atomic<bool> stop_{false};

@@ -10,7 +10,8 @@
 // requests are timed (the daemon must answer list and the rest beside
 // them). --big-message: before the timing, one client sends a 26-frame
 // message of 4 MiB frames; the daemon's RSS before, at its peak and after
-// the refusal is printed.
+// the refusal is printed. --idle-http N: the daemon serves HTTP too; N
+// connections are opened and left idle, then /health is timed 50 times.
 
 #include <algorithm>
 #include <chrono>
@@ -25,8 +26,14 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <httplib.h>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "adapters/process/child_process.hpp"
 #include "daemon/control_client.hpp"
@@ -43,7 +50,41 @@ struct options {
   int requests = 4000;
   int flood = 0;
   bool big_message = false;
+  int idle_http = 0;
 };
+
+/// Opens `n` TCP connections to 127.0.0.1:port that never send a request,
+/// then times 50 GETs of /health beside them.
+void idle_http(int port, int n) {
+  std::vector<int> idle;
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(uint16_t(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0)
+      idle.push_back(fd);
+    else
+      ::close(fd);
+  }
+  std::vector<double> ms;
+  int answered = 0;
+  for (int i = 0; i < 50; ++i) {
+    httplib::Client http{"127.0.0.1", port};
+    http.set_read_timeout(10);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto res = http.Get("/health");
+    ms.push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    answered += res && res->status == 200;
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("/health beside %zu idle connections: %d/50 answered, p50 %.2f ms, max %.2f ms\n",
+              idle.size(), answered, ms[ms.size() / 2], ms.back());
+  for (int fd : idle)
+    ::close(fd);
+}
 
 /// A job file of about 1 MiB that the daemon must parse before it can
 /// refuse it (2^16 keys it does not know).
@@ -100,17 +141,21 @@ std::string job_text(int seed) {
 
 /// Starts the daemon and waits for the line that says where it listens.
 std::string start_daemon(std::unique_ptr<child_process>& p, const options& o,
-                         const std::string& state) {
+                         const std::string& state, int& http_port) {
   std::mutex m;
   std::string control;
   p = std::make_unique<child_process>(
     std::vector<std::string>{o.paratune, "daemon", "--state", state, "--bus-publish", "tcp://127.0.0.1:*",
-                             "--bus-subscribe", "tcp://127.0.0.1:*", "--http", "off",
-                             "--log-level", "warn", "--max-sessions", "1000"},
+                             "--bus-subscribe", "tcp://127.0.0.1:*", "--http", "127.0.0.1:*",
+                             "--log-level", "warn", "--max-sessions", "1000",
+                             "--relay-ingress", "tcp://127.0.0.1:*"},
     [&](const std::string& line) {
       const std::string key = "paratune daemon: control ";
       if (line.rfind(key, 0) == 0) {
         std::lock_guard<std::mutex> g{m};
+        const auto http = line.find(", http 127.0.0.1:");
+        if (http != std::string::npos)
+          http_port = std::atoi(line.c_str() + http + 17);
         control = line.substr(key.size(), line.find(',') - key.size());
       }
     },
@@ -148,11 +193,13 @@ int main(int argc, char** argv) {
   app.add_option("--requests", o.requests, "requests timed");
   app.add_option("--flood", o.flood, "clients submitting 1 MiB jobs while requests are timed");
   app.add_flag("--big-message", o.big_message, "send one 104 MiB request first");
+  app.add_option("--idle-http", o.idle_http, "idle HTTP connections beside /health");
   CLI11_PARSE(app, argc, argv);
   const auto state = std::filesystem::temp_directory_path() / "bench-control-latency";
   std::filesystem::remove_all(state);
   std::unique_ptr<child_process> daemon;
-  const auto endpoint = start_daemon(daemon, o, state.string());
+  int http_port = 0;
+  const auto endpoint = start_daemon(daemon, o, state.string(), http_port);
   if (endpoint.empty()) {
     std::fprintf(stderr, "the daemon did not start\n");
     return 1;
@@ -182,6 +229,8 @@ int main(int argc, char** argv) {
   }
   if (o.big_message)
     big_message(endpoint, daemon->pid());
+  if (o.idle_http > 0)
+    idle_http(http_port, o.idle_http);
   std::atomic<bool> flooding{true};
   std::atomic<int> flooded{0};
   std::vector<std::thread> flood;
@@ -197,6 +246,7 @@ int main(int argc, char** argv) {
     });
   std::map<std::string, std::vector<double>> ms;
   std::vector<double> all;
+  bool failed = false;
   const control_op ops[] = {control_op::health, control_op::list, control_op::status,
                             control_op::history};
   for (int i = 0; i < o.requests; ++i) {
@@ -207,8 +257,10 @@ int main(int argc, char** argv) {
     auto reply = client.call(r);
     const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!reply || !reply->ok) {
-      std::fprintf(stderr, "%s failed\n", control::to_string(op));
-      return 1;
+      std::fprintf(stderr, "%s failed: %s\n", control::to_string(op),
+                   reply ? reply->error.c_str() : describe(reply.error()).c_str());
+      failed = true;
+      break;
     }
     ms[control::to_string(op)].push_back(t);
     all.push_back(t);
@@ -216,6 +268,10 @@ int main(int argc, char** argv) {
   flooding = false;
   for (auto& t : flood)
     t.join();
+  if (failed) {
+    ::kill(daemon->pid(), SIGTERM);
+    return 1;
+  }
   if (o.flood > 0)
     std::printf("%d flooding clients: %d submits of 1 MiB answered while timing\n", o.flood,
                 flooded.load());

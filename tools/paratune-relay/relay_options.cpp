@@ -1,5 +1,8 @@
 #include "tools/paratune-relay/relay_options.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/input_error.hpp"
@@ -84,7 +87,8 @@ void check_complete(const relay_options& o) {
   if (o.trial == 0)
     throw input_error("--trial: missing");
   tcp_parts("--bus", o.bus, false);
-  tcp_parts("--fetch-bind", o.fetch_bind, true);
+  if (!o.fetch_bind.empty())
+    tcp_parts("--fetch-bind", o.fetch_bind, true);
   if (!is_plain_name(o.session, max_name))
     throw input_error("--session: '" + o.session + "' is not a plain name (letters, digits, _ - .)");
   if (!o.fetch_host.empty() && !is_plain_name(o.fetch_host, max_name))
@@ -113,11 +117,60 @@ relay_options parse_relay_options(const std::vector<std::string>& args) {
   return o;
 }
 
+namespace {
+
+bool loopback_name(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "[::1]";
+}
+
+/// The local address the kernel would send from to reach host:port (a UDP
+/// connect sends nothing); empty when it has no route.
+std::string source_address_towards(const std::string& host, const std::string& port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found)
+    return {};
+  std::string address;
+  const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
+  sockaddr_storage local{};
+  socklen_t size = sizeof local;
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0
+      && ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw = local.ss_family == AF_INET6
+                        ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                        : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+    if (inet_ntop(local.ss_family, raw, text, sizeof text))
+      address = local.ss_family == AF_INET6 ? "[" + std::string(text) + "]" : text;
+  }
+  if (fd >= 0)
+    ::close(fd);
+  freeaddrinfo(found);
+  return address;
+}
+
+} // namespace
+
+std::string fetch_bind_of(const relay_options& o) {
+  if (!o.fetch_bind.empty())
+    return o.fetch_bind;
+  const auto [host, port] = tcp_parts("--bus", o.bus, false);
+  if (loopback_name(host))
+    return "tcp://127.0.0.1:*";
+  const auto mine = source_address_towards(host, port);
+  return "tcp://" + (mine.empty() ? std::string("127.0.0.1") : mine) + ":*";
+}
+
 std::string announced_host(const relay_options& o) {
   if (!o.fetch_host.empty())
     return o.fetch_host;
+  if (o.fetch_bind.empty()) {
+    const auto bind = fetch_bind_of(o);
+    return tcp_parts("--fetch-bind", bind, true).first;
+  }
   const auto host = tcp_parts("--bus", o.bus, false).first;
-  if (host == "127.0.0.1" || host == "localhost" || host == "[::1]")
+  if (loopback_name(host))
     return host;
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0 && name[0])
@@ -144,7 +197,8 @@ command it follows FILE until SIGTERM or SIGINT.
   --trial N            the trial (1..1048576)
   --log FILE           the log file, e.g. {workdir}/relay.log
   --follow FILE        relay FILE's new lines instead of COMMAND's output
-  --fetch-bind EP      where re-sends are served (default tcp://*:*)
+  --fetch-bind EP      where re-sends are served (default: the loopback for a bus
+                       on the loopback, else this node's address towards the bus)
   --fetch-host HOST    the host announced for it (default: the bus's when it is
                        the loopback, else this machine's name)
   --buffer-lines N     lines kept for re-sends (1..10000000, default 100000)

@@ -14,7 +14,7 @@ struct relay_options {
   int trial = 0;
   std::string log;                 ///< the log file every numbered line is appended to
   std::string follow;              ///< a file to relay instead of the command's output
-  std::string fetch_bind = "tcp://*:*";  ///< where re-send requests are served
+  std::string fetch_bind;          ///< where re-send requests are served (default: fetch_bind_of)
   std::string fetch_host;          ///< the host announced for it (default: see announced_host)
   int64_t buffer_lines = 100000;   ///< lines kept for re-sends
   int64_t linger_ms = 1000;        ///< re-sends served after the end message
@@ -34,8 +34,14 @@ relay_options parse_relay_options(const std::vector<std::string>& args);
 const char* usage();
 
 /// The host a receiver reaches the fetch socket at: --fetch-host, else the
-/// bus's own host when it is the loopback (relay and paratune on one
-/// machine), else this machine's name.
+/// address fetch_bind_of chose, else (a --fetch-bind on every interface)
+/// the bus's own host when it is the loopback, else this machine's name.
 std::string announced_host(const relay_options& o);
+
+/// Where the fetch socket listens: --fetch-bind, else the loopback for a bus
+/// on the loopback, else the address this node reaches the bus from (the
+/// kernel's route to it), never every interface: the re-sends are for the
+/// bus's host alone.
+std::string fetch_bind_of(const relay_options& o);
 
 } // namespace paratune::relay

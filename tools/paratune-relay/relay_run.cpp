@@ -143,9 +143,9 @@ int run_relay(const relay_options& o) {
   zmq::context_t ctx;
   std::unique_ptr<relay_fetch_server> server;
   try {
-    server = std::make_unique<relay_fetch_server>(ctx, o.fetch_bind);
+    server = std::make_unique<relay_fetch_server>(ctx, fetch_bind_of(o));
   } catch (const zmq::error_t& e) {
-    std::cerr << "paratune-relay: --fetch-bind: " << o.fetch_bind << ": " << e.what() << '\n';
+    std::cerr << "paratune-relay: --fetch-bind: " << fetch_bind_of(o) << ": " << e.what() << '\n';
     return 1;
   }
   std::unique_ptr<bus_publisher> bus;
