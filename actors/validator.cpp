@@ -110,6 +110,23 @@ past_run past_run_of(const std::vector<wire::envelope>& history, int trial) {
   return r;
 }
 
+/// The proposal the session's own generator stored at `seq`, which is what
+/// runs: the bus only says that it exists. None for a proposal the pool does
+/// not hold at that number (forged, or from a process that is not one of
+/// the session's agents), and none once the session has ended.
+std::optional<wire::proposal> stored_proposal(const std::vector<wire::envelope>& history,
+                                              uint64_t seq) {
+  std::optional<wire::proposal> found;
+  for (const auto& h : history) {
+    if (h.seq == seq && h.type == wire::type_name<wire::proposal>())
+      found = wire::body_of<wire::proposal>(h);
+    else if (h.type == wire::type_name<wire::session_status>()
+             && is_final(wire::body_of<wire::session_status>(h).state))
+      return std::nullopt;
+  }
+  return found;
+}
+
 /// The program a process runs, from /proc; empty when it is gone.
 std::string program_of(int64_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
@@ -366,8 +383,16 @@ validator_state::validator_state(caf::event_based_actor* self) : agent_state(sel
     // A replay pool's proposal has no command: consider() answers it.
     if (p.exhausted || p.trial <= 0 || running.count(trial_key_of(session, p.trial)))
       return;
-    with_history(session, [this, session, p](std::vector<wire::envelope> history) {
-      consider(session, p, history);
+    with_history(session, [this, session, seq = e.seq, trial = p.trial](
+                            std::vector<wire::envelope> history) {
+      const auto stored = stored_proposal(history, seq);
+      if (!stored || stored->trial != trial) {
+        spdlog::warn("validator: session {}: a proposal for trial {} (record {}) that the "
+                     "session's pool does not hold, or for a session that has ended: ignored",
+                     session, trial, seq);
+        return;
+      }
+      consider(session, *stored, history);
     });
   });
   on<wire::session_status>([this](const wire::envelope& e, const wire::session_status& s) {

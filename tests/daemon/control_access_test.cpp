@@ -66,8 +66,34 @@ struct control_access : ::testing::Test {
     return test::run_program(args);
   }
 
+  /// Submits slow_job; its session id, or empty.
+  std::string submit_slow(test::daemon_process& d) {
+    auto submit = test::request_of(control_op::submit);
+    submit.job_yaml = slow_job;
+    const auto reply = d.call(submit);
+    EXPECT_TRUE(reply.ok) << reply.error;
+    return reply.session;
+  }
+
   std::string dir;
 };
+
+/// Publishes each envelope as a bus frame triple on `topic` at `endpoint`,
+/// as any process that can connect there could.
+void publish_forged(const std::string& endpoint, const std::string& topic,
+                    const std::vector<wire::envelope>& envelopes) {
+  zmq::context_t ctx{1};
+  zmq::socket_t pub{ctx, zmq::socket_type::pub};
+  pub.set(zmq::sockopt::linger, 1000);
+  pub.connect(endpoint);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500)); // ZeroMQ's slow joiner
+  uint64_t n = 0;
+  for (const auto& e : envelopes) {
+    pub.send(zmq::buffer(topic), zmq::send_flags::sndmore);
+    pub.send(zmq::buffer(wire::pack(e)), zmq::send_flags::sndmore);
+    pub.send(zmq::buffer(bus_sequence{7, ++n}.encode()), zmq::send_flags::none);
+  }
+}
 
 mode_t mode_of(const std::string& path) {
   struct stat st {};
@@ -83,11 +109,8 @@ TEST_F(control_access, another_user_can_neither_list_nor_submit_nor_cancel) {
   EXPECT_EQ(mode_of(socket), 0600u);
   EXPECT_EQ(mode_of(dir + "/state"), 0700u);
 
-  auto submit = test::request_of(control_op::submit);
-  submit.job_yaml = slow_job;
-  const auto reply = d.call(submit);
-  ASSERT_TRUE(reply.ok) << reply.error;
-  const auto id = reply.session;
+  const auto id = submit_slow(d);
+  ASSERT_FALSE(id.empty());
 
   const auto hint = "error: bus failure: no answer from the daemon at ipc://" + socket
                     + " within 1000 ms (cannot use " + socket
@@ -218,11 +241,8 @@ TEST_F(control_access, an_authorized_keys_folder_others_may_write_to_is_refused)
 TEST_F(control_access, a_forged_proposal_at_the_relay_ingress_launches_nothing_and_is_counted) {
   test::daemon_process d{dir + "/state", {"--http", "127.0.0.1:*"}};
   ASSERT_TRUE(d.up()) << d.output();
-  auto submit = test::request_of(control_op::submit);
-  submit.job_yaml = slow_job;
-  const auto reply = d.call(submit);
-  ASSERT_TRUE(reply.ok) << reply.error;
-  const auto id = reply.session;
+  const auto id = submit_slow(d);
+  ASSERT_FALSE(id.empty());
   // The agents' bus is a pair of Unix sockets in the owner's directory; the
   // relay ingress is the only bus endpoint others can reach.
   EXPECT_TRUE(fs::exists(dir + "/state/bus-publish.sock"));
@@ -236,18 +256,8 @@ TEST_F(control_access, a_forged_proposal_at_the_relay_ingress_launches_nothing_a
   wire::proposal forged;
   forged.trial = 99;
   forged.argv = {"/usr/bin/touch", touched};
-  const auto body = wire::pack(wire::make_envelope(id, 1, forged));
-  zmq::context_t ctx{1};
-  zmq::socket_t pub{ctx, zmq::socket_type::pub};
-  pub.set(zmq::sockopt::linger, 1000);
-  pub.connect(ingress);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500)); // ZeroMQ's slow joiner
-  for (uint64_t n = 1; n <= 20; ++n) {
-    const auto topic = topics::proposal(id);
-    pub.send(zmq::buffer(topic), zmq::send_flags::sndmore);
-    pub.send(zmq::buffer(body), zmq::send_flags::sndmore);
-    pub.send(zmq::buffer(bus_sequence{7, n}.encode()), zmq::send_flags::none);
-  }
+  publish_forged(ingress, topics::proposal(id),
+                 std::vector<wire::envelope>(20, wire::make_envelope(id, 1, forged)));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_FALSE(fs::exists(touched));
   const auto colon = d.http().rfind(':');
@@ -264,6 +274,45 @@ TEST_F(control_access, a_forged_proposal_at_the_relay_ingress_launches_nothing_a
   const auto row = d.call(test::request_of(control_op::status, id));
   ASSERT_TRUE(row.ok) << row.error;
   EXPECT_LE(row.sessions.at(0).trials_done, 4);
+}
+
+TEST_F(control_access, the_validator_runs_only_proposals_the_sessions_pool_holds) {
+  test::daemon_process d{dir + "/state"};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto id = submit_slow(d);
+  ASSERT_FALSE(id.empty());
+  // A process of the owner's that is not one of the session's agents
+  // publishes on the agents' own bus: a proposal with no record behind it,
+  // and one that borrows the number of a stored proposal of trial 1.
+  uint64_t stored_seq = 0;
+  for (int i = 0; i < 100 && stored_seq == 0; ++i) {
+    auto page = test::request_of(control_op::history, id);
+    const auto records = d.call(page);
+    for (const auto& r : records.records)
+      if (r.type == wire::type_name<wire::proposal>())
+        stored_seq = r.seq;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(stored_seq, 0u);
+  const auto touched = dir + "/forged";
+  wire::proposal forged;
+  forged.trial = 3;
+  forged.argv = {"/usr/bin/touch", touched};
+  auto unrecorded = wire::make_envelope(id, 3, forged);
+  auto borrowed = unrecorded;
+  borrowed.seq = stored_seq;
+  publish_forged("ipc://" + dir + "/state/bus-publish.sock", topics::proposal(id),
+                 {unrecorded, borrowed});
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_FALSE(fs::exists(touched));
+  const auto out = d.output();
+  EXPECT_NE(out.find("validator: session " + id + ": a proposal for trial 3 (record 0) that the "
+                     "session's pool does not hold, or for a session that has ended: ignored"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("validator: session " + id + ": a proposal for trial 3 (record "
+                     + std::to_string(stored_seq) + ") that the session's pool does not hold"),
+            std::string::npos) << out;
+  EXPECT_TRUE(d.call(test::request_of(control_op::cancel, id)).ok);
 }
 
 } // namespace
