@@ -28,8 +28,6 @@ public:
 
   /// The endpoint as bound (a port of * resolved).
   const std::string& bound() const { return bound_; }
-  uint64_t passed() const { return passed_; }
-  uint64_t refused() const { return refused_; }
   /// The two counters in Prometheus text format.
   std::string prometheus() const;
 

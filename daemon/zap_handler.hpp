@@ -37,8 +37,6 @@ public:
   zap_handler(const zap_handler&) = delete;
   zap_handler& operator=(const zap_handler&) = delete;
 
-  uint64_t allowed() const { return allowed_; }
-  uint64_t refused() const { return refused_; }
   /// The two counters in Prometheus text format.
   std::string prometheus() const;
 

@@ -16,7 +16,7 @@ TEST(job_file_reference, a_slash_or_a_yaml_suffix_names_a_file_and_anything_else
 
 TEST(job_file_reference, a_relative_path_is_joined_to_the_job_folder) {
   EXPECT_EQ(resolve_in_job_folder("models/my.yaml", "/jobs/a"), "/jobs/a/models/my.yaml");
-  EXPECT_EQ(resolve_in_job_folder("../shared/m.yaml", "/jobs/a"), "/jobs/shared/m.yaml");
+  EXPECT_EQ(resolve_in_job_folder("../common/m.yaml", "/jobs/a"), "/jobs/common/m.yaml");
   EXPECT_EQ(resolve_in_job_folder("./m.yaml", "/jobs/a/"), "/jobs/a/m.yaml");
   EXPECT_EQ(resolve_in_job_folder("m.yaml", "sub"), "sub/m.yaml");
 }
