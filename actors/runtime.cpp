@@ -44,6 +44,7 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   rt->grace_ = opts.grace;
   rt->session_tick_ = opts.session_tick;
   rt->keep_jobs_ = opts.keep_jobs_on_stop;
+  rt->relay_master_ = opts.relay_master;
   rt->watchdog_ = sys.spawn(watchdog);
   if (opts.bus.publish.empty()) {
     static std::atomic<int> counter{0};
@@ -78,7 +79,7 @@ caf::expected<void> runtime::start_tuning_agents() {
   auto& b = *bridge_;
   auto analyst = sys_.spawn<caf::detached>(bottleneck_analyst, deps_);
   auto generator = sys_.spawn(strategy_generator, deps_);
-  auto valid = sys_.spawn(validator, deps_, validator_options{keep_jobs_});
+  auto valid = sys_.spawn(validator, deps_, validator_options{keep_jobs_, relay_master_});
   auto failures = sys_.spawn<caf::detached>(failure_analyst, deps_);
   // Detached: its dcgm scrapes block its own thread, never a shared one.
   auto telemetry = sys_.spawn<caf::detached>(telemetry_agent, deps_);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "actors/agent.hpp"
 #include "adapters/bus/zmq_bus.hpp"
+#include "adapters/relay/relay_auth.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune {
@@ -33,6 +35,9 @@ struct runtime_options {
   /// stop() leaves Slurm jobs running for the next start to attach to (a
   /// daemon), instead of cancelling them (`paratune tune`).
   bool keep_jobs_on_stop = false;
+  /// The secret relayed trials' keys derive from; the relay ingress in
+  /// front of this bus holds the same (validator_options::relay_master).
+  std::optional<relay_key> relay_master = std::nullopt;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
@@ -97,6 +102,7 @@ private:
   std::chrono::milliseconds grace_;
   std::chrono::milliseconds session_tick_;
   bool keep_jobs_ = false;
+  std::optional<relay_key> relay_master_;
   caf::actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;

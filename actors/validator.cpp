@@ -343,6 +343,11 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                              submitted);
   // The lines come from the trial's relay over the bus; the job's own output
   // file holds only what the relay itself says (a bad option, a lost bus).
+  // The relay signs them with the trial's key, which it takes from its
+  // environment: never its argv, which every user of the node can read.
+  if (relay_master)
+    request.environment.emplace_back(
+      relay_key_env, to_hex(relay_trial_key(*relay_master, session, p.trial)));
   relay_receiver_options o;
   o.bus_subscribe = s.relay_subscribe;
   o.topic = topics::relay(session, p.trial);
@@ -631,6 +636,7 @@ caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps d
                         validator_options opts) {
   self->state.start(std::move(deps));
   self->state.keep_jobs = opts.keep_jobs;
+  self->state.relay_master = opts.relay_master;
   return {
     [=](bus_atom, const std::string& topic, const std::string& payload) {
       self->state.dispatch(topic, payload);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "actors/agent.hpp"
 #include "adapters/process/trial_process.hpp"
+#include "adapters/relay/relay_auth.hpp"
 #include "core/tuning/early_stop.hpp"
 
 namespace paratune {
@@ -19,6 +21,12 @@ struct validator_options {
   /// On exit, leave Slurm jobs running (a daemon that stops; the next one
   /// attaches to them) instead of cancelling them (`paratune tune`).
   bool keep_jobs = false;
+  /// The secret a relayed trial's key derives from (adapters/relay/relay_auth.hpp):
+  /// each trial's paratune-relay gets its own key in its environment, and the
+  /// relay ingress that holds the same master passes only lines signed with
+  /// it. None: relays run unsigned, and an ingress refuses their lines (the
+  /// receiver then reads the relay's log file at the trial's end).
+  std::optional<relay_key> relay_master = std::nullopt;
 };
 
 /// The Strategy Validation agent. Subscribes to "proposal."; for each new
@@ -82,6 +90,7 @@ struct validator_state : agent_state {
   std::map<std::string, std::shared_ptr<running_trial>> running;
   bool clock_running = false; ///< a tick is scheduled
   bool keep_jobs = false;     ///< validator_options::keep_jobs
+  std::optional<relay_key> relay_master;  ///< validator_options::relay_master
   std::set<std::string> resuming; ///< interrupted trials whose note is being stored
   static inline const char* name = "validator";
 };

@@ -27,10 +27,10 @@ std::string relay_executable(const pool_spec& p) {
 
 } // namespace
 
-bus_endpoints bus_for(const job_spec& job) {
+std::string relay_ingress_for(const job_spec& job) {
   for (const auto& p : job.pools)
     if (p.relay)
-      return {p.relay_bind.empty() ? "tcp://127.0.0.1:*" : p.relay_bind, "tcp://127.0.0.1:*"};
+      return p.relay_bind.empty() ? "tcp://127.0.0.1:*" : p.relay_bind;
   return {};
 }
 

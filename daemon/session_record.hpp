@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "adapters/bus/zmq_bus.hpp"
 #include "core/job_spec.hpp"
 #include "messages/wire_types.hpp"
 
@@ -23,10 +22,11 @@ struct session_source {
 /// its pools, where the simulator and the relay program are.
 wire::session_opened session_record(const job_spec& job, const session_source& src);
 
-/// The bus a job's relay pools need: TCP, so that relays on the nodes reach
-/// it (the first relay pool's relay_bind for the side they publish to,
-/// else the loopback). Empty (a private inproc bus) when no pool relays.
-bus_endpoints bus_for(const job_spec& job);
+/// Where a job's relays publish their lines, for `tune`: the first relay
+/// pool's relay_bind, else a free port on the loopback; empty when no pool
+/// relays. A relay ingress binds it (adapters/relay/relay_ingress.hpp); a
+/// daemon has its own (daemon_config's relay_ingress).
+std::string relay_ingress_for(const job_spec& job);
 
 /// A bound endpoint others can connect to: a wildcard host ("0.0.0.0",
 /// "*") becomes this machine's name.

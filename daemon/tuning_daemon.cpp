@@ -105,6 +105,13 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
   opts.sync_writes = c.sync_writes;
   opts.grace = std::chrono::seconds(c.grace_s);
   opts.keep_jobs_on_stop = true;
+  // Kept in the state directory: a daemon that restarts derives the same
+  // trial keys, and the relays of trials still running stay heard.
+  try {
+    opts.relay_master = load_or_create_relay_master(c.state_dir + "/relay.key");
+  } catch (const std::exception& e) {
+    return caf::make_error(ec::bad_input, e.what());
+  }
   auto rt = runtime::start(sys, opts);
   if (!rt)
     return rt.error();
@@ -119,7 +126,8 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                           "needs the .key file with the secret key");
     if (!c.authorized_keys.empty())
       (void)read_authorized_keys(c.authorized_keys); // a bad folder stops the start, not a client
-    d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress, d->rt_->bus().publish);
+    d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress, d->rt_->bus().publish,
+                                                  *opts.relay_master);
     d->zap_ = std::make_unique<zap_handler>(d->ctx_, access_source_of(c));
     d->server_ = std::make_unique<control_server>(
       d->ctx_, control_endpoint_of(c),
@@ -221,7 +229,7 @@ control::reply tuning_daemon::submit(const control::request& req) {
     return control::refusal(label + ": " + *e);
   auto record = session_record(
     job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner, cfg_.secret_env});
-  if (!bus_for(job).publish.empty()) {
+  if (!relay_ingress_for(job).empty()) {
     record.relay_endpoint = reachable(ingress_->bound());
     record.relay_subscribe = rt_->bus().subscribe;
   }

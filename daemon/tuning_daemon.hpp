@@ -12,7 +12,7 @@
 #include <zmq.hpp>
 
 #include "actors/runtime.hpp"
-#include "daemon/relay_ingress.hpp"
+#include "adapters/relay/relay_ingress.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/session_index.hpp"

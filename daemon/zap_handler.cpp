@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <zmq_addon.hpp>
 
+#include "adapters/bus/receive_message.hpp"
 #include "core/input_error.hpp"
 #include "daemon/curve_keys.hpp"
 
@@ -77,14 +78,11 @@ control_access_policy zap_handler::policy() const {
 }
 
 void zap_handler::run() {
-  zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
   while (!stop_) {
-    zmq::poll(&item, 1, std::chrono::milliseconds(100));
-    if (!(item.revents & ZMQ_POLLIN))
+    auto received = receive_message(socket_, std::chrono::milliseconds(100));
+    if (!received)
       continue;
-    std::vector<zmq::message_t> frames;
-    if (!zmq::recv_multipart(socket_, std::back_inserter(frames), zmq::recv_flags::dontwait))
-      continue;
+    auto& frames = *received;
     if (frames.size() < zap_request_frames) {
       // Not a ZAP request; a REP socket must still answer something.
       socket_.send(zmq::str_buffer("1.0"), zmq::send_flags::none);

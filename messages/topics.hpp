@@ -36,19 +36,4 @@ inline std::string failure_prefix(const std::string& sid) { return "failure." + 
 inline std::string relay(const std::string& sid, int trial) {
   return "relay." + sid + "." + std::to_string(trial);
 }
-/// Whether `topic` is a relay's: relay.SID.TRIAL with SID a plain name and
-/// TRIAL a number. The only topic the bus takes from cluster nodes.
-inline bool is_relay(std::string_view topic) {
-  constexpr std::string_view prefix = "relay.";
-  if (topic.substr(0, prefix.size()) != prefix)
-    return false;
-  topic.remove_prefix(prefix.size());
-  const auto dot = topic.rfind('.');
-  if (dot == std::string_view::npos)
-    return false;
-  const auto trial = topic.substr(dot + 1);
-  return is_plain_name(topic.substr(0, dot), 128) && !trial.empty() && trial.size() <= 9
-         && trial.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 } // namespace paratune::topics

@@ -171,6 +171,14 @@ void bus_publisher::publish(std::string_view topic, std::string_view payload) {
   if (it == next_seq_.end())
     it = next_seq_.emplace(std::string(topic), 0).first;
   const auto seq = bus_sequence{id_, ++it->second}.encode_fixed();
+  const std::string_view seq_frame(seq.data(), seq.size());
+  if (signer_) {
+    const auto mac = signer_(topic, payload, seq_frame);
+    std::array<zmq::const_buffer, 4> parts{zmq::buffer(topic), zmq::buffer(payload),
+                                           zmq::buffer(seq), zmq::buffer(mac)};
+    (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);
+    return;
+  }
   std::array<zmq::const_buffer, 3> parts{zmq::buffer(topic), zmq::buffer(payload),
                                          zmq::buffer(seq)};
   (void)zmq::send_multipart(socket_, parts, zmq::send_flags::dontwait);

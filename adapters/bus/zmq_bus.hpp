@@ -90,6 +90,16 @@ public:
 
   uint64_t id() const { return id_; }
 
+  /// Computes a fourth frame from a message's three (topic, payload,
+  /// bus_sequence): its authentication code.
+  using frame_signer =
+      std::function<std::string(std::string_view, std::string_view, std::string_view)>;
+  /// From now on every message carries `sign`'s frame after its sequence.
+  /// paratune-relay signs its lines so that the relay ingress can tell them
+  /// from forgeries (adapters/relay/relay_auth.hpp); a bus subscriber takes
+  /// only three-frame messages, so a signed message goes to an ingress.
+  void sign_with(frame_signer sign) { signer_ = std::move(sign); }
+
   /// Waits until some subscriber's prefix takes `topic` (its subscription
   /// reached this publisher, so what is published now reaches it). False
   /// after `timeout`, and always for a publisher that does not see
@@ -106,6 +116,7 @@ private:
   zmq::socket_t socket_;
   uint64_t id_;                               ///< random, new for every publisher
   std::map<std::string, uint64_t, std::less<>> next_seq_;  ///< per topic
+  frame_signer signer_;                        ///< empty: three frames
 };
 
 /// A SUB socket owned by one poller thread. Handlers are registered from any

@@ -18,6 +18,8 @@
 
 #include "adapters/bus/zmq_bus.hpp"
 #include "adapters/process/child_process.hpp"
+#include "adapters/relay/relay_auth.hpp"
+#include "adapters/relay/relay_ingress.hpp"
 #include "adapters/relay/relay_log.hpp"
 #include "adapters/relay/relay_receiver.hpp"
 #include "adapters/relay/relay_wire.hpp"
@@ -243,6 +245,64 @@ TEST_F(relay_test, hostile_messages_are_counted_and_dropped) {
   EXPECT_EQ(c.delivered, 0u);
   receiver->take(encode(relay_message{relay_kind::line, 1, "first", 0, fetch}));
   EXPECT_EQ(received(), lines{"first"});
+}
+
+/// A relay behind the relay ingress, with `env` (NAME=VALUE) in its
+/// environment, running a shell line that reports whether the key reached it.
+test::program_result run_keyed_relay(const std::string& relay, const std::string& bus,
+                                     const std::string& log, const std::string& env) {
+  return test::run_program({"/usr/bin/env", "-u", relay_key_env, env, relay, "--bus", bus,
+                            "--session", "s1", "--trial", "1", "--log", log, "--linger-ms",
+                            "3000", "--", "/bin/sh", "-c",
+                            "echo key=${PARATUNE_RELAY_KEY:-none}; echo done"});
+}
+
+std::string outcome_line(const std::string& outcome, int n) {
+  return "paratune_relay_ingress_messages_total{outcome=\"" + outcome + "\"} "
+         + std::to_string(n) + "\n";
+}
+
+TEST_F(relay_test, a_keyed_relay_is_heard_through_the_ingress_and_its_command_never_sees_the_key) {
+  const auto master = random_relay_key();
+  relay_ingress ingress(ctx, "tcp://127.0.0.1:*", proxy->bound().publish, master);
+  receive();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300)); // subscriptions reach the ingress
+  const auto key = to_hex(relay_trial_key(master, "s1", 1));
+  const auto r = run_keyed_relay(relay, ingress.bound(), log, std::string(relay_key_env) + "=" + key);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // no word of unsigned lines
+  receiver->finish(std::chrono::seconds(5));
+  EXPECT_EQ(received(), (lines{"key=none", "done"}));
+  const auto metrics = ingress.prometheus();
+  EXPECT_NE(metrics.find(outcome_line("unauthenticated", 0)), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find(outcome_line("passed", 0)), std::string::npos) << metrics;
+  // Lines come from the bus or the relay's buffer, never from its log: the ingress passed them.
+  EXPECT_EQ(receiver->counts().from_log, 0u);
+}
+
+TEST_F(relay_test, an_unkeyed_relays_lines_are_refused_by_the_ingress_and_read_from_its_log) {
+  relay_ingress ingress(ctx, "tcp://127.0.0.1:*", proxy->bound().publish, random_relay_key());
+  receive(std::chrono::milliseconds(200));
+  const auto r = run_keyed_relay(relay, ingress.bound(), log, "NOTHING=1");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("no PARATUNE_RELAY_KEY in the environment: lines go out unsigned"),
+            std::string::npos)
+    << r.err;
+  receiver->finish(std::chrono::seconds(1));
+  EXPECT_EQ(received(), (lines{"key=none", "done"}));
+  EXPECT_EQ(receiver->counts().from_log, 2u);
+  const auto metrics = ingress.prometheus();
+  EXPECT_NE(metrics.find(outcome_line("passed", 0)), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find(outcome_line("unauthenticated", 3)), std::string::npos) << metrics;
+}
+
+TEST_F(relay_test, a_key_that_is_not_64_hex_digits_stops_the_relay_before_its_command) {
+  const auto r = run_keyed_relay(relay, proxy->bound().publish, log,
+                                 std::string(relay_key_env) + "=not-a-key");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "paratune-relay: PARATUNE_RELAY_KEY: expected 64 hex digits (the trial's key, "
+                   "which paratune puts in the job's environment)\n");
+  EXPECT_FALSE(fs::exists(log));
 }
 
 TEST(relay_wire, messages_survive_a_round_trip) {

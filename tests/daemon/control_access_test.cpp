@@ -258,6 +258,9 @@ TEST_F(control_access, a_forged_proposal_at_the_relay_ingress_launches_nothing_a
   forged.argv = {"/usr/bin/touch", touched};
   publish_forged(ingress, topics::proposal(id),
                  std::vector<wire::envelope>(20, wire::make_envelope(id, 1, forged)));
+  // Lines for the session's trial 1 without its key's signature: refused.
+  publish_forged(ingress, topics::relay(id, 1),
+                 std::vector<wire::envelope>(5, wire::make_envelope(id, 1, forged)));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_FALSE(fs::exists(touched));
   const auto colon = d.http().rfind(':');
@@ -268,6 +271,14 @@ TEST_F(control_access, a_forged_proposal_at_the_relay_ingress_launches_nothing_a
             std::string::npos) << metrics->body;
   EXPECT_NE(metrics->body.find("paratune_relay_ingress_messages_total{outcome=\"passed\"} 0\n"),
             std::string::npos) << metrics->body;
+  EXPECT_NE(
+    metrics->body.find("paratune_relay_ingress_messages_total{outcome=\"unauthenticated\"} 5\n"),
+    std::string::npos) << metrics->body;
+  EXPECT_NE(d.output().find("bus: relay ingress refused a line on 'relay." + id
+                            + ".1': it carries no signature"),
+            std::string::npos) << d.output();
+  // The secret the trials' keys derive from: the owner's alone.
+  EXPECT_EQ(mode_of(dir + "/state/relay.key"), 0600u);
   EXPECT_NE(d.output().find("bus: relay ingress dropped a message on 'proposal." + id
                             + "' (3 frames): only relay lines come from cluster nodes"),
             std::string::npos) << d.output();

@@ -1,6 +1,6 @@
 // A Slurm pool with `relay: true` over a real Slurm (tools/slurm-local):
 // each batch job runs the trial under paratune-relay, whose lines reach the
-// validator over a TCP bus. The relay is told to leave some lines
+// validator through the relay ingress (TCP), signed with the trial's key. The relay is told to leave some lines
 // unpublished (--drop-seq, through a relay_path wrapper); the validator's
 // receiver fetches them again, and the trials score the same iterations as
 // without the drops. Skipped when no local Slurm runs.
@@ -82,6 +82,9 @@ TEST_F(slurm_relay_tune, dropped_lines_are_recovered_and_the_trials_score_the_sa
     EXPECT_GT(d["iterations_scored"].get<int>(), 0);
     ASSERT_TRUE(p.contains("relay") && d.contains("relay")) << d.dump();
     EXPECT_EQ(p["relay"]["gaps"], 0) << p.dump();
+    // The lines came through the relay ingress, signed with the trial's key
+    // (PARATUNE_RELAY_KEY in the job's environment), not from relay.log.
+    EXPECT_EQ(p["relay"]["from_log"], 0) << p.dump();
     EXPECT_EQ(d["relay"]["gaps"], 3) << d.dump();
     EXPECT_EQ(d["relay"]["from_relay"].get<int>() + d["relay"]["from_log"].get<int>(), 3);
     EXPECT_EQ(d["relay"]["lost"], 0);
@@ -94,7 +97,8 @@ TEST_F(slurm_relay_tune, dropped_lines_are_recovered_and_the_trials_score_the_sa
 }
 
 // An early stop cancels the job: scancel's SIGTERM reaches the relay, which
-// passes it to the command and still publishes its end.
+// passes it to the command and still publishes its end. The stop needs the
+// lines as they come, so they passed the ingress while the job ran.
 TEST_F(slurm_relay_tune, an_early_stop_cancels_the_relayed_job) {
   const auto j = tune(test::bin_dir() + "/paratune-relay", dir + "/pool",
                       "trials: 2\nsimulation: {train_iters: 200}\n"

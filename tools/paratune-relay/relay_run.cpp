@@ -134,7 +134,7 @@ int relay_until_end(relay_state& s, relay_fetch_server& server, line_queue& queu
 
 } // namespace
 
-int run_relay(const relay_options& o) {
+int run_relay(const relay_options& o, const std::optional<relay_key>& key) {
   relay_log_writer log;
   if (const auto error = relay_log_writer::open(log, o.log)) {
     std::cerr << "paratune-relay: --log: " << *error << '\n';
@@ -155,6 +155,11 @@ int run_relay(const relay_options& o) {
     std::cerr << "paratune-relay: --bus: " << o.bus << ": " << e.what() << '\n';
     return 1;
   }
+  if (key)
+    bus->sign_with([k = *key](std::string_view topic, std::string_view payload,
+                              std::string_view sequence) {
+      return relay_frame_mac(k, topic, payload, sequence);
+    });
   relay_state state{o,
                     relay_topic(o.session, o.trial),
                     server->announced(announced_host(o)),

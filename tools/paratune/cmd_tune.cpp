@@ -23,6 +23,7 @@
 #include "tools/paratune/command_runtime.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/tpu_tune.hpp"
+#include "tools/paratune/tune_relay_bus.hpp"
 #include "tools/paratune/tune_view.hpp"
 #include "tools/paratune/json_output.hpp"
 
@@ -43,11 +44,18 @@ int run_tune(const tune_options& o) {
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
   auto record = session_record(job, {read_text_file(o.job_file), o.db, o.trials});
-  command_runtime rt{o.db, true, bus_for(job)};
+  // Relays on other machines publish to an ingress, never to the agents' bus.
+  const auto ingress = relay_ingress_for(job);
+  std::unique_ptr<tune_relay_bus> relays;
+  if (!ingress.empty())
+    relays = std::make_unique<tune_relay_bus>();
+  command_runtime rt{o.db, true, relays ? relays->agents() : bus_endpoints{},
+                     relays ? std::optional(relays->master()) : std::nullopt};
   if (!rt.started())
     return 1;
-  if (!bus_for(job).publish.empty()) {
-    record.relay_endpoint = reachable(rt->bus().publish);
+  if (relays) {
+    relays->open_ingress(ingress, rt->bus().publish);
+    record.relay_endpoint = reachable(relays->ingress());
     record.relay_subscribe = rt->bus().subscribe;
   }
   auto& sys = rt.system();

@@ -15,7 +15,8 @@ caf::actor_system_config& command_runtime::configured(caf::actor_system_config& 
   return cfg;
 }
 
-command_runtime::command_runtime(const std::string& db, bool tuning_agents, bus_endpoints bus)
+command_runtime::command_runtime(const std::string& db, bool tuning_agents, bus_endpoints bus,
+                                 std::optional<relay_key> relay_master)
   : sys_(configured(cfg_)) {
   // Warnings go to stderr: stdout is the command's answer (`--json` parsed
   // by scripts), and a warning there would break it.
@@ -24,6 +25,7 @@ command_runtime::command_runtime(const std::string& db, bool tuning_agents, bus_
   spdlog::set_level(spdlog::level::warn);
   runtime_options opts{db, std::move(bus), true, false};
   opts.tuning_agents = tuning_agents;
+  opts.relay_master = relay_master;
   auto rt = runtime::start(sys_, opts);
   if (!rt) {
     std::cerr << "error: " << describe(rt.error()) << '\n';

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/actor_system.hpp>
@@ -14,11 +15,14 @@ namespace paratune::cli {
 /// process, on a private bus and the pool at `db`. The log shows warnings
 /// and errors only: the command's own output is the report.
 /// `tuning_agents`: start OptiCo's agents too (runtime_options). `bus`:
-/// where to bind the bus instead (tcp://, for relays on other machines).
+/// where to bind the bus instead (tune_relay_bus's private sockets, when
+/// relays on other machines publish to it through an ingress), and
+/// `relay_master` the secret their keys derive from.
 class command_runtime {
 public:
   explicit command_runtime(const std::string& db, bool tuning_agents = true,
-                           bus_endpoints bus = {});
+                           bus_endpoints bus = {},
+                           std::optional<relay_key> relay_master = std::nullopt);
   ~command_runtime();
 
   /// False when the runtime did not start; the reason was printed to stderr
