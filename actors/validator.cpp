@@ -1,5 +1,6 @@
 #include "actors/validator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -301,9 +302,26 @@ std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
   return std::make_unique<slurmrestd_client>(o);
 }
 
-/// One trial as a batch job: the rendered command exec'd by a script in the
-/// trial's directory, its output beside it; the wall-clock limit of the
-/// early-stop policy, when there is one, is the job's time limit too.
+/// How the batch script starts a pool's command: its tasks, and for a relay
+/// pool the relay's own words (up to its "--", strategy_generator's
+/// relayed_command), which run once around them.
+batch_layout layout_of(const wire::pool_wire& pool, const wire::session_opened& s,
+                       const wire::proposal& p) {
+  batch_layout l;
+  l.tasks = pool.tasks;
+  l.gpus_per_node = pool.gpus_per_node > 0 ? pool.gpus_per_node : s.cluster.devices_per_node;
+  if (pool.relay) {
+    const auto dashes = std::find(p.argv.begin(), p.argv.end(), "--");
+    if (dashes != p.argv.end())
+      l.wrapper_words = size_t(dashes - p.argv.begin()) + 1;
+  }
+  return l;
+}
+
+/// One trial as a batch job: the rendered command run by a script in the
+/// trial's directory, its output beside it, with what the pool asks of the
+/// scheduler. The job's time limit is the pool's `time:` or the early-stop
+/// policy's wall-clock limit, whichever is shorter.
 slurm_job_request request_for(const wire::pool_wire& pool, const wire::session_opened& s,
                               const wire::proposal& p, const std::string& session) {
   slurm_job_request r;
@@ -314,9 +332,21 @@ slurm_job_request request_for(const wire::pool_wire& pool, const wire::session_o
   r.working_directory = p.workdir;
   r.output_path = p.workdir + "/slurm-%j.out";
   r.environment = trial_env_of(s, &pool, p);
-  if (s.early_stop.enabled)
-    r.time_limit_minutes = int(s.early_stop.wall_s / 60) + 1;
-  r.script = batch_script(p.argv, p.workdir);
+  r.time_limit_minutes = pool.time_limit_minutes;
+  if (s.early_stop.enabled) {
+    const int trial_limit = int(s.early_stop.wall_s / 60) + 1;
+    if (r.time_limit_minutes == 0 || trial_limit < r.time_limit_minutes)
+      r.time_limit_minutes = trial_limit;
+  }
+  r.account = pool.account;
+  r.qos = pool.qos;
+  r.constraint = pool.constraint;
+  r.gres = pool.gres;
+  r.exclusive = pool.exclusive;
+  const auto layout = layout_of(pool, s, p);
+  if (layout.tasks != slurm_tasks::one)
+    r.tasks_per_node = layout.tasks == slurm_tasks::per_gpu ? layout.gpus_per_node : 1;
+  r.script = batch_script(p.argv, p.workdir, {}, layout);
   return r;
 }
 

@@ -21,6 +21,24 @@ bool parse_pool_kind(const std::string& text, pool_kind& out) {
   return false;
 }
 
+const char* to_string(slurm_tasks t) {
+  switch (t) {
+    case slurm_tasks::one: return "one";
+    case slurm_tasks::per_node: return "per_node";
+    case slurm_tasks::per_gpu: return "per_gpu";
+  }
+  return "one";
+}
+
+bool parse_slurm_tasks(const std::string& text, slurm_tasks& out) {
+  for (auto t : {slurm_tasks::one, slurm_tasks::per_node, slurm_tasks::per_gpu})
+    if (text == to_string(t)) {
+      out = t;
+      return true;
+    }
+  return false;
+}
+
 const char* to_string(slurm_via v) {
   return v == slurm_via::sbatch ? "sbatch" : "slurmrestd";
 }

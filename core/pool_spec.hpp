@@ -23,7 +23,16 @@ enum class slurm_via {
   slurmrestd,  ///< slurmrestd's REST API
 };
 
+/// How a Slurm pool's batch script starts the trial's command.
+enum class slurm_tasks {
+  one,       ///< exec'd once, on the job's first node (a launcher that spans the nodes itself)
+  per_node,  ///< srun, one task per node: torchrun on each, {node_rank} telling which
+  per_gpu,   ///< srun, one task per GPU: RANK, LOCAL_RANK and WORLD_SIZE from Slurm's task ids
+};
+
 const char* to_string(pool_kind k);
+const char* to_string(slurm_tasks t);
+bool parse_slurm_tasks(const std::string& text, slurm_tasks& out);
 bool parse_pool_kind(const std::string& text, pool_kind& out);
 const char* to_string(slurm_via v);
 bool parse_slurm_via(const std::string& text, slurm_via& out);
@@ -48,6 +57,16 @@ struct pool_spec {
   std::string token_file;           ///< ... or a file holding it
   std::string user;                 ///< slurmrestd over TCP: X-SLURM-USER-NAME
   int gpus_per_node = 0;            ///< devices per node the pool's nodes have (0: the cluster's)
+  slurm_tasks tasks = slurm_tasks::one;  ///< `tasks:`, how the batch script starts the command
+  // What a job asks of the scheduler besides the partition (sbatch's
+  // --account, --qos, --constraint, --gres, --exclusive, --time); empty or
+  // 0: not asked, the cluster's defaults hold.
+  std::string account;
+  std::string qos;
+  std::string constraint;           ///< a feature expression, e.g. "h100&ib"
+  std::string gres;                 ///< e.g. "gpu:8" or "gpu:h100:8"
+  bool exclusive = false;
+  int time_limit_minutes = 0;       ///< `time:` in Slurm's formats ("02:00:00", "1-00")
   /// The pool's dcgm-exporter ("http://node:9400/metrics"): while a trial
   /// runs there, its GPUs are scraped every dcgm_period_s. Empty: none.
   std::string dcgm_url;

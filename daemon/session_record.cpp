@@ -85,6 +85,14 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
                        p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
                        p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : "",
                        p.table, {}, p.env});
+    auto& w = s.pools.back();
+    w.tasks = p.tasks;
+    w.account = p.account;
+    w.qos = p.qos;
+    w.constraint = p.constraint;
+    w.gres = p.gres;
+    w.exclusive = p.exclusive;
+    w.time_limit_minutes = p.time_limit_minutes;
     for (const auto& r : p.measured)
       s.pools.back().measured.push_back(wire::to_wire(r));
   }

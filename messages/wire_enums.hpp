@@ -30,6 +30,7 @@ inline bool parse_word(const std::string& w, session_state& out) { return parse_
 inline bool parse_word(const std::string& w, candidate_group& out) { return parse_candidate_group(w, out); }
 inline bool parse_word(const std::string& w, stop_reason& out) { return parse_stop_reason(w, out); }
 inline bool parse_word(const std::string& w, pool_kind& out) { return parse_pool_kind(w, out); }
+inline bool parse_word(const std::string& w, slurm_tasks& out) { return parse_slurm_tasks(w, out); }
 inline bool parse_word(const std::string& w, trial_metric& out) { return parse_trial_metric(w, out); }
 inline bool parse_word(const std::string& w, start_policy& out) { return parse_start_policy(w, out); }
 inline bool parse_word(const std::string& w, reasoner_mode& out) { return parse_reasoner_mode(w, out); }
@@ -49,6 +50,7 @@ constexpr bool is_wire_enum = std::is_same_v<E, trial_status> || std::is_same_v<
                               || std::is_same_v<E, candidate_group>
                               || std::is_same_v<E, stop_reason>
                               || std::is_same_v<E, pool_kind>
+                              || std::is_same_v<E, slurm_tasks>
                               || std::is_same_v<E, trial_metric>
                               || std::is_same_v<E, start_policy>
                               || std::is_same_v<E, reasoner_mode>

@@ -95,9 +95,16 @@ struct pool_wire {
   /// a resumed session answers from what it started with.
   std::vector<measured_run_wire> measured;
   std::map<std::string, std::string> env;  ///< the pool's `env:`, set in its trials' environment
+  // slurm: how the batch script starts the command, and what the job asks
+  // of the scheduler (core/pool_spec.hpp); absent in older records.
+  slurm_tasks tasks = slurm_tasks::one;
+  std::string account, qos, constraint, gres;
+  bool exclusive = false;
+  int time_limit_minutes = 0;
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
                      token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path, table,
-                     measured, env)
+                     measured, env, tasks, account, qos, constraint, gres, exclusive,
+                     time_limit_minutes)
 };
 
 /// The job's baseline configuration (`baseline:`); `given` false when the

@@ -7,6 +7,8 @@
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
+#include "core/slurm_time.hpp"
+#include "core/slurm_word.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
@@ -21,7 +23,12 @@ namespace {
 const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
                                   "url", "token_env", "token_file", "user", "gpus_per_node",
                                   "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind",
-                                  "table", "env"};
+                                  "table", "env", "tasks", "account", "qos", "constraint",
+                                  "gres", "exclusive", "time"};
+/// The keys only a Slurm pool takes.
+const char* const slurm_keys[] = {"partition", "via", "url", "token_env", "token_file", "user",
+                                  "relay", "relay_path", "relay_bind", "tasks", "account", "qos",
+                                  "constraint", "gres", "exclusive", "time"};
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
@@ -33,7 +40,8 @@ void check_keys(const YAML::Node& n, const std::string& at) {
       throw input_error(at + ": unknown key '" + key
                         + "' (known: name, kind, capacity, launch, partition, via, url, "
                           "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, relay, "
-                          "relay_path, relay_bind, table, env)");
+                          "relay_path, relay_bind, table, env, tasks, account, qos, constraint, "
+                          "gres, exclusive, time)");
   }
 }
 
@@ -69,7 +77,37 @@ void read_relay(const YAML::Node& n, const std::string& at, pool_spec& p) {
                            "a free one), got '" + p.relay_bind + "'");
 }
 
+/// tasks, account, qos, constraint, gres, exclusive, time: how the batch
+/// script starts the command and what the job asks of the scheduler.
+void read_scheduler_options(const YAML::Node& n, const std::string& at, pool_spec& p) {
+  const auto tasks = optional<std::string>(n, "tasks", at, "one");
+  if (!parse_slurm_tasks(tasks, p.tasks))
+    throw input_error(at + ": field 'tasks': expected one, per_node or per_gpu, got '" + tasks
+                      + "'");
+  for (const auto& [word, value] : {std::pair{slurm_word::account, &p.account},
+                                    std::pair{slurm_word::qos, &p.qos},
+                                    std::pair{slurm_word::constraint, &p.constraint},
+                                    std::pair{slurm_word::gres, &p.gres}}) {
+    const char* key = to_string(word);
+    *value = optional<std::string>(n, key, at, "");
+    if (n[key])
+      if (auto why = slurm_word_error(word, *value))
+        throw input_error(at + ": field '" + key + "': " + *why);
+  }
+  p.exclusive = optional<bool>(n, "exclusive", at, false);
+  if (n["time"]) {
+    const auto text = required<std::string>(n, "time", at);
+    const auto minutes = parse_slurm_time_minutes(text);
+    if (!minutes)
+      throw input_error(at + ": field 'time': '" + text
+                        + "' is not a Slurm time limit (MM, HH:MM:SS, D-HH or D-HH:MM:SS, "
+                          "up to 366 days)");
+    p.time_limit_minutes = *minutes;
+  }
+}
+
 void read_slurm(const YAML::Node& n, const std::string& at, pool_spec& p) {
+  read_scheduler_options(n, at, p);
   p.partition = required<std::string>(n, "partition", at);
   if (!is_plain_name(p.partition, name_size))
     throw input_error(at + ": field 'partition': '" + p.partition
@@ -158,11 +196,16 @@ pool_spec read_pool(const YAML::Node& n, const std::string& at) {
   if (p.kind == pool_kind::slurm) {
     read_slurm(n, at, p);
     read_relay(n, at, p);
-  } else
-    for (const char* key : {"partition", "via", "url", "token_env", "token_file", "user", "relay",
-                            "relay_path", "relay_bind"})
+  } else {
+    for (const char* key : slurm_keys)
       if (n[key])
         throw input_error(at + ": field '" + key + "' is only for slurm pools");
+    if (!p.launch.empty())
+      if (const auto f = launch_template::parse(p.launch).runtime_field())
+        throw input_error(at + ": field 'launch': {" + std::string(to_string(*f))
+                          + "} is known only inside a Slurm job (a slurm pool's batch script "
+                            "reads it on each node)");
+  }
   return p;
 }
 

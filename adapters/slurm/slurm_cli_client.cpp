@@ -174,6 +174,16 @@ slurm_result<slurm_job_id> slurm_cli_client::submit(const slurm_job_request& job
     argv.push_back("--gpus-per-node=" + std::to_string(job.gpus_per_node));
   if (job.time_limit_minutes > 0)
     argv.push_back("--time=" + std::to_string(job.time_limit_minutes));
+  if (job.tasks_per_node > 0)
+    argv.push_back("--ntasks-per-node=" + std::to_string(job.tasks_per_node));
+  for (const auto& [option, value] : {std::pair{"--account=", &job.account},
+                                      std::pair{"--qos=", &job.qos},
+                                      std::pair{"--constraint=", &job.constraint},
+                                      std::pair{"--gres=", &job.gres}})
+    if (!value->empty())
+      argv.push_back(option + *value);
+  if (job.exclusive)
+    argv.push_back("--exclusive");
   if (!job.output_path.empty()) {
     argv.push_back("--output=" + job.output_path);
     argv.push_back("--error=" + job.output_path);

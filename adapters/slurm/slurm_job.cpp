@@ -1,7 +1,9 @@
 #include "adapters/slurm/slurm_job.hpp"
 
 #include <set>
+#include <utility>
 
+#include "core/slurm_word.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
@@ -22,6 +24,22 @@ constexpr std::size_t max_script_bytes = 4u << 20;
 
 } // namespace
 
+namespace {
+
+/// The scheduler options given as words (core/slurm_word.hpp).
+std::optional<slurm_error> scheduler_word_error(const slurm_job_request& job) {
+  for (const auto& [word, value] : {std::pair{slurm_word::account, &job.account},
+                                    std::pair{slurm_word::qos, &job.qos},
+                                    std::pair{slurm_word::constraint, &job.constraint},
+                                    std::pair{slurm_word::gres, &job.gres}})
+    if (!value->empty())
+      if (auto why = slurm_word_error(word, *value))
+        return bad(std::string(to_string(word)) + ": " + *why);
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<slurm_error> check_request(const slurm_job_request& job) {
   if (job.name.empty() || job.name.size() > 200 || has_control_char(job.name))
     return bad("job name must be 1 to 200 characters without control characters");
@@ -36,6 +54,11 @@ std::optional<slurm_error> check_request(const slurm_job_request& job) {
                + std::to_string(job.gpus_per_node));
   if (job.time_limit_minutes < 0 || job.time_limit_minutes > 366 * 24 * 60)
     return bad("time limit must be between 0 (the partition's) and 527040 minutes");
+  if (job.tasks_per_node < 0 || job.tasks_per_node > 4096)
+    return bad("tasks per node must be between 0 and 4096, not "
+               + std::to_string(job.tasks_per_node));
+  if (auto e = scheduler_word_error(job))
+    return e;
   if (job.working_directory.empty() || job.working_directory[0] != '/'
       || has_control_char(job.working_directory))
     return bad("working directory must be an absolute path without control characters");

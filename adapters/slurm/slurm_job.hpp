@@ -21,6 +21,12 @@ struct slurm_job_request {
   int nodes = 1;
   int gpus_per_node = 0;      ///< 0: ask for no GPUs
   int time_limit_minutes = 0; ///< 0: the partition's limit
+  int tasks_per_node = 0;     ///< --ntasks-per-node; 0: Slurm's default (one task in all)
+  std::string account;        ///< --account; empty: the user's default
+  std::string qos;            ///< --qos
+  std::string constraint;     ///< --constraint, a node feature expression
+  std::string gres;           ///< --gres, e.g. "gpu:8"
+  bool exclusive = false;     ///< --exclusive: no other job shares the nodes
   std::string working_directory;  ///< absolute path on the compute node
   std::string output_path;        ///< absolute; stdout and stderr; "%j" is the job id
   /// The job's whole environment (nothing of the submitter's leaks in):

@@ -95,6 +95,18 @@ std::string slurmrestd_submit_body(const slurm_job_request& job) {
     props["gpus_per_node"] = std::to_string(job.gpus_per_node);  // a string in v0.0.38
   if (job.time_limit_minutes > 0)
     props["time_limit"] = job.time_limit_minutes;
+  // Each key is sbatch's option by slurmrestd's name for it (v0.0.38's
+  // job_params in src/plugins/openapi/v0.0.38/jobs.c, SchedMD/slurm
+  // 019b46d6), its value as the option's argument.
+  if (job.tasks_per_node > 0)
+    props["tasks_per_node"] = job.tasks_per_node;
+  for (const auto& [key, value] : {std::pair{"account", &job.account}, std::pair{"qos", &job.qos},
+                                   std::pair{"constraints", &job.constraint},
+                                   std::pair{"gres", &job.gres}})
+    if (!value->empty())
+      props[key] = *value;
+  if (job.exclusive)
+    props["exclusive"] = "exclusive";
   if (!job.output_path.empty()) {
     props["standard_output"] = job.output_path;
     props["standard_error"] = job.output_path;

@@ -10,10 +10,11 @@ namespace paratune {
 
 namespace {
 
-constexpr std::array<launch_field, 8> all_fields = {
+constexpr std::array<launch_field, 12> all_fields = {
   launch_field::megatron_args, launch_field::maxtext_args, launch_field::trial,
   launch_field::session,       launch_field::nodes,        launch_field::gpus_per_node,
-  launch_field::workdir,       launch_field::relay};
+  launch_field::workdir,       launch_field::relay,        launch_field::node_rank,
+  launch_field::master_addr,   launch_field::master_port,  launch_field::job_id};
 
 bool is_list(launch_field f) {
   return f == launch_field::megatron_args || f == launch_field::maxtext_args;
@@ -45,6 +46,10 @@ std::string scalar_of(launch_field f, const launch_values& v) {
     case launch_field::gpus_per_node: return std::to_string(v.gpus_per_node);
     case launch_field::workdir: return v.workdir;
     case launch_field::relay: return v.relay;
+    case launch_field::node_rank:
+    case launch_field::master_addr:
+    case launch_field::master_port:
+    case launch_field::job_id: return "{" + std::string(to_string(f)) + "}";
     default: return "";
   }
 }
@@ -67,8 +72,17 @@ const char* to_string(launch_field f) {
     case launch_field::gpus_per_node: return "gpus_per_node";
     case launch_field::workdir: return "workdir";
     case launch_field::relay: return "relay";
+    case launch_field::node_rank: return "node_rank";
+    case launch_field::master_addr: return "master_addr";
+    case launch_field::master_port: return "master_port";
+    case launch_field::job_id: return "job_id";
   }
   return "?";
+}
+
+bool is_runtime_field(launch_field f) {
+  return f == launch_field::node_rank || f == launch_field::master_addr
+         || f == launch_field::master_port || f == launch_field::job_id;
 }
 
 launch_template launch_template::parse(std::vector<std::string> tokens) {
@@ -150,6 +164,14 @@ bool launch_template::uses(launch_field f) const {
       if (p.field == f)
         return true;
   return false;
+}
+
+std::optional<launch_field> launch_template::runtime_field() const {
+  for (const auto& pieces : pieces_)
+    for (const auto& p : pieces)
+      if (p.field && is_runtime_field(*p.field))
+        return p.field;
+  return std::nullopt;
 }
 
 } // namespace paratune

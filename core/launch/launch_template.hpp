@@ -16,9 +16,20 @@ enum class launch_field {
   gpus_per_node,  ///< {gpus_per_node}: devices per node
   workdir,        ///< {workdir}: the trial's own directory
   relay,          ///< {relay}: the bus endpoint (tcp://host:port) relays publish to
+  // Known only once a Slurm job runs, on each node: they stay placeholders
+  // in the argv, and the batch script reads them from Slurm's variables
+  // (core/launch/batch_script.hpp).
+  node_rank,      ///< {node_rank}: this node's index in the job, 0 .. nodes-1 (SLURM_NODEID)
+  master_addr,    ///< {master_addr}: the job's first node, the rendezvous host (MASTER_ADDR)
+  master_port,    ///< {master_port}: a free port on it (MASTER_PORT)
+  job_id,         ///< {job_id}: the Slurm job's id (SLURM_JOB_ID)
 };
 
 const char* to_string(launch_field f);
+
+/// Whether `f` is known only inside a Slurm job (node_rank, master_addr,
+/// master_port, job_id): rendering leaves it as its placeholder text.
+bool is_runtime_field(launch_field f);
 
 /// The values one trial fills a template with.
 struct launch_values {
@@ -53,6 +64,8 @@ public:
 
   /// Whether some token names `f`.
   bool uses(launch_field f) const;
+  /// The first runtime field some token names (is_runtime_field), if any.
+  std::optional<launch_field> runtime_field() const;
   const std::vector<std::string>& tokens() const { return tokens_; }
 
 private:

@@ -108,7 +108,7 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),
             "job.yaml: pools[0]: launch token 2 '{model}': unknown placeholder {model} (known: "
             "{megatron_args}, {maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, "
-            "{workdir}, {relay})");
+            "{workdir}, {relay}, {node_rank}, {master_addr}, {master_port}, {job_id})");
   EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, launch: [run]}]"),
             "job.yaml: pools[0]: missing field 'partition'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: \"a100; rm -rf ~\", launch: [run]}]"),
@@ -133,8 +133,53 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capcity: 2}]"),
             "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
-            "relay, relay_path, relay_bind, table, env)");
+            "relay, relay_path, relay_bind, table, env, tasks, account, qos, constraint, gres, "
+            "exclusive, time)");
   EXPECT_EQ(pool_refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
+}
+
+TEST(pool_loader, a_slurm_pool_says_how_its_tasks_start_and_what_it_asks_of_the_scheduler) {
+  const auto p = pools(R"([
+    {name: h100, kind: slurm, partition: batch, tasks: per_node, account: llm-perf,
+     qos: high, constraint: "h100&ib", gres: "gpu:h100:8", exclusive: true, time: "1-02:00",
+     launch: [torchrun, --nnodes, "{nodes}", --node-rank, "{node_rank}",
+              "--rdzv-endpoint={master_addr}:{master_port}", pretrain_gpt.py,
+              "{megatron_args}"]}])");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].tasks, slurm_tasks::per_node);
+  EXPECT_EQ(p[0].account, "llm-perf");
+  EXPECT_EQ(p[0].qos, "high");
+  EXPECT_EQ(p[0].constraint, "h100&ib");
+  EXPECT_EQ(p[0].gres, "gpu:h100:8");
+  EXPECT_TRUE(p[0].exclusive);
+  EXPECT_EQ(p[0].time_limit_minutes, 26 * 60);
+  const auto plain = pools("[{name: a, kind: slurm, partition: p, launch: [run]}]");
+  EXPECT_EQ(plain[0].tasks, slurm_tasks::one);
+  EXPECT_FALSE(plain[0].exclusive);
+  EXPECT_EQ(plain[0].time_limit_minutes, 0);
+}
+
+TEST(pool_loader, refuses_scheduler_options_slurm_would_not_take_naming_the_field) {
+  const std::string slurm = "[{name: x, kind: slurm, partition: p, launch: [run], ";
+  EXPECT_EQ(pool_refusal(slurm + "tasks: per_rack}]"),
+            "job.yaml: pools[0]: field 'tasks': expected one, per_node or per_gpu, got 'per_rack'");
+  EXPECT_EQ(pool_refusal(slurm + "account: \"a b\"}]"),
+            "job.yaml: pools[0]: field 'account': 'a b' is not a Slurm account name (1 to 256 "
+            "letters, digits, '_', '-', '.')");
+  EXPECT_EQ(pool_refusal(slurm + "constraint: \"h100;reboot\"}]"),
+            "job.yaml: pools[0]: field 'constraint': 'h100;reboot' is not a node feature "
+            "expression (feature names joined by & | , with [ ] * : ( ), e.g. h100&ib)");
+  EXPECT_EQ(pool_refusal(slurm + "gres: \"gpu 8\"}]"),
+            "job.yaml: pools[0]: field 'gres': 'gpu 8' is not a generic resource list "
+            "(name[:type][:count], commas between, e.g. gpu:8 or gpu:h100:8)");
+  EXPECT_EQ(pool_refusal(slurm + "time: 2h}]"),
+            "job.yaml: pools[0]: field 'time': '2h' is not a Slurm time limit (MM, HH:MM:SS, "
+            "D-HH or D-HH:MM:SS, up to 366 days)");
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, tasks: per_node, launch: [run]}]"),
+            "job.yaml: pools[0]: field 'tasks' is only for slurm pools");
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [torchrun, \"--node-rank={node_rank}\"]}]"),
+            "job.yaml: pools[0]: field 'launch': {node_rank} is known only inside a Slurm job (a "
+            "slurm pool's batch script reads it on each node)");
 }
 
 TEST(pool_loader, a_pool_and_the_job_name_their_trials_environment) {

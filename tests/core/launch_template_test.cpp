@@ -78,7 +78,8 @@ TEST(launch_template, renders_a_torchrun_megatron_command) {
 TEST(launch_template, refuses_what_it_cannot_render) {
   EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "{model}"}); }),
             "launch token 2 '{model}': unknown placeholder {model} (known: {megatron_args}, "
-            "{maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, {workdir}, {relay})");
+            "{maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, {workdir}, {relay}, "
+            "{node_rank}, {master_addr}, {master_port}, {job_id})");
   EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "--args={megatron_args}"}); }),
             "launch token 2 '--args={megatron_args}': {megatron_args} stands for several "
             "arguments and must be a token of its own");
@@ -143,6 +144,106 @@ TEST(batch_script, runs_in_the_workdir_with_the_environment) {
             "batch script: environment name 'BAD NAME' is not a shell identifier "
             "([A-Za-z_][A-Za-z0-9_]*)");
   fs::remove_all(dir);
+}
+
+TEST(launch_template, runtime_placeholders_stay_placeholders_until_the_job_runs) {
+  const auto t = launch_template::parse(
+    {"torchrun", "--nnodes={nodes}", "--node-rank", "{node_rank}",
+     "--rdzv-endpoint={master_addr}:{master_port}", "--rdzv-id={job_id}", "train.py"});
+  launch_values v;
+  v.nodes = 4;
+  EXPECT_EQ(t.render(v), (std::vector<std::string>{
+                           "torchrun", "--nnodes=4", "--node-rank", "{node_rank}",
+                           "--rdzv-endpoint={master_addr}:{master_port}", "--rdzv-id={job_id}",
+                           "train.py"}));
+  EXPECT_EQ(t.runtime_field(), launch_field::node_rank);
+  EXPECT_FALSE(launch_template::parse({"prog", "{nodes}"}).runtime_field());
+}
+
+/// A stand-in for srun on PATH, for running a batch script here: it starts
+/// --ntasks-per-node tasks of its command on $SLURM_JOB_NUM_NODES nodes,
+/// one after the other, each with the variables the real srun sets for a
+/// task (SLURM_NODEID, SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS), and
+/// prints its own arguments first. The real srun runs in the Slurm tests.
+std::string fake_slurm_bin(const std::string& dir) {
+  const auto bin = dir + "/bin";
+  fs::create_directories(bin);
+  const auto srun = test::write_file(bin, "srun", R"(#!/bin/bash
+echo "srun $1 $2 $3"
+per_node=${2#--ntasks-per-node=}
+shift 3
+n=0
+for node in $(seq 0 $((SLURM_JOB_NUM_NODES - 1))); do
+  for local in $(seq 0 $((per_node - 1))); do
+    SLURM_NODEID=$node SLURM_PROCID=$n SLURM_LOCALID=$local \
+      SLURM_NTASKS=$((SLURM_JOB_NUM_NODES * per_node)) "$@" || exit $?
+    n=$((n + 1))
+  done
+done
+)");
+  const auto scontrol = test::write_file(bin, "scontrol", "#!/bin/sh\nprintf 'node7\\nnode8\\n'\n");
+  for (const auto& p : {srun, scontrol})
+    fs::permissions(p, fs::perms::owner_all);
+  return bin;
+}
+
+test::program_result run_as_job(const std::string& dir, const std::string& script) {
+  const auto path = test::write_file(dir, "job.sh", script);
+  return test::run_program({"/usr/bin/env", "PATH=" + fake_slurm_bin(dir) + ":/usr/bin:/bin",
+                            "SLURM_JOB_ID=4242", "SLURM_JOB_NUM_NODES=2",
+                            "SLURM_JOB_NODELIST=node[7-8]", "/bin/bash", path});
+}
+
+TEST(batch_script, one_task_per_node_reads_its_rank_and_the_rendezvous_on_the_node) {
+  const auto dir = test::make_temp_dir("batch-per-node");
+  const std::vector<std::string> argv = {
+    "/usr/bin/printf", "rank %s of %s at %s:%s job %s [%s]\\n", "{node_rank}", "2",
+    "{master_addr}", "{master_port}", "{job_id}", "'; touch PWNED; echo '$(id)"};
+  const auto script = batch_script(argv, dir, {}, {slurm_tasks::per_node, 8, 0});
+  EXPECT_NE(script.find("srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1 "
+                        "--kill-on-bad-exit=1 /bin/bash -c "),
+            std::string::npos) << script;
+  const auto r = run_as_job(dir, script);
+  ASSERT_EQ(r.status, 0) << r.err << "\n" << script;
+  // MASTER_PORT is a port python found free here, or 20000 + 4242 % 20000.
+  const auto port_at = r.out.find("node7:") + 6;
+  const auto port = r.out.substr(port_at, r.out.find(' ', port_at) - port_at);
+  ASSERT_FALSE(port.empty());
+  EXPECT_GT(std::stoi(port), 0);
+  const auto hostile = "['; touch PWNED; echo '$(id)]";
+  EXPECT_EQ(r.out, "srun --nodes=2 --ntasks-per-node=1 --kill-on-bad-exit=1\n"
+                   "rank 0 of 2 at node7:" + port + " job 4242 " + hostile + "\n"
+                   "rank 1 of 2 at node7:" + port + " job 4242 " + hostile + "\n");
+  EXPECT_FALSE(fs::exists(dir + "/PWNED"));
+  fs::remove_all(dir);
+}
+
+TEST(batch_script, one_task_per_gpu_gets_torchs_ranks_and_a_wrapper_runs_once_around_srun) {
+  const auto dir = test::make_temp_dir("batch-per-gpu");
+  const std::vector<std::string> argv = {
+    "/bin/sh", "-c", "echo wrapper; shift; exec \"$@\"", "relay", "--",
+    "/bin/sh", "-c", "echo rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE node={node_rank}"};
+  const auto script = batch_script(argv, dir, {{"NCCL_DEBUG", "WARN"}},
+                                   {slurm_tasks::per_gpu, 2, 5});
+  const auto r = run_as_job(dir, script);
+  ASSERT_EQ(r.status, 0) << r.err << "\n" << script;
+  EXPECT_EQ(r.out, "wrapper\n"
+                   "srun --nodes=2 --ntasks-per-node=2 --kill-on-bad-exit=1\n"
+                   "rank=0 local=0 world=4 node=0\n"
+                   "rank=1 local=1 world=4 node=0\n"
+                   "rank=2 local=0 world=4 node=1\n"
+                   "rank=3 local=1 world=4 node=1\n");
+  EXPECT_EQ(test::refusal([&] { batch_script({"relay", "--"}, dir, {}, {slurm_tasks::one, 1, 2}); }),
+            "batch script: no command to run");
+  fs::remove_all(dir);
+}
+
+TEST(batch_script, one_task_sets_the_rendezvous_only_when_the_command_names_it) {
+  EXPECT_EQ(batch_script({"prog", "--rank={node_rank}"}, "/w"),
+            "#!/bin/bash\n# Written by paratune: one trial, its command run as these exact "
+            "words.\nset -eu\ncd -- /w\nexec prog --rank=\"${SLURM_NODEID}\"\n");
+  EXPECT_NE(batch_script({"prog", "{master_port}"}, "/w").find("export MASTER_PORT="),
+            std::string::npos);
 }
 
 // MaxText 32B on v5p-128 as configs/v5p/32b.sh runs it: FSDP 16 x tensor 4,

@@ -265,6 +265,28 @@ TEST_P(slurm_live, environment_values_reach_the_job_verbatim) {
 }
 
 /// Variables set in this process for one test, unset at its end.
+// A job asking for two tasks per node, the node to itself, an account and a
+// time limit, whose script starts its tasks with srun as paratune's per-task
+// batch scripts do: each client passes every option, and Slurm applies it.
+TEST_P(slurm_live, tasks_exclusive_account_and_time_reach_slurm) {
+  auto j = job("a100",
+               "echo \"account=$SLURM_JOB_ACCOUNT\"\n"
+               "echo \"limit=$(squeue -h -j \"$SLURM_JOB_ID\" -o %l)\"\n"
+               "scontrol show job \"$SLURM_JOB_ID\" | grep -o 'OverSubscribe=[A-Z]*'\n"
+               "srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=2 --kill-on-bad-exit=1 "
+               "/bin/bash -c 'echo \"task $SLURM_PROCID of $SLURM_NTASKS\"' | sort\n");
+  j.tasks_per_node = 2;
+  j.exclusive = true;
+  j.account = "paratune";
+  j.time_limit_minutes = 7;
+  slurm_job_id id = submit(j);
+  ASSERT_NE(id, 0u);
+  auto s = wait_final(id);
+  EXPECT_EQ(s.state, slurm_state::completed) << output_of(id);
+  EXPECT_EQ(output_of(id), "account=paratune\nlimit=7:00\nOverSubscribe=NO\n"
+                           "task 0 of 2\ntask 1 of 2\n");
+}
+
 struct scoped_submitter_env {
   explicit scoped_submitter_env(std::vector<std::pair<std::string, std::string>> vars)
     : vars_(std::move(vars)) {

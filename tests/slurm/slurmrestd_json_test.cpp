@@ -165,6 +165,30 @@ TEST(slurmrestd_submit_body, carries_every_field_as_json_values) {
   EXPECT_EQ(p["current_working_directory"], "/tmp/w");
   EXPECT_EQ(p["standard_output"], "/tmp/w/out-%j.log");
   EXPECT_EQ(p["environment"]["TRIAL"], "a=b,c;$(id)\n");
+  EXPECT_FALSE(p.contains("account"));
+  EXPECT_FALSE(p.contains("exclusive"));
+  EXPECT_FALSE(p.contains("tasks_per_node"));
+
+  // sbatch's options by slurmrestd v0.0.38's names for them.
+  job.tasks_per_node = 8;
+  job.account = "llm-perf";
+  job.qos = "high";
+  job.constraint = "h100&ib";
+  job.gres = "gpu:h100:8";
+  job.exclusive = true;
+  const auto o = nlohmann::json::parse(slurmrestd_submit_body(job))["job"];
+  EXPECT_EQ(o["tasks_per_node"], 8);
+  EXPECT_EQ(o["account"], "llm-perf");
+  EXPECT_EQ(o["qos"], "high");
+  EXPECT_EQ(o["constraints"], "h100&ib");
+  EXPECT_EQ(o["gres"], "gpu:h100:8");
+  EXPECT_EQ(o["exclusive"], "exclusive");
+  job = slurm_job_request{job.name, job.partition, job.nodes, job.gpus_per_node,
+                          job.time_limit_minutes};
+  job.working_directory = "/tmp/w";
+  job.output_path = "/tmp/w/out-%j.log";
+  job.environment = {{"PATH", "/usr/bin:/bin"}, {"TRIAL", "a=b,c;$(id)\n"}};
+  job.script = "#!/bin/bash\necho \"$TRIAL\"\n";
 
   job.gpus_per_node = 0;
   job.time_limit_minutes = 0;
