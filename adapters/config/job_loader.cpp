@@ -29,8 +29,8 @@ using yaml_fields::required;
 
 namespace {
 
-// Every key a job file may have at its top level, in the order of
-// load_job's documentation: a key not listed is refused with the nearest
+// Every key a job file may have at its top level, in the order a job file
+// usually gives them: a key not listed is refused with the nearest
 // of these (yaml_fields::refuse_unknown_keys), since a misspelled key
 // (trails:, serach:) would otherwise leave its default in force unseen.
 constexpr std::string_view job_top_keys[] = {
