@@ -23,9 +23,45 @@ using yaml_fields::required_int;
 using yaml_fields::required_real;
 using yaml_fields::required;
 
+namespace {
+
+// What model_from_mapping() and cluster_from_mapping() read, key by key: a
+// key added to a reader goes into its list, or files using it are refused.
+constexpr std::string_view model_keys[] = {
+  "name", "family", "size", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+  "vocab", "swiglu", "rmsnorm", "tied_embeddings", "experts", "topk", "moe_ffn", "max_seq"};
+constexpr std::string_view cluster_keys[] = {"name", "devices_per_node", "max_nodes",
+                                             "ici_topology", "device", "scale_up",
+                                             "scale_out"};
+constexpr std::string_view device_keys[] = {"name", "peak_tflops_16", "peak_tflops_fp8",
+                                            "hbm_gib", "hbm_gbps", "tpu"};
+constexpr std::string_view link_keys[] = {"name", "gbps", "latency_us"};
+
+std::string inside_of(const std::string& inside, const char* field) {
+  return inside.empty() ? std::string(field) : inside + ": " + field;
+}
+
+} // namespace
+
+void refuse_unknown_model_keys(const YAML::Node& n, const std::string& file,
+                               const std::string& inside) {
+  yaml_fields::refuse_unknown_keys(n, model_keys, file, inside);
+}
+
+void refuse_unknown_cluster_keys(const YAML::Node& n, const std::string& file,
+                                 const std::string& inside) {
+  yaml_fields::refuse_unknown_keys(n, cluster_keys, file, inside);
+  if (const auto d = n["device"]; d && d.IsMap())
+    yaml_fields::refuse_unknown_keys(d, device_keys, file, inside_of(inside, "device"));
+  for (const char* link : {"scale_up", "scale_out"})
+    if (const auto l = n[link]; l && l.IsMap())
+      yaml_fields::refuse_unknown_keys(l, link_keys, file, inside_of(inside, link));
+}
+
 model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
   if (!n.IsMap())
     throw input_error(where + ": expected a mapping of the model's fields");
+  refuse_unknown_model_keys(n, where);
   auto dimension = [&](const char* key, int fallback) {
     return optional_int(n, key, where, find_model_dimension(key)->range, fallback);
   };
@@ -43,9 +79,9 @@ model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
   m.head_dim = dimension("head_dim", 0);
   m.ffn = dimension("ffn", 4 * m.hidden);
   m.vocab = dimension("vocab", 0);
-  m.swiglu = optional<bool>(n, "swiglu", where, false);
-  m.rmsnorm = optional<bool>(n, "rmsnorm", where, false);
-  m.tied_embeddings = optional<bool>(n, "tied_embeddings", where, true);
+  m.swiglu = yaml_fields::optional_flag(n, "swiglu", where, false);
+  m.rmsnorm = yaml_fields::optional_flag(n, "rmsnorm", where, false);
+  m.tied_embeddings = yaml_fields::optional_flag(n, "tied_embeddings", where, true);
   m.experts = dimension("experts", 0);
   m.topk = dimension("topk", m.experts > 0 ? 1 : 0);
   m.moe_ffn = dimension("moe_ffn", m.experts > 0 ? m.ffn : 0);
@@ -71,6 +107,7 @@ link_spec link_from_yaml(const YAML::Node& n, const std::string& where) {
 cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where) {
   if (!n.IsMap())
     throw input_error(where + ": expected a mapping of the cluster's fields");
+  refuse_unknown_cluster_keys(n, where);
   cluster_spec c;
   c.name = required<std::string>(n, "name", where);
   c.devices_per_node = required_int(n, "devices_per_node", where, {1, 1024});
@@ -85,7 +122,7 @@ cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where)
   c.device.peak_tflops_fp8 = optional_real(d, "peak_tflops_fp8", dwhere, 0.0, 1e6, 0.0);
   c.device.hbm_gib = required_real(d, "hbm_gib", dwhere, 1e-3, 1e5);
   c.device.hbm_gbps = required_real(d, "hbm_gbps", dwhere, 1e-3, 1e7);
-  c.device.tpu = optional<bool>(d, "tpu", dwhere, false);
+  c.device.tpu = yaml_fields::optional_flag(d, "tpu", dwhere, false);
   if (!n["scale_up"] || !n["scale_out"])
     throw input_error(where + ": missing field '"
                       + std::string(n["scale_up"] ? "scale_out" : "scale_up") + "'");
@@ -162,8 +199,17 @@ model_spec parse_inline_model(const std::string& dims) {
                           "swiglu, experts, topk, moe_ffn)");
     if (v.count(key))
       throw input_error("model dimension '" + key + "' is given twice");
-    v[key] = parse_int_field("model dimension '" + key + "'", trim(item.substr(eq + 1)),
-                             d ? d->range : value_range{0, 1});
+    const auto text = trim(item.substr(eq + 1));
+    // swiglu is a flag: YAML's words for one (an experiment file's inline
+    // model comes here as `swiglu: true`), or 0 and 1.
+    const auto word = lower(text);
+    if (key == "swiglu" && (word == "true" || word == "yes" || word == "on"))
+      v[key] = 1;
+    else if (key == "swiglu" && (word == "false" || word == "no" || word == "off"))
+      v[key] = 0;
+    else
+      v[key] = parse_int_field("model dimension '" + key + "'", text,
+                               d ? d->range : value_range{0, 1});
   }
   for (const char* key : {"layers", "hidden", "heads", "vocab"})
     if (!v.count(key))

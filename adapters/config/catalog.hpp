@@ -25,11 +25,23 @@ model_spec find_model(const std::string& family, const std::string& size);
 /// A model or cluster from its YAML mapping: a file's top level, or the
 /// mapping a job gives under `model:` or `cluster:` (what `paratune submit`
 /// sends in place of a file). `where` names it in errors.
+/// A key neither reads is refused (refuse_unknown_model_keys), and a flag
+/// (swiglu, rmsnorm, tied_embeddings, tpu) is YAML's true or false, or 0/1.
 model_spec model_from_mapping(const YAML::Node& n, const std::string& where);
 cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where);
 
+/// Throws input_error "FILE:LINE: INSIDE: unknown key 'swigl' (did you
+/// mean 'swiglu'?)" for a key a model's mapping, or a cluster's (its
+/// `device:`, `scale_up:` and `scale_out:` included), does not have. A job
+/// checks its inline `model:` and `cluster:` with these, so the line named
+/// is the job file's.
+void refuse_unknown_model_keys(const YAML::Node& n, const std::string& file,
+                               const std::string& inside = {});
+void refuse_unknown_cluster_keys(const YAML::Node& n, const std::string& file,
+                                 const std::string& inside = {});
+
 /// A model given inline: "layers=96,hidden=12288,heads=96,vocab=51200,ffn=49152"
-/// with the optional keys kv_heads, swiglu (0/1), experts, topk, moe_ffn.
+/// with the optional keys kv_heads, swiglu (true/false or 1/0), experts, topk, moe_ffn.
 model_spec parse_inline_model(const std::string& dims);
 
 /// A cluster by catalog name ("dgx-a100-80g"), YAML file path, or its

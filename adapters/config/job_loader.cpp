@@ -29,6 +29,28 @@ using yaml_fields::required;
 
 namespace {
 
+// Every key a job file may have at its top level, in the order a job file
+// usually gives them: a key not listed is refused with the nearest
+// of these (yaml_fields::refuse_unknown_keys), since a misspelled key
+// (trails:, serach:) would otherwise leave its default in force unseen.
+constexpr std::string_view job_top_keys[] = {
+  "name", "model", "cluster", "nodes", "precision", "initial", "start", "search", "trials",
+  "tokens", "baseline", "retry_transient_failures", "simulation", "pools", "early_stop",
+  "reasoner", "env", "secret_env"};
+
+constexpr std::string_view simulation_keys[] = {"seed", "train_iters", "time_scale"};
+
+constexpr std::string_view early_stop_keys[] = {"warmup", "stable_after", "tolerance",
+                                                "rung", "hang_s", "wall_s"};
+
+// The configuration keys (tp, pp, mbs ...) and, for `baseline:`, its own
+// extra keys: what a mapping of a configuration may hold.
+std::vector<std::string_view> config_key_names(std::initializer_list<const char*> extra = {}) {
+  std::vector<std::string_view> names(config_keys().begin(), config_keys().end());
+  names.insert(names.end(), extra.begin(), extra.end());
+  return names;
+}
+
 std::string scalar_text(const YAML::Node& n, const std::string& where) {
   if (!n.IsScalar())
     throw input_error(where + ": expected a single value");
@@ -42,6 +64,7 @@ training_config read_config(const YAML::Node& node, const std::string& where,
   if (!node || !node.IsMap())
     throw input_error(where + ": missing field '" + field + "' (a configuration, "
                               "e.g. {tp: 1, pp: 1, mbs: 1, gbs: 512, seq: 4096})");
+  yaml_fields::refuse_unknown_keys(node, config_key_names(skip), where, field);
   for (const char* key : {"gbs", "seq"})
     if (!node[key])
       throw input_error(where + ": " + field + ": missing field '" + std::string(key) + "'");
@@ -90,6 +113,7 @@ read_search(const YAML::Node& node, const std::string& where) {
   std::map<std::string, std::vector<std::string>> out;
   if (!node.IsMap())
     throw input_error(where + ": search: expected a mapping of key -> list of values");
+  yaml_fields::refuse_unknown_keys(node, config_key_names(), where, "search");
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
     const auto field = where + ": search: " + key;
@@ -129,21 +153,16 @@ bool any_valid(const job_spec& job) {
 
 // `early_stop: {stable_after: 5, tolerance: 0.02, rung: true, hang_s: 300,
 // wall_s: 3600, warmup: 2}`: every key optional, each in its range.
-early_stop_policy read_early_stop(const YAML::Node& node, const std::string& where) {
+early_stop_policy read_early_stop(const YAML::Node& node, const std::string& path) {
+  const auto where = path + ": early_stop";
   if (!node.IsMap())
     throw input_error(where + ": expected a mapping such as {stable_after: 5, tolerance: 0.02}");
-  static const char* known[] = {"warmup", "stable_after", "tolerance", "rung", "hang_s", "wall_s"};
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
-      throw input_error(where + ": unknown key '" + key
-                        + "' (known: warmup, stable_after, tolerance, rung, hang_s, wall_s)");
-  }
+  yaml_fields::refuse_unknown_keys(node, early_stop_keys, path, "early_stop");
   early_stop_policy p;
   p.warmup = optional_int(node, "warmup", where, {0, 100000}, p.warmup);
   p.stable_after = optional_int(node, "stable_after", where, {1, 100000}, p.stable_after);
   p.tolerance = yaml_fields::optional_real(node, "tolerance", where, 1e-4, 1, p.tolerance);
-  p.rung = optional<bool>(node, "rung", where, p.rung);
+  p.rung = yaml_fields::optional_flag(node, "rung", where, p.rung);
   p.hang_s = yaml_fields::optional_real(node, "hang_s", where, 1, 1e6, p.hang_s);
   p.wall_s = yaml_fields::optional_real(node, "wall_s", where, 1, 1e7, p.wall_s);
   return p;
@@ -230,6 +249,14 @@ std::string flow_text(const YAML::Node& mapping) {
 }
 
 job_spec read_job(const YAML::Node& root, const std::string& path, const job_origin& origin) {
+  yaml_fields::refuse_unknown_keys(root, job_top_keys, path);
+  // An inline model's or cluster's keys are refused here, with the job
+  // file's name and line; model_from_mapping() and cluster_from_mapping()
+  // check them again for a file of their own.
+  if (root["model"] && root["model"].IsMap())
+    refuse_unknown_model_keys(root["model"], path, "model");
+  if (root["cluster"] && root["cluster"].IsMap())
+    refuse_unknown_cluster_keys(root["cluster"], path, "cluster");
   job_spec job;
   job.name = optional<std::string>(root, "name", path, "job");
   const auto model = spec_reference(root, "model", path, origin);
@@ -262,11 +289,12 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   job.tokens = yaml_fields::optional_real(root, "tokens", path, 1, 1e18, 0);
   if (root["baseline"])
     job.baseline = read_baseline(root["baseline"], path, job.cluster, job.prec);
-  job.retry_transient = optional<bool>(root, "retry_transient_failures", path, false);
+  job.retry_transient = yaml_fields::optional_flag(root, "retry_transient_failures", path, false);
   if (auto sim = root["simulation"]) {
     if (!sim.IsMap())
       throw input_error(path + ": field 'simulation': expected a mapping such as "
                                "{seed: 7, train_iters: 12}");
+    yaml_fields::refuse_unknown_keys(sim, simulation_keys, path, "simulation");
     job.seed = optional<uint64_t>(sim, "seed", path + ": simulation", 1);
     // At least 4: the warm-up iterations are not scored.
     job.train_iters = optional_int(sim, "train_iters", path + ": simulation", {4, 1000000}, 12);
@@ -278,7 +306,7 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
     resolve_pool_files(job.pools, path, origin);
   }
   if (root["early_stop"])
-    job.early_stop = read_early_stop(root["early_stop"], path + ": early_stop");
+    job.early_stop = read_early_stop(root["early_stop"], path);
   if (root["env"])
     job.env = read_env_field(root["env"], path);
   if (root["secret_env"])

@@ -25,7 +25,9 @@ namespace paratune {
 /// `model:` and `cluster:` also take the file's mapping inline. Relative file
 /// paths (model, cluster, a pool's table and token_file) mean files in the
 /// job file's folder, wherever paratune runs. A key given twice, at any
-/// depth, is refused with both lines.
+/// depth, is refused with both lines; a key no reader reads, at any depth,
+/// with its line and the nearest known key ("job.yaml:7: unknown key
+/// 'trails' (did you mean 'trials'?)").
 ///
 /// Throws input_error naming the file and the field that is missing or
 /// wrong, or saying that the search space holds no valid configuration.

@@ -20,11 +20,12 @@ using yaml_fields::required;
 
 namespace {
 
-const char* const known_keys[] = {"name", "kind", "capacity", "launch", "partition", "via",
-                                  "url", "token_env", "token_file", "user", "gpus_per_node",
-                                  "dcgm", "dcgm_period_s", "relay", "relay_path", "relay_bind",
-                                  "table", "env", "tasks", "account", "qos", "constraint",
-                                  "gres", "exclusive", "time"};
+constexpr std::string_view pool_keys[] = {"name", "kind", "capacity", "launch", "partition",
+                                           "via", "url", "token_env", "token_file", "user",
+                                           "gpus_per_node", "dcgm", "dcgm_period_s", "relay",
+                                           "relay_path", "relay_bind", "table", "env", "tasks",
+                                           "account", "qos", "constraint", "gres", "exclusive",
+                                           "time"};
 /// The keys only a Slurm pool takes.
 const char* const slurm_keys[] = {"partition", "via", "url", "token_env", "token_file", "user",
                                   "relay", "relay_path", "relay_bind", "tasks", "account", "qos",
@@ -32,18 +33,6 @@ const char* const slurm_keys[] = {"partition", "via", "url", "token_env", "token
 
 // Names that go into paths, argv entries and messages: no spaces or quotes.
 constexpr size_t name_size = 64;
-
-void check_keys(const YAML::Node& n, const std::string& at) {
-  for (const auto& kv : n) {
-    const auto key = kv.first.as<std::string>();
-    if (std::find(std::begin(known_keys), std::end(known_keys), key) == std::end(known_keys))
-      throw input_error(at + ": unknown key '" + key
-                        + "' (known: name, kind, capacity, launch, partition, via, url, "
-                          "token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, relay, "
-                          "relay_path, relay_bind, table, env, tasks, account, qos, constraint, "
-                          "gres, exclusive, time)");
-  }
-}
 
 std::vector<std::string> read_launch(const YAML::Node& n, const std::string& at) {
   if (!n.IsSequence() || n.size() == 0)
@@ -67,7 +56,7 @@ std::vector<std::string> read_launch(const YAML::Node& n, const std::string& at)
 /// relay, relay_path, relay_bind: the relay's bus must be TCP, since the
 /// relay runs on another machine (tools/paratune-relay).
 void read_relay(const YAML::Node& n, const std::string& at, pool_spec& p) {
-  p.relay = optional<bool>(n, "relay", at, false);
+  p.relay = yaml_fields::optional_flag(n, "relay", at, false);
   p.relay_path = optional<std::string>(n, "relay_path", at, "");
   p.relay_bind = optional<std::string>(n, "relay_bind", at, "");
   if (!p.relay && (n["relay_path"] || n["relay_bind"]))
@@ -163,10 +152,11 @@ void read_dcgm(const YAML::Node& n, const std::string& at, pool_spec& p) {
   p.dcgm_period_s = optional_real(n, "dcgm_period_s", at, 0.1, 3600, 5);
 }
 
-pool_spec read_pool(const YAML::Node& n, const std::string& at) {
+pool_spec read_pool(const YAML::Node& n, const std::string& file, size_t index) {
+  const auto at = file + ": pools[" + std::to_string(index) + "]";
   if (!n.IsMap())
     throw input_error(at + ": expected a mapping such as {name: a100, kind: slurm, ...}");
-  check_keys(n, at);
+  yaml_fields::refuse_unknown_keys(n, pool_keys, file, "pools[" + std::to_string(index) + "]");
   pool_spec p;
   p.name = required<std::string>(n, "name", at);
   if (!is_plain_name(p.name, name_size))
@@ -218,7 +208,7 @@ std::vector<pool_spec> read_pools(const YAML::Node& node, const std::string& whe
   std::set<std::string> names;
   for (size_t i = 0; i < node.size(); ++i) {
     const auto at = where + ": pools[" + std::to_string(i) + "]";
-    auto p = read_pool(node[i], at);
+    auto p = read_pool(node[i], where, i);
     if (!names.insert(p.name).second)
       throw input_error(at + ": field 'name': '" + p.name + "' names two pools");
     pools.push_back(std::move(p));

@@ -1,7 +1,5 @@
 #include "adapters/config/reasoner_loader.hpp"
 
-#include <set>
-
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 
@@ -22,10 +20,19 @@ reasoner_mode mode_of(const std::string& word, const std::string& field) {
   return m;
 }
 
+// The keys of one agent's settings; the top level may also hold `agents`.
+constexpr std::string_view settings_keys[] = {"mode", "base_url", "model", "api_key_env",
+                                              "timeout_s", "max_retries", "structured_output"};
+constexpr std::string_view top_settings_keys[] = {"mode", "base_url", "model", "api_key_env",
+                                                  "timeout_s", "max_retries",
+                                                  "structured_output", "agents"};
+
 /// `node` (a word or a mapping) over `base`: the keys it names replace
-/// base's. `agents` is allowed only at the top.
+/// base's. `agents` is allowed only at the top. `file` and `inside` place
+/// an unknown key (yaml_fields::refuse_unknown_keys).
 reasoner_settings read_settings(const YAML::Node& node, const std::string& field,
-                                reasoner_settings base, bool top) {
+                                reasoner_settings base, bool top, const std::string& file,
+                                const std::string& inside) {
   if (node.IsScalar()) {
     base.mode = mode_of(node.as<std::string>(), field);
     return base;
@@ -33,15 +40,10 @@ reasoner_settings read_settings(const YAML::Node& node, const std::string& field
   if (!node.IsMap())
     throw input_error(field + ": expected builtin, llm, hybrid or a mapping such as "
                       + mapping_example);
-  static const std::set<std::string> keys = {"mode", "base_url", "model", "api_key_env",
-                                             "timeout_s", "max_retries", "structured_output"};
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    if (!keys.count(key) && !(top && key == "agents"))
-      throw input_error(field + ": unknown key '" + key + "' (mode, base_url, model, "
-                        "api_key_env, timeout_s, max_retries, structured_output"
-                        + (top ? std::string(", agents)") : std::string(")")));
-  }
+  if (top)
+    yaml_fields::refuse_unknown_keys(node, top_settings_keys, file, inside);
+  else
+    yaml_fields::refuse_unknown_keys(node, settings_keys, file, inside);
   if (top && !node["mode"])
     throw input_error(field + ": missing field 'mode' (builtin, llm or hybrid)");
   if (node["mode"])
@@ -52,7 +54,7 @@ reasoner_settings read_settings(const YAML::Node& node, const std::string& field
   base.timeout_s = yaml_fields::optional_real(node, "timeout_s", field, 0.1, 3600, base.timeout_s);
   base.max_retries = optional_int(node, "max_retries", field, {0, 10}, base.max_retries);
   base.structured_output =
-    optional<bool>(node, "structured_output", field, base.structured_output);
+    yaml_fields::optional_flag(node, "structured_output", field, base.structured_output);
   return base;
 }
 
@@ -61,7 +63,7 @@ reasoner_settings read_settings(const YAML::Node& node, const std::string& field
 agent_reasoners read_reasoners(const YAML::Node& node, const std::string& where) {
   const auto field = where + ": field 'reasoner'";
   agent_reasoners r;
-  r.shared = read_settings(node, field, {}, true);
+  r.shared = read_settings(node, field, {}, true, where, "reasoner");
   if (node.IsMap() && node["agents"]) {
     const auto agents = node["agents"];
     if (!agents.IsMap())
@@ -75,7 +77,8 @@ agent_reasoners read_reasoners(const YAML::Node& node, const std::string& where)
                           + "' (bottleneck_analysis, strategy_generation, failure_analysis, "
                             "diagnosis, dialogue)");
       r.overrides[agent] =
-        read_settings(kv.second, field + ": agents: " + name, r.shared, false);
+        read_settings(kv.second, field + ": agents: " + name, r.shared, false, where,
+                      "reasoner: agents: " + name);
     }
   }
   if (auto bad = check_reasoners(r))

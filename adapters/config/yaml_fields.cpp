@@ -1,5 +1,9 @@
 #include "adapters/config/yaml_fields.hpp"
 
+#include "core/nearest_name.hpp"
+#include "core/text.hpp"
+
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -49,6 +53,44 @@ double optional_real(const YAML::Node& node, const std::string& key, const std::
   if (!node[key])
     return fallback;
   return required_real(node, key, where, min, max);
+}
+
+void refuse_unknown_keys(const YAML::Node& map, std::span<const std::string_view> known,
+                         const std::string& file, const std::string& inside) {
+  for (const auto& kv : map) {
+    const auto key = kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first);
+    if (std::find(known.begin(), known.end(), key) != known.end())
+      continue;
+    std::string hint;
+    if (const auto near = nearest_name(key, known))
+      hint = " (did you mean '" + *near + "'?)";
+    else {
+      std::string names;
+      for (const auto name : known)
+        names += (names.empty() ? "" : ", ") + std::string(name);
+      hint = " (known: " + names + ")";
+    }
+    throw input_error(file + ":" + std::to_string(kv.first.Mark().line + 1) + ": "
+                      + (inside.empty() ? "" : inside + ": ") + "unknown key '"
+                      + printable_excerpt(key, 80) + "'" + hint);
+  }
+}
+
+bool optional_flag(const YAML::Node& node, const std::string& key, const std::string& where,
+                   bool fallback) {
+  const auto field = node[key];
+  if (!field)
+    return fallback;
+  const auto text = field.IsScalar() ? field.Scalar() : YAML::Dump(field);
+  if (field.IsScalar()) {
+    if (text == "0" || text == "1")
+      return text == "1";
+    bool flag = false;
+    if (YAML::convert<bool>::decode(field, flag))
+      return flag;
+  }
+  throw input_error(field_name(key, where) + ": expected true or false, got '"
+                    + printable_excerpt(text, 80) + "'");
 }
 
 namespace {

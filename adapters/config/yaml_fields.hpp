@@ -1,6 +1,8 @@
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include <yaml-cpp/yaml.h>
 
@@ -55,6 +57,23 @@ double required_real(const YAML::Node& node, const std::string& key, const std::
 /// yaml-cpp keeps both and a lookup answers the first, so the value the
 /// user wrote last would be dropped without a word.
 void refuse_duplicate_keys(const YAML::Node& root, const std::string& where);
+
+/// Throws input_error "FILE:LINE: INSIDE: unknown key 'trails' (did you
+/// mean 'trials'?)" for the first key of mapping `map` that `known` does
+/// not list (without "INSIDE: " when `inside` is empty: the top level).
+/// The suggestion is core/nearest_name's; with none near enough, the
+/// message lists the known keys instead. yaml-cpp would otherwise let a
+/// misspelled key pass unread, and the setting the user meant would
+/// silently keep its default. `map` must be a mapping.
+void refuse_unknown_keys(const YAML::Node& map, std::span<const std::string_view> known,
+                         const std::string& file, const std::string& inside = {});
+
+/// Reads `node[key]` as a flag: YAML's true and false (and the other
+/// spellings yaml-cpp reads as booleans: yes/no, on/off), or 0 and 1,
+/// which files written for older versions use. Anything else throws
+/// input_error "WHERE: field 'KEY': expected true or false, got '2'".
+bool optional_flag(const YAML::Node& node, const std::string& key, const std::string& where,
+                   bool fallback);
 
 /// Loads a YAML file whose top level is a mapping; throws input_error naming
 /// the file and the line of a syntax error or of a repeated key.

@@ -1,5 +1,7 @@
 #include "adapters/slurm/slurm_cli_output.hpp"
 
+#include "core/clipped_lines.hpp"
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -174,14 +176,16 @@ slurm_error classify_cli_failure(std::string_view command, int exit_code,
                                  std::string_view err) {
   std::string_view text = trim(err);
   std::string where = std::string(command) + " (exit " + std::to_string(exit_code) + "): ";
-  std::string excerpt;
-  for (char c : text.substr(0, 400))
-    excerpt.push_back(c == '\n' ? ' ' : (c >= 0x20 && c < 0x7f ? c : '?'));
+  // Whole lines, or the first up to a word, and a note of what was cut: a
+  // cut mid-word ("Unknown ho") loses the word the user needs.
+  const std::string excerpt = clipped_lines(text, 400);
   // The pool is down, or this host cannot find its controller.
   for (std::string_view sign :
        {"Unable to contact slurm controller", "Unable to process configuration file",
         "Zero Bytes were transmitted", "Socket timed out", "Communication connection failure",
-        "cannot stat file", "Connection refused"})
+        "cannot stat file", "Connection refused",
+        // No slurm.conf and no DNS SRV record naming a controller.
+        "Could not establish a configuration source"})
     if (contains(text, sign))
       return {slurm_failure::unreachable, where + excerpt};
   if (contains(text, "Invalid job id specified"))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/clipped_lines.hpp"
 #include "core/tuning/tuning_context.hpp"
 
 namespace paratune {
@@ -97,7 +98,7 @@ failure_verdict analyze_failure(failure_kind error_kind, const std::string& mess
     v.confidence = 90;
     v.summary = with_confidence("The job never reached training ("
                                   + (message.empty() ? "exit status " + std::to_string(exit_code)
-                                                     : message.substr(0, 160))
+                                                     : clipped_lines(message, 400))
                                   + "). No parameter issue. RETRY on another pool",
                                 v.confidence);
   } else if (node_lost(message)) {
@@ -113,7 +114,7 @@ failure_verdict analyze_failure(failure_kind error_kind, const std::string& mess
     v.kind = failure_kind::other;
     v.confidence = 10;
     v.summary = with_confidence((message.empty() ? "Exit status " + std::to_string(exit_code)
-                                                 : message.substr(0, 120))
+                                                 : clipped_lines(message, 240))
                                   + ". Unknown error",
                                 v.confidence);
   }

@@ -95,7 +95,7 @@ TEST(pool_loader, a_slurm_pool_may_relay_its_output) {
             "job.yaml: pools[0]: field 'relay_bind': expected tcp://HOST:PORT (a port of * takes "
             "a free one), got 'ipc:///x'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, relay: maybe, launch: [run]}]"),
-            "job.yaml: pools[0]: field 'relay' has the wrong type (got 'maybe')");
+            "job.yaml: pools[0]: field 'relay': expected true or false, got 'maybe'");
 }
 
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
@@ -131,7 +131,10 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "job.yaml: pools[0]: field 'name': 'a b' must be 1 to 64 letters, digits, '_', '-' "
             "or '.'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capcity: 2}]"),
-            "job.yaml: pools[0]: unknown key 'capcity' (known: name, kind, capacity, launch, "
+            "job.yaml:1: pools[0]: unknown key 'capcity' (did you mean 'capacity'?)");
+  EXPECT_EQ(pool_refusal("[{name: x, kind: simulated},\n {name: y, kind: simulated,\n"
+                         "  gpus: 8}]"),
+            "job.yaml:3: pools[1]: unknown key 'gpus' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
             "relay, relay_path, relay_bind, table, env, tasks, account, qos, constraint, gres, "
             "exclusive, time)");

@@ -74,8 +74,8 @@ TEST(reasoner_loader, refusals_name_the_file_the_field_and_the_agent) {
             "job.yaml: field 'reasoner': agents: failure_analysis: reasoner base_url must start "
             "with http:// or https://, not ''");
   EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {failure_analysis: {agents: {}}}}"),
-            "job.yaml: field 'reasoner': agents: failure_analysis: unknown key 'agents' (mode, "
-            "base_url, model, api_key_env, timeout_s, max_retries, structured_output)");
+            "job.yaml:2: reasoner: agents: failure_analysis: unknown key 'agents' (known: "
+            "mode, base_url, model, api_key_env, timeout_s, max_retries, structured_output)");
   EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: [failure_analysis]}"),
             "job.yaml: field 'reasoner': agents: expected a mapping of agent -> builtin, llm, "
             "hybrid or settings");

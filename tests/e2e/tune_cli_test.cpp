@@ -283,29 +283,69 @@ TEST_F(tune_cli, advise_shows_the_peak_its_memory_screen_used) {
   EXPECT_TRUE(tp2_without_sp) << r.out;
 }
 
-// `export` reads the session back from the pool: the best run's Megatron-LM
-// arguments on one line, or JSON, as `tune --json` reported them.
-TEST_F(tune_cli, export_gives_the_best_configuration_as_megatron_arguments_or_json) {
-  const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+// `export` reads the session back from the pool: the best run's production
+// command, its environment as `export` lines and its Megatron-LM arguments
+// on one line, without the tuning run's --train-iters 12, --log-interval 1
+// and --log-throughput (which `tune --json` still reports: the trials ran
+// with them); or JSON.
+TEST_F(tune_cli, export_gives_the_best_configuration_as_its_production_command_or_json) {
+  const auto example = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+  std::ifstream in(example);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto job_file =
+    test::write_file(dir, "job.yaml", text + "env: {NCCL_DEBUG: WARN, NCCL_SOCKET_IFNAME: \"eth0 eth1\"}\n");
   auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "4", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto tuned = nlohmann::json::parse(r.out);
   const auto session = tuned["session"].get<std::string>();
-  std::string line;
+  std::vector<std::string> trial_args;
   for (const auto& a : tuned["best"]["megatron_args"])
-    line += (line.empty() ? "" : " ") + a.get<std::string>();
+    trial_args.push_back(a.get<std::string>());
+  // What the trials ran with: twelve iterations, each logged with its throughput.
+  const auto at = std::find(trial_args.begin(), trial_args.end(), "--train-iters");
+  ASSERT_NE(at, trial_args.end());
+  EXPECT_EQ(*(at + 1), "12");
+  std::string line;
+  std::vector<std::string> production;
+  for (size_t i = 0; i < trial_args.size(); ++i) {
+    if (trial_args[i] == "--train-iters" || trial_args[i] == "--log-interval") {
+      ++i;
+      continue;
+    }
+    if (trial_args[i] == "--log-throughput")
+      continue;
+    production.push_back(trial_args[i]);
+    line += (line.empty() ? "" : " ") + trial_args[i];
+  }
+  const auto& best = tuned["best"]["config"];
+  const bool megatron_needs_one_queue = best["tp"] != "1" || best["cp"] != "1";
+  const std::string environment =
+    std::string(megatron_needs_one_queue ? "export CUDA_DEVICE_MAX_CONNECTIONS=1\n" : "")
+    + "export NCCL_DEBUG=WARN\nexport NCCL_SOCKET_IFNAME='eth0 eth1'\n";
+
   auto m = paratune({"export", session, "--db", dir + "/pool"});
   ASSERT_EQ(m.status, 0) << m.err;
-  EXPECT_EQ(m.out, line + "\n");
+  EXPECT_EQ(m.out, environment + line + "\n");
   EXPECT_NE(m.out.find("--tensor-model-parallel-size"), std::string::npos);
+  EXPECT_EQ(m.out.find("--train-iters"), std::string::npos);
+  EXPECT_EQ(m.out.find("PYTHONUNBUFFERED"), std::string::npos); // paratune's, not the run's
+  auto args_only = paratune({"export", session, "--db", dir + "/pool", "--args-only"});
+  ASSERT_EQ(args_only.status, 0) << args_only.err;
+  EXPECT_EQ(args_only.out, line + "\n");
+
   auto j = paratune({"export", session, "--db", dir + "/pool", "--format", "json"});
   ASSERT_EQ(j.status, 0) << j.err;
-  const auto best = nlohmann::json::parse(j.out);
-  EXPECT_EQ(best["session"], session);
-  EXPECT_EQ(best["job"], "llama3-8b-a100x8");
-  EXPECT_EQ(best["config"], tuned["best"]["config"]);
-  EXPECT_DOUBLE_EQ(best["tflops_per_gpu"].get<double>(), tuned["best"]["tflops_per_gpu"].get<double>());
-  EXPECT_EQ(best["megatron_args"], tuned["best"]["megatron_args"]);
+  const auto exported = nlohmann::json::parse(j.out);
+  EXPECT_EQ(exported["session"], session);
+  EXPECT_EQ(exported["job"], "llama3-8b-a100x8");
+  EXPECT_EQ(exported["config"], tuned["best"]["config"]);
+  EXPECT_DOUBLE_EQ(exported["tflops_per_gpu"].get<double>(),
+                   tuned["best"]["tflops_per_gpu"].get<double>());
+  EXPECT_EQ(exported["megatron_args"], nlohmann::json(production));
+  auto expected_env = nlohmann::json{{"NCCL_DEBUG", "WARN"}, {"NCCL_SOCKET_IFNAME", "eth0 eth1"}};
+  if (megatron_needs_one_queue)
+    expected_env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1";
+  EXPECT_EQ(exported["env"], expected_env);
 
   const auto unknown = paratune({"export", "s20990101T000000-0000", "--db", dir + "/pool"});
   EXPECT_EQ(unknown.status, 2);

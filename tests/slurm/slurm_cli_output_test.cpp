@@ -152,6 +152,26 @@ TEST(cli_failure, tells_down_refused_and_unknown_apart_on_recorded_stderr) {
   auto unknown = classify_cli_failure("scontrol", 1, slurm_fixture("scontrol_unknown_job.stderr"));
   EXPECT_EQ(unknown.kind, slurm_failure::not_found);
 
+  // No configuration found (SLURM_CONF unset): the host cannot find its
+  // controller, and every line of Slurm's reason reaches the user whole.
+  auto no_config = classify_cli_failure("sbatch", 1, slurm_fixture("sbatch_no_config.stderr"));
+  EXPECT_EQ(no_config.kind, slurm_failure::unreachable);
+  EXPECT_EQ(no_config.message,
+            "sbatch (exit 1): sbatch: error: resolve_ctls_from_dns_srv: res_nsearch error: "
+            "Unknown host; sbatch: error: fetch_config: DNS SRV lookup failed; sbatch: error: "
+            "_establish_config_source: failed to fetch config; sbatch: fatal: Could not "
+            "establish a configuration source");
+
+  // A message past the bound is cut after a whole line, and says so.
+  std::string chatter;
+  for (int i = 0; i < 12; ++i)
+    chatter += "sbatch: error: line " + std::to_string(i) + " of a long and chatty message\n";
+  const auto cut = classify_cli_failure("sbatch", 1, chatter).message;
+  EXPECT_EQ(cut.rfind("sbatch (exit 1): sbatch: error: line 0 of a long and chatty message; ", 0),
+            0u) << cut;
+  EXPECT_NE(cut.find("line 6 of a long and chatty message [262 more bytes cut]"),
+            std::string::npos) << cut;
+
   auto other = classify_cli_failure("sbatch", 2, std::string("\x01\xfe odd\n", 7));
   EXPECT_EQ(other.kind, slurm_failure::command_failed);
   EXPECT_EQ(classify_cli_failure("sbatch", 1, "").kind, slurm_failure::command_failed);

@@ -1,8 +1,10 @@
-// `paratune export SESSION [--db DIR] [--format megatron|json|maxtext]`:
-// the best configuration a tuning session measured, read from the pool: a
-// GPU session's as the Megatron-LM arguments to launch it with (one
-// shell-quoted line, ready for a launch script) or as JSON for scripts; a
-// TPU session's as MaxText overrides.
+// `paratune export SESSION [--db DIR] [--format megatron|json|maxtext]
+// [--args-only]`: the best configuration a tuning session measured, read
+// from the pool: a GPU session's as the production command's parts (the
+// environment its trial needed as `export NAME=value` lines, then the
+// Megatron-LM arguments on one shell-quoted line, without the tuning run's
+// own iteration count and log flags: core/production_command.hpp) or as
+// JSON for scripts; a TPU session's as MaxText overrides.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -11,7 +13,10 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/production_command.hpp"
+#include "core/secret_env.hpp"
 #include "core/shell_quote.hpp"
+#include "core/training_config.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
@@ -33,8 +38,30 @@ export_format export_format_of(const std::string& word) {
   return export_format::megatron;
 }
 
+// The Megatron-LM arguments of a production run of the best configuration.
+std::vector<std::string> best_production_args(const session_summary& s) {
+  return production_args(megatron_args_of(s, s.best->config));
+}
+
+// The environment the best configuration's trial needed for the training
+// (its pool's and the job's `env:`, what Megatron-LM asks for), without
+// what only paratune's measuring needed and never a secret's name.
+env_list best_production_environment(const session_summary& s) {
+  const auto config = wire::from_wire(s.best->config);
+  std::map<std::string, std::string> pool_env;
+  for (const auto& p : s.job.pools)
+    if (p.name == s.best->pool)
+      pool_env = p.env;
+  std::set<std::string> secrets(s.job.secret_env.begin(), s.job.secret_env.end());
+  secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  return production_environment(config.tp, config.cp, pool_env, s.job.env, secrets);
+}
+
 nlohmann::json best_as_json(const session_summary& s) {
   const auto& b = *s.best;
+  auto env = nlohmann::json::object();
+  for (const auto& [name, value] : best_production_environment(s))
+    env[name] = value;
   return {{"session", s.session},
           {"job", s.job.job_name},
           {"trial", b.index},
@@ -43,7 +70,8 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"tflops_per_gpu", b.tflops_per_gpu},
           {"mfu", b.mfu},
           {"peak_memory_mib", b.peak_memory_mib},
-          {"megatron_args", megatron_args_of(s, b.config)},
+          {"megatron_args", best_production_args(s)},
+          {"env", env},
           {"full_run", full_run_json(s)}};
 }
 
@@ -62,11 +90,11 @@ int export_tpu_session(const message_pool& pool, const std::string& id, export_f
 
 /// A GPU session's best configuration in `format`.
 int export_gpu_session(const std::string& id, const std::vector<wire::envelope>& history,
-                       export_format format);
+                       export_format format, bool args_only);
 
 /// From a daemon (`--daemon`): its pool is locked while it runs.
 int export_from_daemon(const daemon_client_options& daemon, const std::string& id,
-                       export_format format) {
+                       export_format format, bool args_only) {
   check_session_id(id);
   int status = 1;
   const auto history = daemon.history(id, status);
@@ -74,10 +102,11 @@ int export_from_daemon(const daemon_client_options& daemon, const std::string& i
     return status;
   if (history->empty())
     throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.endpoint);
-  return export_gpu_session(id, *history, format);
+  return export_gpu_session(id, *history, format, args_only);
 }
 
-int export_session(const std::string& db, const std::string& id, export_format format) {
+int export_session(const std::string& db, const std::string& id, export_format format,
+                   bool args_only) {
   check_session_id(id);
   const auto pool = open_existing_pool(db, pool_access::read);
   if (!pool)
@@ -90,11 +119,11 @@ int export_session(const std::string& db, const std::string& id, export_format f
       return export_tpu_session(*pool, id, format);
     throw input_error("no GPU tuning session '" + id + "' in the pool " + db);
   }
-  return export_gpu_session(id, *history, format);
+  return export_gpu_session(id, *history, format, args_only);
 }
 
 int export_gpu_session(const std::string& id, const std::vector<wire::envelope>& history,
-                       export_format format) {
+                       export_format format, bool args_only) {
   const auto s = summarize(id, history);
   if (s.job.job_name.empty())
     throw input_error("session '" + id + "' is not a GPU tuning session");
@@ -105,10 +134,16 @@ int export_gpu_session(const std::string& id, const std::vector<wire::envelope>&
     std::cerr << "error: session " << id << " has no measured trial to export\n";
     return 1;
   }
-  if (format == export_format::json)
+  if (format == export_format::json) {
     print_json(best_as_json(s));
-  else
-    std::cout << shell_command(megatron_args_of(s, s.best->config)) << "\n";
+    return 0;
+  }
+  // Lines a shell can source, then the arguments to put after the
+  // training script; --args-only leaves the arguments alone, for $(...).
+  if (!args_only)
+    for (const auto& [name, value] : best_production_environment(s))
+      std::cout << "export " << name << "=" << shell_quote(value) << "\n";
+  std::cout << shell_command(best_production_args(s)) << "\n";
   return 0;
 }
 
@@ -122,20 +157,24 @@ command_action setup_export(CLI::App& sub) {
                  "megatron (default): the arguments on one line; json; maxtext: a TPU "
                  "session's best mesh and settings as MaxText overrides")
     ->check(CLI::IsMember({"megatron", "json", "maxtext"}));
+  auto args_only = std::make_shared<bool>(false);
+  sub.add_flag("--args-only", *args_only,
+               "megatron: the arguments line alone, without the environment's export lines");
   auto daemon = std::make_shared<daemon_client_options>();
   daemon->add_to(sub);
   sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
-  return [id, db, format, daemon] {
-    return daemon->endpoint.empty() ? export_session(*db, *id, export_format_of(*format))
-                                    : export_from_daemon(*daemon, *id, export_format_of(*format));
+  return [id, db, format, args_only, daemon] {
+    return daemon->endpoint.empty()
+             ? export_session(*db, *id, export_format_of(*format), *args_only)
+             : export_from_daemon(*daemon, *id, export_format_of(*format), *args_only);
   };
 }
 
 } // namespace
 
 static registrar export_command{{"export",
-                    "The best configuration of a tuning session, as Megatron-LM arguments, JSON "
-                    "or MaxText overrides",
+                    "The best configuration of a tuning session as its production command's "
+                    "environment and Megatron-LM arguments, JSON or MaxText overrides",
                     setup_export}};
 
 } // namespace paratune::cli
