@@ -87,7 +87,7 @@ TEST_F(sim_rules, every_option_megatrons_parser_defines_is_taken) {
 }
 
 TEST_F(sim_rules, an_option_megatron_does_not_know_is_an_argparse_error) {
-  for (const std::vector<std::string> bad :
+  for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--foo"}, {"--mock-data", "--foo", "1"},
         {"--tokenizer-typ", "NullTokenizer"}, {"stray"}}) {
     auto args = sim_args(8, rule_case_base_args());

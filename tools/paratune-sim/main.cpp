@@ -183,7 +183,14 @@ int main(int argc, char** argv) {
     plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown, &options);
     if (!unknown.empty())
       throw input_error("unrecognized arguments: " + join(unknown, " "));
-    check_megatron_model(plan.launch);
+    // paratune's model checks (ranges, relations between dimensions) refuse
+    // with exit 2 what Megatron-LM would trip over while building the model;
+    // a hidden size its heads do not divide Megatron-LM refuses itself, at
+    // start-up, with a bare assert, and that is what shows.
+    const auto refused = check_megatron_launch(plan.launch, plan.opts.world_size);
+    if (refused.empty() || !refused.front().source
+        || refused.front().source->rule != megatron_rule::hidden_heads)
+      check_megatron_model(plan.launch);
     // validate_args turns sequence parallelism off without tensor
     // parallelism (with a warning) and runs on.
     if (plan.launch.config.sp && plan.launch.config.tp == 1)
