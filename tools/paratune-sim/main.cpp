@@ -13,11 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/config/catalog.hpp"
-#include "core/shell_quote.hpp"
-#include "core/text.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/text.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
 #include "tools/paratune-sim/megatron_flags_text.hpp"
 #include "tools/paratune-sim/megatron_output.hpp"
