@@ -42,6 +42,15 @@ void render_model(const model_spec& m, std::vector<std::string>& out) {
   }
 }
 
+// The flags that keep Megatron-LM's start-up checks satisfied for the model
+// (rendered_flags says which and why).
+void render_rule_flags(const megatron_flags& f, std::vector<std::string>& out) {
+  if (!f.bias_linear)
+    out.emplace_back("--disable-bias-linear");
+  if (f.router_pre_softmax)
+    out.emplace_back("--moe-router-pre-softmax");
+}
+
 void render_parallelism(const megatron_launch& l, std::vector<std::string>& out) {
   const auto& c = l.config;
   flag(out, "--tensor-model-parallel-size", c.tp);
@@ -49,9 +58,11 @@ void render_parallelism(const megatron_launch& l, std::vector<std::string>& out)
   flag(out, "--context-parallel-size", c.cp);
   if (c.ep > 1)
     flag(out, "--expert-model-parallel-size", c.ep);
-  if (c.vpp > 1 && c.pp > 0)
-    flag(out, "--num-layers-per-virtual-pipeline-stage",
-         pipeline_split_layers(l.model, c) / c.pp / c.vpp);
+  const auto f = rendered_flags(l.model, c);
+  if (f.layers_per_virtual_stage > 0)
+    flag(out, "--num-layers-per-virtual-pipeline-stage", f.layers_per_virtual_stage);
+  if (f.virtual_stages > 0)
+    flag(out, "--num-virtual-stages-per-pipeline-rank", f.virtual_stages);
   if (c.first_pp_layers > 0)
     flag(out, "--decoder-first-pipeline-num-layers", c.first_pp_layers);
   if (c.last_pp_layers > 0)
@@ -114,21 +125,81 @@ value_range key_range(const char* key) { return find_config_key(key)->range; }
 std::vector<std::string> render_megatron_args(const megatron_launch& launch) {
   std::vector<std::string> out;
   render_model(launch.model, out);
+  render_rule_flags(rendered_flags(launch.model, launch.config), out);
   render_parallelism(launch, out);
   render_training(launch, out);
   return out;
 }
 
-megatron_launch parse_megatron_args(const std::vector<std::string>& args,
-                                    std::vector<std::string>* unknown) {
+namespace {
+
+// The values an option Megatron-LM defines but paratune does not model takes
+// after it, as argparse would take them: skipped. Returns the index of the
+// last word taken; a value given after '=' is the next word.
+size_t skip_option_values(const megatron_option& o, const std::vector<std::string>& args,
+                          size_t i, bool value_attached) {
+  const auto is_word = [&](size_t k) { return k < args.size() && args[k].rfind("-", 0) != 0; };
+  switch (o.arity) {
+    case option_arity::none:
+      if (value_attached)
+        throw input_error("argument " + o.name + ": ignored explicit argument");
+      return i;
+    case option_arity::exactly:
+      if (value_attached && o.count == 1)
+        return i + 1;
+      for (int k = 0; k < o.count; ++k) {
+        if (i + 1 >= args.size())
+          throw input_error("argument " + o.name + ": expected "
+                            + (o.count == 1 ? std::string("one argument")
+                                            : std::to_string(o.count) + " arguments"));
+        ++i;
+      }
+      return i;
+    case option_arity::optional:
+      return value_attached || is_word(i + 1) ? i + 1 : i;
+    case option_arity::any:
+    case option_arity::at_least_one: {
+      if (value_attached)
+        return i + 1;
+      size_t k = i;
+      while (is_word(k + 1))
+        ++k;
+      if (k == i && o.arity == option_arity::at_least_one)
+        throw input_error("argument " + o.name + ": expected at least one argument");
+      return k;
+    }
+  }
+  return i;
+}
+
+} // namespace
+
+megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
+                                    std::vector<std::string>* unknown,
+                                    const megatron_option_list* options) {
+  // "--flag=value" is argparse's other spelling of "--flag value".
+  std::vector<std::string> args;
+  std::vector<bool> attached; // the word before this one carried it after '='
+  for (const auto& a : raw_args) {
+    const auto eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      args.push_back(a.substr(0, eq));
+      attached.push_back(false);
+      args.push_back(a.substr(eq + 1));
+      attached.push_back(true);
+    } else {
+      args.push_back(a);
+      attached.push_back(false);
+    }
+  }
+  const auto has_attached = [&](size_t i) { return i + 1 < args.size() && attached[i + 1]; };
   megatron_launch l;
   auto& m = l.model;
   auto& c = l.config;
+  auto& f = l.flags;
   m.kv_heads = 0;
   m.rmsnorm = false;        // Megatron's default normalization is LayerNorm
   m.tied_embeddings = true; // and embeddings are tied unless untied
-  int layers_per_virtual = 0;
-  int virtual_stages = 0;
   using int_setter = std::function<void(int)>;
   struct int_flag {
     value_range range;
@@ -151,22 +222,31 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     {"--kv-channels", dim("head_dim")},
     {"--vocab-size", dim("vocab")},
     {"--num-experts", dim("experts")},
-    {"--moe-router-topk", dim("topk")},
+    {"--moe-router-topk", {find_model_dimension("topk")->range, [&](int v) {
+       m.topk = v;
+       f.router_topk = v;
+     }}},
     {"--moe-ffn-hidden-size", dim("moe_ffn")},
     {"--tensor-model-parallel-size", key("tp")},
     {"--pipeline-model-parallel-size", key("pp")},
     {"--context-parallel-size", key("cp")},
     {"--expert-model-parallel-size", key("ep")},
+    {"--expert-tensor-parallel-size", {key_range("tp"), [&](int v) { f.expert_tp = v; }}},
     {"--num-layers-per-virtual-pipeline-stage",
-     {dimension_range("layers"), [&](int v) { layers_per_virtual = v; }}},
-    {"--num-virtual-stages-per-pipeline-rank", {key_range("vpp"), [&](int v) { virtual_stages = v; }}},
+     {dimension_range("layers"), [&](int v) { f.layers_per_virtual_stage = v; }}},
+    {"--num-virtual-stages-per-pipeline-rank",
+     {key_range("vpp"), [&](int v) { f.virtual_stages = v; }}},
     {"--decoder-first-pipeline-num-layers", key("first_pp_layers")},
     {"--decoder-last-pipeline-num-layers", key("last_pp_layers")},
     {"--micro-batch-size", key("mbs")},
     {"--global-batch-size", key("gbs")},
     {"--seq-length", key("seq")},
-    {"--max-position-embeddings", {key_range("seq"), [&](int) {}}},
-    {"--recompute-num-layers", key("recompute_layers")},
+    {"--max-position-embeddings",
+     {key_range("seq"), [&](int v) { f.max_position_embeddings = v; }}},
+    {"--recompute-num-layers", {key_range("recompute_layers"), [&](int v) {
+       c.recompute_layers = v;
+       f.recompute_layers_given = true;
+     }}},
     {"--train-iters", {{1, 100000000}, [&](int v) { l.train_iters = v; }}},
     {"--log-interval", {{1, 100000000}, [&](int v) { l.log_interval = v; }}},
   };
@@ -182,11 +262,15 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     {"--account-for-embedding-in-pipeline-split", [&] { c.pp_account_embedding = true; }},
     {"--account-for-loss-in-pipeline-split", [&] { c.pp_account_loss = true; }},
     {"--grad-reduce-in-bf16", [&] { c.grad_reduce_bf16 = true; }},
-    {"--bf16", [&] { if (l.prec != precision::fp8) l.prec = precision::bf16; }},
-    {"--fp16", [&] { l.prec = precision::fp16; }},
+    {"--bf16", [&] { f.bf16 = true; }},
+    {"--fp16", [&] { f.fp16 = true; }},
     {"--log-throughput", [] {}},
+    {"--no-overlap-p2p-communication", [&] { f.overlap_p2p = false; }},
+    {"--disable-bias-linear", [&] { f.bias_linear = false; }},
+    {"--moe-router-pre-softmax", [&] { f.router_pre_softmax = true; }},
   };
   bool block = false;
+  bool fp8 = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -194,9 +278,14 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
         throw input_error("argument " + a + ": expected a value");
       return args[++i];
     };
-    if (auto it = ints.find(a); it != ints.end()) {
+    if (attached[i]) {
+      if (unknown) // a value after '=' that no option took
+        unknown->push_back(a);
+    } else if (auto it = ints.find(a); it != ints.end()) {
       it->second.set(parse_int_field("argument " + a, value(), it->second.range));
     } else if (auto sw = switches.find(a); sw != switches.end()) {
+      if (has_attached(i))
+        throw input_error("argument " + a + ": ignored explicit argument '" + args[i + 1] + "'");
       sw->second();
     } else if (a == "--recompute-granularity") {
       const auto& v = value();
@@ -209,15 +298,31 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
         throw input_error("argument --recompute-method: invalid choice '" + v
                           + "' (choose from 'uniform', 'block')");
       block = v == "block";
+      f.recompute_method_given = true;
     } else if (a == "--normalization") {
       m.rmsnorm = value() == "RMSNorm";
     } else if (a == "--fp8-format") {
       value();
-      l.prec = precision::fp8;
+      fp8 = true;
+    } else if (a == "--moe-router-score-function") {
+      f.router_softmax = value() == "softmax";
+    } else if (a == "--cross-entropy-fusion-impl") {
+      f.cross_entropy_te = value() == "te";
+    } else if (a == "--moe-router-load-balancing-type") {
+      // One value is kept as a string, so only a lone "sinkhorn" is sinkhorn.
+      std::vector<std::string> types;
+      while (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0)
+        types.push_back(args[++i]);
+      if (types.empty())
+        throw input_error("argument --moe-router-load-balancing-type: expected at least one argument");
+      f.router_sinkhorn = types.size() == 1 && types[0] == "sinkhorn";
+    } else if (const auto* o = options ? options->find(a) : nullptr) {
+      i = skip_option_values(*o, args, i, has_attached(i));
     } else if (unknown) {
       unknown->push_back(a);
     }
   }
+  l.prec = f.fp16 ? precision::fp16 : fp8 ? precision::fp8 : precision::bf16;
   c.recompute_block = block;
   if (m.kv_heads == 0)
     m.kv_heads = m.heads;
@@ -233,12 +338,19 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& args,
     m.topk = 0;
   if (c.recompute == recompute_mode::full && !block && c.recompute_layers == 1)
     c.recompute_layers = 0; // uniform with 1 layer per chunk is the default
-  // Megatron counts accounted embedding/loss layers in the virtual split too.
-  if (layers_per_virtual > 0 && c.pp > 0)
-    c.vpp = pipeline_split_layers(m, c) / c.pp / layers_per_virtual;
-  if (virtual_stages > 0)
-    c.vpp = virtual_stages;
+  // The virtual stages as validate_args derives them: given per rank, or the
+  // stage's layers (accounted embedding and loss included) over the layers
+  // per virtual stage; a split that does not divide is refused by the rules.
+  const int split = pipeline_split_layers(m, c);
+  if (f.virtual_stages > 0)
+    c.vpp = f.virtual_stages;
+  else if (f.layers_per_virtual_stage > 0 && c.pp > 0)
+    c.vpp = std::max(1, split / c.pp / f.layers_per_virtual_stage);
   return l;
+}
+
+std::vector<rule_violation> check_megatron_launch(const megatron_launch& launch, int world_size) {
+  return check_megatron_arguments(launch.model, launch.config, launch.flags, world_size);
 }
 
 void check_megatron_model(const megatron_launch& launch) {

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "core/cluster_spec.hpp"
+#include "core/megatron_option_list.hpp"
+#include "core/megatron_rules.hpp"
 #include "core/model_spec.hpp"
 #include "core/training_config.hpp"
 
@@ -16,6 +18,8 @@ struct megatron_launch {
   precision prec = precision::bf16;
   int train_iters = 10;
   int log_interval = 1;
+  /// What else Megatron-LM's start-up checks read from the command line.
+  megatron_flags flags;
 };
 
 /// Renders the Megatron-LM command-line arguments for a run (without the
@@ -24,11 +28,18 @@ struct megatron_launch {
 std::vector<std::string> render_megatron_args(const megatron_launch& launch);
 
 /// Reads arguments in the form render_megatron_args writes (and the usual
-/// hand-written variants). Throws input_error naming the flag on a bad value.
-/// Unknown flags are ignored, as Megatron's own parser would reject them
-/// before paratune sees output; `unknown` collects them.
+/// hand-written variants, "--flag=value" too). Throws input_error naming the
+/// flag on a bad value. A flag paratune does not model is skipped with its
+/// values when `options` lists it (Megatron-LM's parser defines it);
+/// otherwise it, like a stray word, goes to `unknown`, as argparse would
+/// refuse it.
 megatron_launch parse_megatron_args(const std::vector<std::string>& args,
-                                    std::vector<std::string>* unknown = nullptr);
+                                    std::vector<std::string>* unknown = nullptr,
+                                    const megatron_option_list* options = nullptr);
+
+/// Megatron-LM's refusals of a parsed command line on `world_size` devices,
+/// in the order Megatron-LM raises them (check_megatron_arguments).
+std::vector<rule_violation> check_megatron_launch(const megatron_launch& launch, int world_size);
 
 /// Checks the model a command line describes: the four sizes Megatron needs
 /// are given, and every dimension is in range and agrees with the others

@@ -1,9 +1,11 @@
 #include "adapters/megatron/error_classifier.hpp"
 
 #include <array>
+#include <vector>
 
 #include "adapters/megatron/bigram_filter.hpp"
 #include "adapters/megatron/text_scan.hpp"
+#include "core/megatron_rule_table.hpp"
 
 namespace paratune {
 
@@ -84,6 +86,41 @@ std::optional<log_error_kind> signature_kind(std::string_view s) {
   return std::nullopt;
 }
 
+// The longest fixed piece of each rule table message (the text between its
+// placeholders): a RuntimeError carrying one is a start-up refusal too, such
+// as the interleaved schedule's micro-batch remainder, whose words name no
+// phrase above.
+const std::vector<std::string_view>& rule_message_pieces() {
+  static const std::vector<std::string_view> pieces = [] {
+    std::vector<std::string_view> out;
+    for (const auto& row : megatron_rule_table()) {
+      std::string_view best;
+      std::string_view rest = row.message;
+      while (!rest.empty()) {
+        const auto open = rest.find('{');
+        const std::string_view piece = rest.substr(0, open);
+        if (piece.size() > best.size())
+          best = piece;
+        if (open == std::string_view::npos)
+          break;
+        const auto close = rest.find('}', open);
+        rest = close == std::string_view::npos ? std::string_view() : rest.substr(close + 1);
+      }
+      if (best.size() >= 24)
+        out.push_back(best);
+    }
+    return out;
+  }();
+  return pieces;
+}
+
+bool names_a_rule_of_the_table(std::string_view s) {
+  for (const auto piece : rule_message_pieces())
+    if (scan::contains(s, piece))
+      return true;
+  return false;
+}
+
 } // namespace
 
 std::optional<std::string_view> exception_type(std::string_view s) {
@@ -118,6 +155,8 @@ std::optional<log_error_kind> classify_error_line(std::string_view text) {
   if (!type) return std::nullopt;
   if (type->ends_with("OutOfMemoryError")) return log_error_kind::oom;
   if (type->ends_with("AssertionError") || type->ends_with("ValueError"))
+    return log_error_kind::config_invalid;
+  if (type->ends_with("RuntimeError") && names_a_rule_of_the_table(s))
     return log_error_kind::config_invalid;
   return log_error_kind::other;
 }

@@ -47,7 +47,11 @@ std::vector<training_config> single_changes(const training_config& c) {
     with([&](training_config& n) { n.recompute = r; });
   with([&](training_config& n) { n.dist_opt = true; });
   with([&](training_config& n) { n.overlap_grad = true; });
-  with([&](training_config& n) { n.overlap_param = true; n.dist_opt = true; });
+  with([&](training_config& n) { // with what Megatron-LM needs under it
+    n.overlap_param = true;
+    n.overlap_grad = true;
+    n.dist_opt = true;
+  });
   with([&](training_config& n) { n.fused_ce = true; });
   if (c.tp > 1)
     with([&](training_config& n) { n.sp = true; });

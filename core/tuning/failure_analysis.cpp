@@ -36,7 +36,7 @@ std::vector<std::string> blamed_by_assertion(const std::string& m) {
   if (has(m, "context-parallel")) add("cp");
   if (has(m, "expert")) add("ep");
   if (has(m, "sequence parallelism")) add("sp");
-  if (has(m, "overlap-param-gather")) { add("overlap_param"); add("dist_opt"); }
+  if (has(m, "overlap-param-gather")) { add("overlap_param"); add("overlap_grad"); add("dist_opt"); }
   if (has(m, "recompute")) { add("recompute"); add("recompute_layers"); }
   return keys;
 }

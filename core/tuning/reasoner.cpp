@@ -120,9 +120,15 @@ void standard_candidates(const training_config& b, const trial_outcome& run,
   if (!b.overlap_grad)
     out.add(candidate_group::standard, "gradient reduction is not overlapped with backward",
             [](training_config& c) { c.overlap_grad = true; });
+  // Megatron-LM overlaps the parameter all-gather only on top of the
+  // distributed optimizer and an overlapped gradient reduction.
   if (!b.overlap_param)
     out.add(candidate_group::standard, "parameter all-gather is not overlapped with forward",
-            [](training_config& c) { c.overlap_param = true; });
+            [](training_config& c) {
+              c.overlap_param = true;
+              c.overlap_grad = true;
+              c.dist_opt = true;
+            });
   if (!b.fused_ce)
     out.add(candidate_group::standard, "cross-entropy is not fused",
             [](training_config& c) { c.fused_ce = true; });

@@ -8,6 +8,7 @@
 
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
+#include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/tuning/space_planner.hpp"
 #include "validation/reference_specs.hpp"
@@ -52,14 +53,14 @@ TEST(space_planner, bad_space_text_names_the_key_or_value) {
 
 TEST(space_planner, counts_every_candidate_and_rejects_by_rule) {
   // tp 3 breaks heads_tp (32 heads) and world_divisible (8 GPUs): 2 of 4 tp
-  // values x 2 sp values; sp without TP breaks sp_needs_tp.
+  // values x 2 sp values; sp without TP is paratune's own sp_without_tp.
   auto r = llama_request({{"tp", {"1", "2", "3", "8"}}, {"sp", {"false", "true"}},
                           {"dist_opt", {"true"}}});
   const auto res = plan_space(r);
   EXPECT_EQ(res.candidates, 8u);
   EXPECT_EQ(res.rejected_by_rule.at("heads_tp"), 2u);
   EXPECT_EQ(res.rejected_by_rule.at("world_divisible"), 2u);
-  EXPECT_EQ(res.rejected_by_rule.at("sp_needs_tp"), 1u);
+  EXPECT_EQ(res.rejected_by_rule.at("sp_without_tp"), 1u);
   EXPECT_EQ(res.rule_rejected, 3u); // tp 3 (both sp) and tp 1 with sp
   EXPECT_EQ(res.rule_rejected + res.memory_rejected + res.fitting, res.candidates);
   EXPECT_NE(res.rule_example.at("heads_tp").find("num_attention_heads (32)"), std::string::npos);
@@ -131,6 +132,112 @@ TEST(space_planner, plans_the_whole_default_space) {
   EXPECT_GT(res.memory_rejected, 0u);
   ASSERT_EQ(res.top.size(), 5u);
   EXPECT_TRUE(res.top.front().prediction.fits);
+}
+
+// --- the planner never proposes what Megatron-LM refuses ----------------------
+
+// The command line paratune would launch for a planned configuration, read
+// back as paratune-sim reads it: no row of Megatron-LM's table may trip.
+void expect_megatron_starts(const model_spec& m, const training_config& c, int world) {
+  megatron_launch l;
+  l.model = m;
+  l.config = c;
+  const auto parsed = parse_megatron_args(render_megatron_args(l));
+  const auto v = check_megatron_launch(parsed, world);
+  EXPECT_TRUE(v.empty()) << canonical_key(c) << ": " << (v.empty() ? "" : v.front().python_line());
+  EXPECT_EQ(parsed.config.vpp, c.vpp) << canonical_key(c);
+}
+
+TEST(space_planner, virtual_stages_need_two_pipeline_stages_not_three) {
+  auto r = llama_request({{"pp", {"1", "2"}}, {"vpp", {"1", "2"}}, {"tp", {"2"}},
+                          {"recompute", {"full"}}, {"dist_opt", {"true"}}});
+  r.top_k = 100;
+  const auto res = plan_space(r);
+  EXPECT_EQ(res.candidates, 4u);
+  EXPECT_EQ(res.rejected_by_rule.at("vpp_needs_pp"), 1u); // pp 1 with vpp 2
+  EXPECT_EQ(res.rule_example.at("vpp_needs_pp"),
+            "When interleaved schedule is used, pipeline-model-parallel size should be greater "
+            "than 1");
+  bool pp2_vpp2 = false;
+  for (const auto& t : res.top) {
+    pp2_vpp2 = pp2_vpp2 || (t.config.pp == 2 && t.config.vpp == 2);
+    EXPECT_FALSE(t.config.pp == 1 && t.config.vpp == 2);
+    expect_megatron_starts(r.model, t.config, 8);
+  }
+  EXPECT_TRUE(pp2_vpp2) << "pp 2 with 2 virtual stages is a valid configuration";
+}
+
+TEST(space_planner, overlap_param_gather_comes_with_grad_reduce_and_the_distributed_optimizer) {
+  auto r = llama_request({{"tp", {"2"}}, {"overlap_param", {"false", "true"}},
+                          {"overlap_grad", {"false", "true"}}, {"dist_opt", {"false", "true"}}});
+  r.top_k = 100;
+  const auto res = plan_space(r);
+  EXPECT_EQ(res.candidates, 8u);
+  EXPECT_EQ(res.rejected_by_rule.at("overlap_param_needs_dist_opt"), 2u);
+  EXPECT_EQ(res.rejected_by_rule.at("overlap_param_needs_overlap_grad"), 2u);
+  EXPECT_EQ(res.rule_rejected, 3u); // param gather without grad reduce, dist opt, or both
+  EXPECT_EQ(res.rule_example.at("overlap_param_needs_overlap_grad"),
+            "Must use --overlap-param-gather with --overlap-grad-reduce");
+  bool overlapped = false;
+  for (const auto& t : res.top) {
+    if (t.config.overlap_param) {
+      overlapped = true;
+      EXPECT_TRUE(t.config.overlap_grad && t.config.dist_opt) << canonical_key(t.config);
+    }
+    expect_megatron_starts(r.model, t.config, 8);
+  }
+  EXPECT_TRUE(overlapped);
+}
+
+model_spec planner_moe() {
+  model_spec m = llama3_8b();
+  m.name = "moe-8x";
+  m.layers = 16;
+  m.experts = 8;
+  m.topk = 2;
+  m.moe_ffn = 2048;
+  return m;
+}
+
+TEST(space_planner, moe_with_tensor_parallelism_is_proposed_without_biases) {
+  auto r = llama_request({{"tp", {"1", "2", "4"}}, {"ep", {"1", "2", "4", "8"}},
+                          {"sp", {"false", "true"}}, {"dist_opt", {"true"}},
+                          {"recompute", {"full"}}});
+  r.model = planner_moe();
+  r.top_k = 100;
+  const auto res = plan_space(r);
+  EXPECT_EQ(res.rejected_by_rule.count("moe_bias_etp"), 0u);
+  EXPECT_GT(res.rejected_by_rule.at("world_expert_grid"), 0u); // tp 2 x ep 8, tp 4 x ep 4 ...
+  bool moe_tp = false;
+  for (const auto& t : res.top) {
+    moe_tp = moe_tp || t.config.tp > 1;
+    expect_megatron_starts(r.model, t.config, 8);
+    megatron_launch l;
+    l.model = r.model;
+    l.config = t.config;
+    const auto args = render_megatron_args(l);
+    EXPECT_NE(std::find(args.begin(), args.end(), "--disable-bias-linear"), args.end());
+  }
+  EXPECT_TRUE(moe_tp);
+}
+
+TEST(space_planner, the_default_space_proposes_only_what_megatron_starts) {
+  // Every row of the table, over the whole default space of a dense and a
+  // MoE model: what is planned, rendered and read back trips none.
+  for (const auto& m : {llama3_8b(), planner_moe()}) {
+    auto r = llama_request({});
+    r.model = m;
+    r.space = default_search_space(m, r.cluster, 8, r.base);
+    r.space["vpp"] = {"1", "2", "4"};
+    r.space["ep"] = m.is_moe() ? std::vector<std::string>{"1", "2", "8"}
+                               : std::vector<std::string>{"1"};
+    r.top_k = 400;
+    const auto res = plan_space(r);
+    EXPECT_GT(res.fitting, 10u) << m.name;
+    EXPECT_GT(res.rule_rejected, 0u) << m.name;
+    for (const auto& t : res.top)
+      expect_megatron_starts(m, t.config, 8);
+  }
 }
 
 } // namespace

@@ -120,6 +120,27 @@ TEST(config_invalid, megatron_rule_texts_as_raised) {
     EXPECT_EQ(kind_of(line), log_error_kind::config_invalid) << line;
 }
 
+TEST(config_invalid, every_rule_of_the_table_as_raised) {
+  // The interleaved schedule refuses a micro-batch count with a RuntimeError
+  // whose words name no other phrase: the rule table's text does.
+  EXPECT_EQ(kind_of("[rank0]: RuntimeError: The remainder of M (the total micro-batches) divided "
+                    "by N (number of contiguous micro-batches in a virtual pipeline stage) should "
+                    "be 0, or larger than or equal to the pipeline-parallel size, but it is 1. "
+                    "Otherwise, it introduces dependency bubbles in the pipeline and reduces "
+                    "throughput."),
+            log_error_kind::config_invalid);
+  EXPECT_EQ(kind_of("[rank0]: ValueError: The number of contiguous micro-batches in a virtual "
+                    "pipeline stageshould range in [PP=4 , M=3]"),
+            log_error_kind::config_invalid);
+  EXPECT_EQ(kind_of("[rank0]: AssertionError: Must use --overlap-param-gather with "
+                    "--overlap-grad-reduce"),
+            log_error_kind::config_invalid);
+  EXPECT_EQ(kind_of("[rank0]: AssertionError: Bias in Moe is only supported when ETP==1"),
+            log_error_kind::config_invalid);
+  EXPECT_EQ(kind_of("RuntimeError: CUDA error: an illegal memory access was encountered"),
+            log_error_kind::other);
+}
+
 TEST(config_invalid, rule_texts_without_the_exception_name) {
   EXPECT_EQ(kind_of("world size (8) is not divisible by total_model_size (total_model_size=3)"),
             log_error_kind::config_invalid);

@@ -53,23 +53,25 @@ TEST_F(sim_failure, an_invalid_layout_prints_megatrons_assertion) {
   EXPECT_EQ(r.status, 1);
   ASSERT_FALSE(r.log.errors.empty()) << r.out;
   EXPECT_EQ(r.log.errors.front().kind, log_error_kind::config_invalid);
-  EXPECT_NE(r.out.find("[rank0]: AssertionError: world size (8) is not divisible by "
-                       "total_model_size (total_model_size=3)"),
+  // Python's traceback goes to stderr, and nothing of it to stdout.
+  EXPECT_NE(r.err.find("[rank0]: AssertionError: world size (8) is not divisible by "
+                       "total_model_size (total_model_size=3)\n"),
             std::string::npos)
-    << r.out;
+    << r.err;
+  EXPECT_EQ(r.out.find("AssertionError"), std::string::npos) << r.out;
   EXPECT_TRUE(r.log.iterations.empty());
   // Core 0.6 wording, used for 0.5 and 0.8: TP alone is checked first.
   const auto old = run_sim(layout("3", "1", "1", "0.5"));
   ASSERT_FALSE(old.log.errors.empty());
   EXPECT_EQ(old.log.errors.front().kind, log_error_kind::config_invalid);
-  EXPECT_NE(old.out.find("AssertionError: world size (8) is not divisible by tensor model "
+  EXPECT_NE(old.err.find("AssertionError: world size (8) is not divisible by tensor model "
                          "parallel size (3)"),
             std::string::npos)
-    << old.out;
+    << old.err;
   const auto layers = run_sim(layout("1", "3", "1", "0.8")); // 32 layers, 3 stages; 8 % 3 too
-  EXPECT_NE(layers.out.find("times pipeline parallel size (3) times context parallel size (1)"),
+  EXPECT_NE(layers.err.find("times pipeline parallel size (3) times context parallel size (1)"),
             std::string::npos)
-    << layers.out;
+    << layers.err;
 }
 
 TEST_F(sim_failure, heads_that_tensor_parallelism_cannot_split_raise_value_error) {
@@ -82,10 +84,10 @@ TEST_F(sim_failure, heads_that_tensor_parallelism_cannot_split_raise_value_error
   EXPECT_EQ(r.status, 1);
   ASSERT_FALSE(r.log.errors.empty()) << r.out;
   EXPECT_EQ(r.log.errors.front().kind, log_error_kind::config_invalid);
-  EXPECT_NE(r.out.find("[rank0]: ValueError: num_attention_heads (14) must be a multiple of "
+  EXPECT_NE(r.err.find("[rank0]: ValueError: num_attention_heads (14) must be a multiple of "
                        "tensor_model_parallel_size (4)."),
             std::string::npos)
-    << r.out;
+    << r.err;
 }
 
 TEST_F(sim_failure, query_groups_that_tp_only_divides_start_on_head_but_not_on_0_5) {
@@ -101,10 +103,10 @@ TEST_F(sim_failure, query_groups_that_tp_only_divides_start_on_head_but_not_on_0
   EXPECT_EQ(head.status, 0) << head.out;
   const auto old = run_sim(args("0.5"));
   EXPECT_EQ(old.status, 1);
-  EXPECT_NE(old.out.find("ValueError: num_query_groups (2) must be a multiple of "
+  EXPECT_NE(old.err.find("ValueError: num_query_groups (2) must be a multiple of "
                          "tensor_model_parallel_size (4)."),
             std::string::npos)
-    << old.out;
+    << old.err;
 }
 
 /// A seed whose run draws the wanted injected failure at rate 1.

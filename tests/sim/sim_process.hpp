@@ -1,7 +1,8 @@
 #pragma once
 
-// Runs build/bin/paratune-sim as a real child process and reads its stdout
-// with the Megatron-LM log parser, as the validator does.
+// Runs build/bin/paratune-sim as a real child process and reads its output
+// with the Megatron-LM log parser, as the validator does (it reads stdout and
+// stderr as one stream: a Python traceback goes to stderr).
 
 #include <filesystem>
 #include <string>
@@ -16,12 +17,12 @@ namespace paratune::test {
 struct sim_result {
   int status = -1;       ///< exit status
   std::string out, err;
-  megatron_log log;      ///< stdout as the parser reads it
+  megatron_log log;      ///< stdout, then stderr, as the parser reads them
 };
 
 inline std::string sim_path() { return bin_dir() + "/paratune-sim"; }
 
-/// Runs paratune-sim without pauses (--sim-time-scale 0) and parses stdout.
+/// Runs paratune-sim without pauses (--sim-time-scale 0) and parses its output.
 inline sim_result run_sim(const std::vector<std::string>& args) {
   std::vector<std::string> argv{sim_path(), "--sim-time-scale", "0"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -29,6 +30,7 @@ inline sim_result run_sim(const std::vector<std::string>& args) {
   sim_result r{p.status, p.out, p.err, {}};
   megatron_log_parser parser;
   parser.feed(r.out);
+  parser.feed(r.err);
   parser.finish();
   r.log = parser.log();
   return r;

@@ -13,11 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/config/catalog.hpp"
-#include "core/shell_quote.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/text.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
+#include "tools/paratune-sim/megatron_flags_text.hpp"
 #include "tools/paratune-sim/megatron_output.hpp"
 #include "tools/paratune-sim/sim_options.hpp"
 
@@ -35,7 +36,7 @@ int evaluate(const run_plan& plan) {
   const auto& l = plan.launch;
   nlohmann::json out;
   const auto violation = sim::first_violation(sim::version_traits(plan.opts.megatron_version),
-                                              l.model, l.config, plan.opts.world_size);
+                                              l, plan.opts.world_size);
   if (!violation.rule.empty()) {
     out = {{"valid", false}, {"failure", "config_invalid"}, {"message", violation.message}};
   } else {
@@ -118,7 +119,7 @@ int run(const run_plan& plan) {
   const auto& o = plan.opts;
   const auto version = sim::version_traits(o.megatron_version);
   sim::megatron_output out(l, o.world_size, version, o.log_throughput);
-  const auto violation = sim::first_violation(version, l.model, l.config, o.world_size);
+  const auto violation = sim::first_violation(version, l, o.world_size);
   if (!violation.rule.empty()) {
     out.invalid_configuration(violation);
     return 1;
@@ -177,10 +178,22 @@ int main(int argc, char** argv) {
     run_plan plan;
     plan.opts = sim::parse_sim_options(argc, argv);
     std::vector<std::string> unknown;
-    plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown);
+    static const auto options = megatron_option_list::parse(sim::megatron_flags_text());
+    plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown, &options);
     if (!unknown.empty())
-      throw input_error("unrecognized arguments: " + shell_command(unknown));
-    check_megatron_model(plan.launch);
+      throw input_error("unrecognized arguments: " + join(unknown, " "));
+    // paratune's model checks (ranges, relations between dimensions) refuse
+    // with exit 2 what Megatron-LM would trip over while building the model;
+    // a hidden size its heads do not divide Megatron-LM refuses itself, at
+    // start-up, with a bare assert, and that is what shows.
+    const auto refused = check_megatron_launch(plan.launch, plan.opts.world_size);
+    if (refused.empty() || !refused.front().source
+        || refused.front().source->rule != megatron_rule::hidden_heads)
+      check_megatron_model(plan.launch);
+    // validate_args turns sequence parallelism off without tensor
+    // parallelism (with a warning) and runs on.
+    if (plan.launch.config.sp && plan.launch.config.tp == 1)
+      plan.launch.config.sp = false;
     plan.cluster = load_cluster(plan.opts.cluster);
     return plan.opts.evaluate ? evaluate(plan) : run(plan);
   } catch (const input_error& e) {

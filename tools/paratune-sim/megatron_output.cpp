@@ -58,28 +58,32 @@ megatron_version version_traits(const std::string& name) {
   return v;
 }
 
-rule_violation first_violation(const megatron_version& v, const model_spec& m,
-                               const training_config& c, int world) {
+rule_violation first_violation(const megatron_version& v, const megatron_launch& launch,
+                               int world) {
   using std::to_string;
+  const auto& m = launch.model;
+  const auto& c = launch.config;
   if (v.old_assertions) {
     // arguments.py of 0.6 checks TP alone first, then the model-parallel
     // product; TransformerConfig only accepts a query-group count that TP
     // divides.
+    const auto* world_row = &megatron_rule_info(megatron_rule::world_divisible);
     if (world % c.tp != 0)
       return {"world_divisible", "world size (" + to_string(world)
                                    + ") is not divisible by tensor model parallel size ("
-                                   + to_string(c.tp) + ")"};
+                                   + to_string(c.tp) + ")", world_row};
     if (world % (c.tp * c.pp * c.cp) != 0)
       return {"world_divisible",
               "world size (" + to_string(world) + ") is not divisible by tensor parallel size ("
                 + to_string(c.tp) + ") times pipeline parallel size (" + to_string(c.pp)
-                + ") times context parallel size (" + to_string(c.cp) + ")"};
+                + ") times context parallel size (" + to_string(c.cp) + ")", world_row};
     if (m.heads % c.tp == 0 && m.kv_heads % c.tp != 0)
       return {"query_groups_tp", "num_query_groups (" + to_string(m.kv_heads)
                                    + ") must be a multiple of tensor_model_parallel_size ("
-                                   + to_string(c.tp) + ")."};
+                                   + to_string(c.tp) + ").",
+              &megatron_rule_info(megatron_rule::query_groups_tp)};
   }
-  const auto all = check_megatron_rules(m, c, world);
+  const auto all = check_megatron_launch(launch, world);
   if (all.empty())
     return {};
   rule_violation first = all.front();
@@ -306,49 +310,46 @@ void megatron_output::memory(const memory_breakdown& stage, int64_t it) {
   std::fflush(stdout);
 }
 
-void megatron_output::traceback(int rank) {
-  std::printf("[rank%d]: Traceback (most recent call last):\n", rank);
-  std::printf("[rank%d]:   File \"/workspace/Megatron-LM/pretrain_gpt.py\", line 278, in <module>\n", rank);
-  std::printf("[rank%d]:     pretrain(\n", rank);
+void megatron_output::traceback(std::FILE* to, int rank) {
+  std::fprintf(to, "[rank%d]: Traceback (most recent call last):\n", rank);
+  std::fprintf(to, "[rank%d]:   File \"/workspace/Megatron-LM/pretrain_gpt.py\", line 278, in <module>\n", rank);
+  std::fprintf(to, "[rank%d]:     pretrain(\n", rank);
 }
 
-void megatron_output::launcher_epilogue(int local_rank) {
+void megatron_output::launcher_epilogue(std::FILE* to, int local_rank) {
   const int pid = int(getpid());
   if (version_.glog_timestamps) {
     // glog-style torchrun logging: microseconds and the launcher's pid.
     const std::string stamp = glog_stamp();
-    std::printf("E%s %d torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+    std::fprintf(to, "E%s %d torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
                 "local_rank: %d (pid: %d) of binary: /usr/bin/python\n",
                 stamp.substr(0, stamp.size() - 3).c_str(), pid, local_rank, pid + 1 + local_rank);
   } else {
-    std::printf("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
+    std::fprintf(to, "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
                 "local_rank: %d (pid: %d) of binary: /usr/bin/python\n",
                 local_rank, pid + 1 + local_rank);
   }
-  std::printf("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n");
-  std::printf("============================================================\n");
-  std::printf("pretrain_gpt.py FAILED\n");
-  std::printf("Root Cause (first observed failure):\n");
-  std::printf("  exitcode  : 1 (pid: %d)\n", pid + 1 + local_rank);
-  std::fflush(stdout);
+  std::fprintf(to, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n");
+  std::fprintf(to, "============================================================\n");
+  std::fprintf(to, "pretrain_gpt.py FAILED\n");
+  std::fprintf(to, "Root Cause (first observed failure):\n");
+  std::fprintf(to, "  exitcode  : 1 (pid: %d)\n", pid + 1 + local_rank);
+  std::fflush(to);
 }
 
 void megatron_output::invalid_configuration(const rule_violation& v) {
-  // TransformerConfig raises ValueError; arguments.py and the batch
-  // calculator assert.
-  const bool value_error = v.rule == "heads_tp" || v.rule == "query_groups_tp";
-  traceback(0);
-  if (v.rule == "hidden_heads")
-    std::printf("[rank0]: AssertionError\n");
-  else
-    std::printf("[rank0]: %s: %s\n", value_error ? "ValueError" : "AssertionError",
-                v.message.c_str());
-  launcher_epilogue(0);
+  // Python writes the traceback to stderr and ends it with the exception's
+  // line; torchrun then reports the failed child, also on stderr.
+  traceback(stderr, 0);
+  const std::string line = v.python_line();
+  std::fprintf(stderr, "[rank0]: %s\n", line.c_str());
+  std::fflush(stderr);
+  launcher_epilogue(stderr, 0);
 }
 
 void megatron_output::out_of_memory(int rank, int local_rank, double capacity_gib,
                                     double in_use_gib, double tried_gib) {
-  traceback(rank);
+  traceback(stdout, rank);
   const double free_gib = std::max(0.0, capacity_gib - in_use_gib);
   std::printf("[rank%d]: %s: CUDA out of memory. Tried to allocate %.2f GiB. "
               "GPU %d has a total capacity of %.2f GiB of which %.2f MiB is free. Including "
@@ -361,7 +362,7 @@ void megatron_output::out_of_memory(int rank, int local_rank, double capacity_gi
               rank, version_.torch_oom_class ? "torch.OutOfMemoryError" : "torch.cuda.OutOfMemoryError",
               tried_gib, local_rank, capacity_gib, free_gib * 1024, in_use_gib,
               in_use_gib * 0.97, in_use_gib * 0.03 * 1024);
-  launcher_epilogue(local_rank);
+  launcher_epilogue(stdout, local_rank);
 }
 
 void megatron_output::nccl_timeout(int rank, int64_t seq) {
@@ -386,14 +387,14 @@ void megatron_output::nccl_timeout(int rank, int64_t seq) {
                 "might run on corrupted/incomplete data.\n",
                 rank);
   }
-  launcher_epilogue(rank % 8);
+  launcher_epilogue(stdout, rank % 8);
 }
 
 void megatron_output::node_failure(int rank) {
   std::printf("[rank%d]: RuntimeError: NCCL communicator was aborted on rank %d. Original reason "
               "for failure was: NCCL error: remote process exited or there was a network error\n",
               rank, rank);
-  launcher_epilogue(rank % 8);
+  launcher_epilogue(stdout, rank % 8);
 }
 
 void megatron_output::training_done(int64_t iterations) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,12 @@ struct megatron_version {
 /// for anything else.
 megatron_version version_traits(const std::string& name);
 
-/// The assertion Megatron-LM of this version raises first for `c`, or an
-/// empty rule when it starts. Newer versions use check_megatron_rules'
-/// text; 0.5 and 0.8 the 0.6 wording (and 0.6's stricter query-group rule).
-rule_violation first_violation(const megatron_version& v, const model_spec& m,
-                               const training_config& c, int world_size);
+/// The error Megatron-LM of this version raises first for the command line,
+/// or an empty rule when it starts. Newer versions raise the rule table's
+/// first (check_megatron_launch); 0.5 and 0.8 say some in 0.6's words (and
+/// have 0.6's stricter query-group rule).
+rule_violation first_violation(const megatron_version& v, const megatron_launch& launch,
+                               int world_size);
 
 /// One logged iteration's values as training_log() averages them.
 struct iteration_values {
@@ -70,8 +72,8 @@ public:
 private:
   std::string timestamp() const;
   std::string glog_stamp() const;
-  void traceback(int rank);
-  void launcher_epilogue(int local_rank);
+  void traceback(std::FILE* to, int rank);
+  void launcher_epilogue(std::FILE* to, int local_rank);
   int global_rank(int tp_rank, int cp_rank, int stage) const;
 
   megatron_launch launch_;
