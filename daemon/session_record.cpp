@@ -81,11 +81,24 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = src.job_text;
   for (const auto& p : job.pools) {
-    s.pools.push_back({p.name, p.kind, p.capacity, p.launch, p.gpus_per_node, p.partition,
-                       p.via == slurm_via::slurmrestd, p.url, p.token_env, p.token_file, p.user,
-                       p.dcgm_url, p.dcgm_period_s, p.relay, p.relay ? relay_executable(p) : "",
-                       p.table, {}, p.env});
-    auto& w = s.pools.back();
+    auto& w = s.pools.emplace_back();
+    w.name = p.name;
+    w.kind = p.kind;
+    w.capacity = p.capacity;
+    w.launch = p.launch;
+    w.gpus_per_node = p.gpus_per_node;
+    w.partition = p.partition;
+    w.via_rest = p.via == slurm_via::slurmrestd;
+    w.url = p.url;
+    w.token_env = p.token_env;
+    w.token_file = p.token_file;
+    w.user = p.user;
+    w.dcgm = p.dcgm_url;
+    w.dcgm_period_s = p.dcgm_period_s;
+    w.relay = p.relay;
+    w.relay_path = p.relay ? relay_executable(p) : "";
+    w.table = p.table;
+    w.env = p.env;
     w.tasks = p.tasks;
     w.account = p.account;
     w.qos = p.qos;
@@ -94,7 +107,7 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
     w.exclusive = p.exclusive;
     w.time_limit_minutes = p.time_limit_minutes;
     for (const auto& r : p.measured)
-      s.pools.back().measured.push_back(wire::to_wire(r));
+      w.measured.push_back(wire::to_wire(r));
   }
   s.env = job.env;
   const auto secrets = secret_env_names(job, src.default_reasoner, src.secret_env);

@@ -100,7 +100,7 @@ TEST_F(relay_master_file, is_made_once_private_and_read_back_the_same) {
 
 TEST_F(relay_master_file, that_others_can_read_is_refused_and_left_alone) {
   const auto path = dir + "/relay.key";
-  const auto made = load_or_create_relay_master(path);
+  (void)load_or_create_relay_master(path);
   fs::permissions(path, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
   try {
     (void)load_or_create_relay_master(path);

@@ -74,9 +74,11 @@ TEST(megatron_option_list, the_data_file_holds_megatrons_parser) {
   l.config.overlap_grad = l.config.overlap_param = l.config.fused_ce = true;
   l.config.grad_reduce_bf16 = true;
   l.prec = precision::fp8;
-  for (const auto& a : render_megatron_args(l))
-    if (a.rfind("--", 0) == 0)
+  for (const auto& a : render_megatron_args(l)) {
+    if (a.rfind("--", 0) == 0) {
       EXPECT_NE(list.find(a), nullptr) << a;
+    }
+  }
 }
 
 TEST(megatron_option_list, unmodelled_options_are_skipped_with_their_values) {

@@ -170,6 +170,7 @@ TEST(slurmrestd_submit_body, carries_every_field_as_json_values) {
   EXPECT_FALSE(p.contains("tasks_per_node"));
 
   // sbatch's options by slurmrestd v0.0.38's names for them.
+  const auto base = job;
   job.tasks_per_node = 8;
   job.account = "llm-perf";
   job.qos = "high";
@@ -183,12 +184,7 @@ TEST(slurmrestd_submit_body, carries_every_field_as_json_values) {
   EXPECT_EQ(o["constraints"], "h100&ib");
   EXPECT_EQ(o["gres"], "gpu:h100:8");
   EXPECT_EQ(o["exclusive"], "exclusive");
-  job = slurm_job_request{job.name, job.partition, job.nodes, job.gpus_per_node,
-                          job.time_limit_minutes};
-  job.working_directory = "/tmp/w";
-  job.output_path = "/tmp/w/out-%j.log";
-  job.environment = {{"PATH", "/usr/bin:/bin"}, {"TRIAL", "a=b,c;$(id)\n"}};
-  job.script = "#!/bin/bash\necho \"$TRIAL\"\n";
+  job = base;
 
   job.gpus_per_node = 0;
   job.time_limit_minutes = 0;

@@ -210,8 +210,14 @@ command it follows FILE until SIGTERM or SIGINT.
   --drop-seq N[,M...]  testing: do not publish these lines (they are still
                        buffered and logged), so the receiver sees gaps
 
-Exit status: COMMAND's; 2 for a bad option (one line naming it); 1 when the
-bus, the log or the fetch socket cannot be set up.
+Environment: PARATUNE_RELAY_KEY, the trial's key (64 hex digits, put in the
+job's environment by paratune): every message is signed with it, and
+paratune's relay ingress passes only lines signed with their trial's key. It
+is removed from the environment before COMMAND starts. Without it the lines go
+out unsigned (said on stderr) and reach paratune through the log file only.
+
+Exit status: COMMAND's; 2 for a bad option or key (one line naming it); 1 when
+the bus, the log or the fetch socket cannot be set up.
 )";
 }
 
