@@ -4,6 +4,7 @@
 #include <set>
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
@@ -26,6 +27,10 @@ struct trial_ledger {
   std::set<int> retried;                          ///< failed trials already run again
   std::map<std::string, failure_kind> last_end;   ///< by pool: how its latest trial ended
   std::set<int> used;                             ///< trials that count against the budget
+  /// By pool: its trials that never reached training, in a row (in record
+  /// order), and the last one's message (the scheduler's words).
+  std::map<std::string, int> launch_failures;
+  std::map<std::string, std::string> last_launch_error;
 };
 
 trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
@@ -55,6 +60,13 @@ trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
         last_trial_of_pool[r.pool] = r.trial;
         l.last_end[r.pool] = r.status == trial_status::failed ? r.error_kind : failure_kind::none;
       }
+      if (!r.pool.empty()) {
+        const bool never_started =
+          r.status == trial_status::failed && r.error_kind == failure_kind::launcher_error;
+        l.launch_failures[r.pool] = never_started ? l.launch_failures[r.pool] + 1 : 0;
+        if (never_started)
+          l.last_launch_error[r.pool] = r.error_message;
+      }
       if (r.status == trial_status::failed)
         l.failed[r.trial] = std::move(r);
     } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
@@ -78,8 +90,27 @@ std::vector<pool_load> loads_of(const wire::session_opened& s, const trial_ledge
       load.in_flight += p.pool == load.name;
     const auto end = l.last_end.find(load.name);
     load.down = end != l.last_end.end() && end->second == failure_kind::launcher_error;
+    const auto failures = l.launch_failures.find(load.name);
+    load.paused = failures != l.launch_failures.end() && failures->second >= max_launch_failures;
   }
   return loads;
+}
+
+/// The paused pools in words: "pool 'a100': 3 trials in a row never
+/// started (last: sbatch: error: ...)", one per pool, joined by "; ".
+std::string paused_pools_text(const std::vector<pool_load>& loads, const trial_ledger& l) {
+  std::string out;
+  for (const auto& load : loads) {
+    if (!load.paused)
+      continue;
+    const auto error = l.last_launch_error.find(load.name);
+    out += (out.empty() ? "" : "; ") + std::string("pool '") + load.name + "': "
+           + std::to_string(l.launch_failures.at(load.name)) + " trials in a row never started"
+           + (error == l.last_launch_error.end() || error->second.empty()
+                ? std::string()
+                : " (last: " + error->second + ")");
+  }
+  return out;
 }
 
 megatron_launch megatron_launch_of(const wire::session_opened& s, const training_config& config) {
@@ -297,8 +328,15 @@ void generator_state::generate(const std::string& session, const wire::analysis_
                                wire::make_envelope(session, 1, *skipped));
   const auto job = wire::body_of<wire::session_opened>(*opened);
   auto proposals = choose(report, job, ledger);
-  if (proposals.empty())
+  const auto loads = loads_of(job, ledger);
+  const auto paused = paused_pools_text(loads, ledger);
+  if (!paused.empty())
+    spdlog::warn("session {}: paused {}", session, paused);
+  if (proposals.empty()) {
     proposals.push_back(nothing_to_run(report));
+    if (all_paused(loads))
+      proposals.back().no_pool = "no pool is left to run trials on: " + paused;
+  }
   for (auto& p : proposals)
     publish_proposal(session, job, p);
 }

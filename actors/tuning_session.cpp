@@ -80,6 +80,8 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     answered = true;
     if (p.exhausted)
       exhausted_after = int(results.size());
+    if (!p.no_pool.empty())
+      no_pool = p.no_pool;
     fill_slots();
   });
   on<wire::analysis_report>([this](const wire::envelope&, const wire::analysis_report& r) {
@@ -163,6 +165,12 @@ void tuning_session_state::send_request(int number, int count) {
 void tuning_session_state::fill_slots() {
   if (phase != session_phase::running || !awaiting.empty() || !answered)
     return;
+  if (!no_pool.empty()) {
+    // Every pool is paused: the trials still running end, then the session.
+    if (in_flight.empty())
+      fail(no_pool);
+    return;
+  }
   const int budget_left = job.trials - trials_used();
   // A result the last analysis did not see: ask again for what is free.
   const bool news = int(results.size()) > requested_after;

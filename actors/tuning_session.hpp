@@ -87,6 +87,7 @@ struct tuning_session_state : agent_state {
   int requested_slots = 0;      ///< the slots it asked for
   bool answered = true;         ///< the last request got its answer
   int exhausted_after = -1;     ///< results when the last "exhausted" answer came
+  std::string no_pool;          ///< why no pool is left (proposal::no_pool); the session ends
   int requested_after = -1;     ///< results when the last request was sent
   int64_t last_progress_ms = 0; ///< steady-clock time of the last event
   uint64_t replayed_to = 0;     ///< the pool sequence number replays have read up to

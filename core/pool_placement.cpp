@@ -4,9 +4,10 @@ namespace paratune {
 
 namespace {
 
+/// Whether every pool that is not paused is down.
 bool all_down(const std::vector<pool_load>& pools) {
   for (const auto& p : pools)
-    if (!p.down)
+    if (!p.down && !p.paused)
       return false;
   return true;
 }
@@ -14,7 +15,7 @@ bool all_down(const std::vector<pool_load>& pools) {
 /// Another pool than `avoid` that is up: a retry waits for it.
 bool other_pool_up(const std::vector<pool_load>& pools, const std::string& avoid) {
   for (const auto& p : pools)
-    if (p.name != avoid && !p.down)
+    if (p.name != avoid && !p.down && !p.paused)
       return true;
   return false;
 }
@@ -25,9 +26,16 @@ int free_slots(const std::vector<pool_load>& pools) {
   const bool none_up = all_down(pools);
   int n = 0;
   for (const auto& p : pools)
-    if (none_up || !p.down)
+    if (!p.paused && (none_up || !p.down))
       n += p.free();
   return n;
+}
+
+bool all_paused(const std::vector<pool_load>& pools) {
+  for (const auto& p : pools)
+    if (!p.paused)
+      return false;
+  return !pools.empty();
 }
 
 std::optional<size_t> place_trial(const std::vector<pool_load>& pools, const std::string& avoid) {
@@ -36,7 +44,7 @@ std::optional<size_t> place_trial(const std::vector<pool_load>& pools, const std
   std::optional<size_t> best;
   for (size_t i = 0; i < pools.size(); ++i) {
     const auto& p = pools[i];
-    if (p.free() == 0 || (avoidable && p.name == avoid) || (p.down && !none_up))
+    if (p.paused || p.free() == 0 || (avoidable && p.name == avoid) || (p.down && !none_up))
       continue;
     if (!best || p.free() > pools[*best].free())
       best = i;

@@ -15,16 +15,27 @@ struct pool_load {
   /// it, the command did not start): the pool is treated as down until one
   /// of its trials runs again.
   bool down = false;
+  /// Its last max_launch_failures trials in a row never reached training:
+  /// it gets no more trials this session, down or not, so that a pool that
+  /// refuses every job cannot spend the budget.
+  bool paused = false;
 
   int free() const { return capacity > in_flight ? capacity - in_flight : 0; }
 };
 
-/// Free slots over the pools that are up; over all of them when every pool
-/// is down (a scheduler may come back, and the trial budget bounds the cost).
+/// Launch failures in a row that pause a pool: one is a scheduler's
+/// hiccup, three the same refusal each time.
+inline constexpr int max_launch_failures = 3;
+
+/// Free slots over the pools that are up; over all of them but the paused
+/// when every such pool is down (a scheduler may come back for a while).
 int free_slots(const std::vector<pool_load>& pools);
 
+/// Whether every pool is paused: no trial can run anywhere.
+bool all_paused(const std::vector<pool_load>& pools);
+
 /// The pool the next trial goes to, or none while every eligible pool is
-/// full. A pool that is up beats one that is down; among those, the one
+/// full; never a paused pool. A pool that is up beats one that is down; among those, the one
 /// with the most free slots (trials spread over pools), then job order.
 /// `avoid` (a failed trial's pool, for its retry) is taken only when no
 /// other pool is up; while one is, the retry waits for its free slot.

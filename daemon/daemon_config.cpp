@@ -19,20 +19,13 @@ namespace {
 /// sockaddr_un's sun_path holds 108 bytes with the terminating NUL.
 constexpr size_t max_socket_path = 107;
 
-const std::set<std::string> top_keys = {
+constexpr std::string_view top_keys[] = {
   "state",        "control",   "control_users",   "authorized_keys", "bus",
   "http",         "log",       "grace_s",         "sync_writes",     "max_sessions",
   "allow_remote", "curve_key", "http_token_file", "relay_ingress",   "reasoner",
   "secret_env"};
-
-void refuse_unknown(const YAML::Node& node, const std::set<std::string>& known,
-                    const std::string& where) {
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    if (!known.count(key))
-      throw input_error(where + ": unknown key '" + key + "'");
-  }
-}
+constexpr std::string_view bus_keys[] = {"publish", "subscribe"};
+constexpr std::string_view log_keys[] = {"format", "level"};
 
 log_format parse_log_format(const std::string& word, const std::string& where) {
   if (word == "text")
@@ -161,7 +154,7 @@ daemon_config load_daemon_config(const std::string& path) {
   const auto root = yf::load_file(path);
   daemon_config c;
   try {
-    refuse_unknown(root, top_keys, path);
+    yf::refuse_unknown_keys(root, top_keys, path);
     c.state_dir = yf::optional<std::string>(root, "state", path, c.state_dir);
     c.control = yf::optional<std::string>(root, "control", path, c.control);
     if (const auto users = root["control_users"]) {
@@ -175,7 +168,7 @@ daemon_config load_daemon_config(const std::string& path) {
     c.http_token_file =
       yf::optional<std::string>(root, "http_token_file", path, c.http_token_file);
     if (const auto bus = root["bus"]) {
-      refuse_unknown(bus, {"publish", "subscribe"}, path + ": bus");
+      yf::refuse_unknown_keys(bus, bus_keys, path, "bus");
       c.bus_publish = yf::optional<std::string>(bus, "publish", path + ": bus", c.bus_publish);
       c.bus_subscribe =
         yf::optional<std::string>(bus, "subscribe", path + ": bus", c.bus_subscribe);
@@ -185,7 +178,7 @@ daemon_config load_daemon_config(const std::string& path) {
     if (c.http == "off")
       c.http.clear();
     if (const auto log = root["log"]) {
-      refuse_unknown(log, {"format", "level"}, path + ": log");
+      yf::refuse_unknown_keys(log, log_keys, path, "log");
       c.log = parse_log_format(yf::optional<std::string>(log, "format", path, "text"), path);
       c.log_level = yf::optional<std::string>(log, "level", path + ": log", c.log_level);
     }

@@ -242,9 +242,12 @@ struct proposal {
   std::string workdir;             ///< its own directory, made before launch; empty: none
   int request = 0;                 ///< the analysis_request it answers
   int retry_of = 0;                ///< the failed trial it runs again, 0 for a new configuration
+  /// Set when nothing can run because every pool is paused (its trials kept
+  /// failing to start): why, pool by pool. The session ends with it.
+  std::string no_pool;
   MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
                      predicted_tflops, predicted_peak_mib, reasoning, ranked, argv, pool, workdir,
-                     request, retry_of)
+                     request, retry_of, no_pool)
 };
 
 /// The validator launched a trial.

@@ -150,7 +150,10 @@ slurm_result<slurm_job_id> slurmrestd_client::submit(const slurm_job_request& jo
   auto r = request("POST", "/job/submit", slurmrestd_submit_body(job));
   if (!r)
     return r.error();
-  return parse_slurmrestd_submit(r.value().status, r.value().body);
+  auto id = parse_slurmrestd_submit(r.value().status, r.value().body);
+  if (!id)
+    return explain_parse_failure(id.error(), job);
+  return id;
 }
 
 slurm_result<slurm_job_status> slurmrestd_client::state(slurm_job_id id) {

@@ -1,5 +1,8 @@
 #include "adapters/slurm/slurmrestd_json.hpp"
 
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 namespace paratune {
@@ -114,6 +117,31 @@ std::string slurmrestd_submit_body(const slurm_job_request& job) {
   // dump() escapes; invalid UTF-8 in a user value is replaced, not thrown.
   return json{{"job", props}, {"script", job.script}}.dump(-1, ' ', false,
                                                            json::error_handler_t::replace);
+}
+
+slurm_error explain_parse_failure(slurm_error e, const slurm_job_request& job) {
+  if (e.message.rfind("Failure during parsing", 0) != 0)
+    return e;
+  std::vector<std::string> fields;
+  if (job.gpus_per_node > 0)
+    fields.push_back("gpus_per_node=" + std::to_string(job.gpus_per_node)
+                     + " (GPUs are a gres the nodes must configure)");
+  for (const auto& [name, value] : {std::pair{"gres", &job.gres},
+                                    std::pair{"constraints", &job.constraint},
+                                    std::pair{"account", &job.account},
+                                    std::pair{"qos", &job.qos}})
+    if (!value->empty())
+      fields.push_back(std::string(name) + "=" + *value);
+  if (job.tasks_per_node > 0)
+    fields.push_back("tasks_per_node=" + std::to_string(job.tasks_per_node));
+  std::string joined;
+  for (const auto& f : fields)
+    joined += (joined.empty() ? "" : ", ") + f;
+  e.message += ": slurmrestd refused a field of the job and names it only in its own log "
+               "(\"error: ...\" beside \"job parsing failed\")";
+  if (!joined.empty())
+    e.message += "; the fields this job sets that the cluster must allow: " + joined;
+  return e;
 }
 
 slurm_result<slurm_job_id> parse_slurmrestd_submit(long http_status, std::string_view body) {

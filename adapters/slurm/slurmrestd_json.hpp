@@ -25,6 +25,15 @@ std::string slurmrestd_submit_body(const slurm_job_request& job);
 
 /// The answer to POST .../job/submit: {"job_id": N, ...}.
 slurm_result<slurm_job_id> parse_slurmrestd_submit(long http_status, std::string_view body);
+
+/// slurmrestd 22.05 answers a job whose fields its option parser refuses
+/// (a gres or GPU count the cluster does not configure, say) with only
+/// "Failure during parsing" (error 9001, ESLURM_REST_FAIL_PARSING): the
+/// reason goes to its own log, which a client cannot read. For such an
+/// error, the message says so and names the fields of `job` that are
+/// checked against the cluster's configuration; any other error is
+/// returned as it is.
+slurm_error explain_parse_failure(slurm_error e, const slurm_job_request& job);
 /// The answer to GET .../job/{id}: {"jobs": [{"job_id": id, "job_state": ...}]}.
 /// exit_code there is the raw wait status (768 for exit 3, 15 for SIGTERM).
 slurm_result<slurm_job_status> parse_slurmrestd_job(long http_status, std::string_view body,

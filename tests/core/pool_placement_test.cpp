@@ -45,5 +45,24 @@ TEST(pool_placement, a_pool_that_is_down_gets_no_trial_while_another_is_up) {
   EXPECT_EQ(place_trial(pools), 0u);
 }
 
+TEST(pool_placement, a_paused_pool_gets_no_trial_even_when_every_pool_is_down) {
+  auto pools = two_pools(0, 0);
+  pools[0].paused = pools[0].down = true;
+  EXPECT_EQ(free_slots(pools), 2);
+  EXPECT_EQ(place_trial(pools), 1u);
+  EXPECT_FALSE(all_paused(pools));
+  // The other pool down too: only its slots, never the paused pool's.
+  pools[1].down = true;
+  EXPECT_EQ(free_slots(pools), 2);
+  EXPECT_EQ(place_trial(pools), 1u);
+  // A retry of a trial that failed on the other pool goes back to it.
+  EXPECT_EQ(place_trial(pools, "h100"), 1u);
+  pools[1].paused = true;
+  EXPECT_EQ(free_slots(pools), 0);
+  EXPECT_EQ(place_trial(pools), std::nullopt);
+  EXPECT_TRUE(all_paused(pools));
+  EXPECT_FALSE(all_paused({}));
+}
+
 } // namespace
 } // namespace paratune

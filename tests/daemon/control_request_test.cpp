@@ -170,12 +170,19 @@ TEST(daemon_config, a_config_file_is_read_and_an_unknown_key_named) {
     load_daemon_config(bad);
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(std::string(e.what()), bad + ": unknown key 'contrl'");
+    EXPECT_EQ(std::string(e.what()), bad + ":2: unknown key 'contrl' (did you mean 'control'?)");
+  }
+  const auto nested = test::write_file(dir, "nested.yaml", "state: /x\nlog:\n  levl: warn\n");
+  try {
+    load_daemon_config(nested);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), nested + ":3: log: unknown key 'levl' (did you mean 'level'?)");
   }
   // The command refuses it too, before anything starts.
   const auto r = test::run_program({test::bin_dir() + "/paratune", "daemon", "--config", bad});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "error: " + bad + ": unknown key 'contrl'\n");
+  EXPECT_EQ(r.err, "error: " + bad + ":2: unknown key 'contrl' (did you mean 'control'?)\n");
   // A key given twice (yaml-cpp would answer the first) is refused, nested too.
   const auto twice = test::write_file(dir, "twice.yaml",
                                       "state: /x\nlog: {format: json,\n      format: text}\n");

@@ -153,6 +153,30 @@ TEST_F(slurm_pool_tune, a_partition_that_refuses_jobs_is_reported_and_skipped) {
   EXPECT_EQ(retries, 1);
 }
 
+// A job whose only pool refuses every job: after three trials that never
+// started the pool is paused, and the session ends with the scheduler's
+// reason instead of spending its budget of six.
+TEST_F(slurm_pool_tune, a_pool_that_refuses_every_job_is_paused_and_the_session_ends_with_why) {
+  const auto job = test::write_file(
+    dir, "job.yaml",
+    "name: llama3-8b-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
+    "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
+    "pools:\n" + sbatch_pool("gone", "no-such-partition", 1)
+      + "trials: 6\nsimulation: {train_iters: 8}\n");
+  const auto r = test::run_program(
+    {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  const auto why = r.err.find("failed: no pool is left to run trials on: pool 'gone': 3 trials in "
+                              "a row never started (last: ");
+  ASSERT_NE(why, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nvalid partition", why), std::string::npos) << r.err;
+  int trial_dirs = 0;
+  for (const auto& session : fs::directory_iterator(dir + "/pool/trials"))
+    for ([[maybe_unused]] const auto& trial : fs::directory_iterator(session.path()))
+      ++trial_dirs;
+  EXPECT_EQ(trial_dirs, 3);
+}
+
 // A collective that never returns: nothing is printed after iteration 3;
 // the hang limit ends the trial and scancel removes its job.
 TEST_F(slurm_pool_tune, a_hung_trial_is_ended_and_its_job_cancelled) {

@@ -287,6 +287,25 @@ TEST_P(slurm_live, tasks_exclusive_account_and_time_reach_slurm) {
                            "task 0 of 2\ntask 1 of 2\n");
 }
 
+// A GPU count the local cluster has no gres for: sbatch says why itself;
+// slurmrestd says only "Failure during parsing", and paratune names the
+// fields the cluster must allow.
+TEST_P(slurm_live, gpus_the_cluster_does_not_have_are_refused_with_the_field_named) {
+  auto j = job("a100", "echo never\n");
+  j.gpus_per_node = 8;
+  const auto id = client_->submit(j);
+  ASSERT_FALSE(id) << "job " << id.value() << " was accepted";
+  if (GetParam() == client_kind::cli)
+    EXPECT_NE(id.error().message.find("Invalid generic resource (gres) specification"),
+              std::string::npos) << id.error().message;
+  else
+    EXPECT_EQ(id.error().message,
+              "Failure during parsing: slurmrestd refused a field of the job and names it only in "
+              "its own log (\"error: ...\" beside \"job parsing failed\"); the fields this job "
+              "sets that the cluster must allow: gpus_per_node=8 (GPUs are a gres the nodes must "
+              "configure)");
+}
+
 struct scoped_submitter_env {
   explicit scoped_submitter_env(std::vector<std::pair<std::string, std::string>> vars)
     : vars_(std::move(vars)) {

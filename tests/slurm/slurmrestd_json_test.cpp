@@ -195,6 +195,26 @@ TEST(slurmrestd_submit_body, carries_every_field_as_json_values) {
   EXPECT_FALSE(k["job"].contains("standard_output"));
 }
 
+TEST(slurmrestd_submit, a_parse_failure_names_the_fields_the_cluster_must_allow) {
+  // As slurmrestd 22.05 answers a job whose gres it cannot parse (recorded
+  // on tools/slurm-local, which configures no GPUs).
+  const auto id = parse_slurmrestd_submit(
+    400, R"({"meta": {}, "errors": [{"error_code": 9001, "error": "Failure during parsing"}]})");
+  ASSERT_FALSE(id);
+  slurm_job_request job;
+  job.gpus_per_node = 8;
+  job.gres = "gpu:h100:8";
+  job.constraint = "ib";
+  EXPECT_EQ(explain_parse_failure(id.error(), job).message,
+            "Failure during parsing: slurmrestd refused a field of the job and names it only in "
+            "its own log (\"error: ...\" beside \"job parsing failed\"); the fields this job sets "
+            "that the cluster must allow: gpus_per_node=8 (GPUs are a gres the nodes must "
+            "configure), gres=gpu:h100:8, constraints=ib");
+  // Any other refusal keeps Slurm's own words.
+  const slurm_error partition{slurm_failure::refused, "Invalid partition name specified"};
+  EXPECT_EQ(explain_parse_failure(partition, job).message, "Invalid partition name specified");
+}
+
 TEST(slurmrestd_submit_body, invalid_utf8_in_a_value_does_not_throw) {
   slurm_job_request job;
   job.name = std::string("bad\xff\xfe name");
