@@ -6,7 +6,10 @@
 // paratune-sim on the last rank, as Megatron-LM logs from the last rank.
 // Skipped when no local Slurm runs.
 
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -129,6 +132,33 @@ TEST_F(slurm_tasks_tune, one_task_per_gpu_gets_torchs_ranks) {
   ASSERT_EQ(ranks_by_job.size(), 2u);
   for (const auto& [job_id, ranks] : ranks_by_job)
     EXPECT_EQ(ranks, (std::set<std::string>{"0", "1"})) << job_id;
+}
+
+// The README's Slurm example's slurm-local twin, as written: run with the
+// build on PATH, both pools take trials (one through srun per node), the
+// initial configuration runs, and every trial measures.
+TEST(slurm_local_example, runs_as_written) {
+  if (!test::use_local_slurm())
+    GTEST_SKIP() << test::no_local_slurm;
+  const auto dir = test::make_temp_dir("slurm-example");
+  const char* path = std::getenv("PATH");
+  const auto r = test::run_program(
+    {"/usr/bin/env", "PATH=" + test::bin_dir() + ":" + (path ? path : "/usr/bin:/bin"),
+     test::bin_dir() + "/paratune", "tune",
+     test::source_dir() + "/configs/examples/llama3-8b-slurm-local.yaml", "--db", dir + "/pool",
+     "--trials", "3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["trials"].size(), 3u) << j.dump();
+  std::set<std::string> pools;
+  for (const auto& t : j["trials"]) {
+    EXPECT_TRUE(t["status"] == "stopped" || t["status"] == "succeeded") << t.dump();
+    EXPECT_GT(t["tflops_per_gpu"].get<double>(), 0) << t.dump();
+    pools.insert(t["pool"].get<std::string>());
+  }
+  EXPECT_EQ(pools, (std::set<std::string>{"a100", "h100"}));
+  EXPECT_EQ(j["trials"][0]["change"], "Run the initial configuration.");
+  fs::remove_all(dir);
 }
 
 } // namespace
