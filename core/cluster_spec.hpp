@@ -19,6 +19,10 @@ struct device_spec {
   double hbm_gib = 0;            ///< device memory in GiB as the allocator sees it
   double hbm_gbps = 0;           ///< HBM bandwidth, GB/s
   bool tpu = false;
+  /// CUDA compute capability (8.0 A100, 9.0 H100/H200, 10.0 B200); 0 for a
+  /// TPU or when the cluster file does not say. Megatron-LM's start-up
+  /// checks read its major number (get_device_arch_version()).
+  double compute_capability = 0;
 
   double peak_tflops(precision p) const;
 };

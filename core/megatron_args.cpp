@@ -268,6 +268,9 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
     {"--no-overlap-p2p-communication", [&] { f.overlap_p2p = false; }},
     {"--disable-bias-linear", [&] { f.bias_linear = false; }},
     {"--moe-router-pre-softmax", [&] { f.router_pre_softmax = true; }},
+    {"--use-torch-fsdp2", [&] { f.torch_fsdp2 = true; }},
+    {"--use-megatron-fsdp", [&] { f.megatron_fsdp = true; }},
+    {"--overlap-moe-expert-parallel-comm", [&] { f.overlap_moe_ep_comm = true; }},
   };
   bool block = false;
   bool fp8 = false;

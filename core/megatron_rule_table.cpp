@@ -57,6 +57,11 @@ constexpr std::array rule_rows = {
     "seq_length ({seq_length})."},
   megatron_rule_row{recompute_method_selective, "recompute_method_selective", args_py, 1426,
     assertion, "recompute method is not yet supported for selective recomputing granularity"},
+  // Only on GPUs before Blackwell (get_device_arch_version() < 10), and not
+  // with FSDP or overlap_moe_expert_parallel_comm, which only warn.
+  megatron_rule_row{one_kernel_queue, "one_kernel_queue", args_py, 1477, assertion,
+    "Using tensor model parallelism or context parallelism require setting the environment "
+    "variable CUDA_DEVICE_MAX_CONNECTIONS to 1"},
   megatron_rule_row{ep_needs_experts, "ep_needs_experts", args_py, 1656, assertion,
     "num_experts must be non None to use expert model parallelism"},
   megatron_rule_row{experts_ep, "experts_ep", args_py, 1657, assertion,

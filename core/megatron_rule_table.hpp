@@ -34,6 +34,7 @@ enum class megatron_rule : uint8_t {
   seq_cp,
   max_position_seq,
   recompute_method_selective,
+  one_kernel_queue,
   ep_needs_experts,
   experts_ep,
   cross_entropy_fusion_te,

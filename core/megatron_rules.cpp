@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/trial_environment.hpp"
+
 namespace paratune {
 
 std::string rule_violation::python_line() const {
@@ -143,6 +145,11 @@ std::optional<rule_values> tripped(megatron_rule r, const rule_inputs& in) {
       if (c.recompute == recompute_mode::selective && f.recompute_method_given)
         return rule_values{};
       break;
+    case one_kernel_queue:
+      if ((c.tp > 1 || c.cp > 1) && f.device_arch < 10 && !f.torch_fsdp2 && !f.megatron_fsdp
+          && !f.overlap_moe_ep_comm && !f.one_kernel_queue)
+        return rule_values{};
+      break;
     case ep_needs_experts:
       if (c.ep > 1 && !m.is_moe())
         return rule_values{};
@@ -276,6 +283,11 @@ megatron_flags rendered_flags(const model_spec& m, const training_config& c) {
   f.max_position_embeddings = c.seq;
   f.recompute_method_given = f.recompute_layers_given = c.recompute == recompute_mode::full;
   f.bias_linear = !m.is_moe();
+  // The trial's environment, as paratune builds it for this configuration.
+  f.one_kernel_queue = false;
+  for (const auto& [name, value] : framework_environment(c.tp, c.cp, false, {}))
+    if (name == "CUDA_DEVICE_MAX_CONNECTIONS")
+      f.one_kernel_queue = value == "1";
   if (m.is_moe()) {
     f.router_topk = m.topk;
     f.router_pre_softmax = m.topk == 1;

@@ -41,6 +41,16 @@ struct megatron_flags {
   bool router_softmax = true;        ///< --moe-router-score-function softmax (the default)
   bool router_sinkhorn = false;      ///< --moe-router-load-balancing-type sinkhorn
   bool cross_entropy_te = false;     ///< --cross-entropy-fusion-impl te
+  bool torch_fsdp2 = false;          ///< --use-torch-fsdp2
+  bool megatron_fsdp = false;        ///< --use-megatron-fsdp
+  bool overlap_moe_ep_comm = false;  ///< --overlap-moe-expert-parallel-comm
+  // Not flags: what validate_args reads from the process and the device.
+  /// CUDA_DEVICE_MAX_CONNECTIONS is "1" in the environment. True by default:
+  /// paratune's trials get it whenever the rule asks (framework_environment).
+  bool one_kernel_queue = true;
+  /// get_device_arch_version(): the GPUs' compute capability major (8 A100,
+  /// 9 H100/H200, 10 Blackwell); 0 when unknown, read as before Blackwell.
+  int device_arch = 0;
 
   friend bool operator==(const megatron_flags&, const megatron_flags&) = default;
 };

@@ -34,7 +34,8 @@ constexpr std::string_view cluster_keys[] = {"name", "devices_per_node", "max_no
                                              "ici_topology", "device", "scale_up",
                                              "scale_out"};
 constexpr std::string_view device_keys[] = {"name", "peak_tflops_16", "peak_tflops_fp8",
-                                            "hbm_gib", "hbm_gbps", "tpu"};
+                                            "hbm_gib", "hbm_gbps", "tpu",
+                                            "compute_capability"};
 constexpr std::string_view link_keys[] = {"name", "gbps", "latency_us"};
 
 std::string inside_of(const std::string& inside, const char* field) {
@@ -123,6 +124,7 @@ cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where)
   c.device.hbm_gib = required_real(d, "hbm_gib", dwhere, 1e-3, 1e5);
   c.device.hbm_gbps = required_real(d, "hbm_gbps", dwhere, 1e-3, 1e7);
   c.device.tpu = yaml_fields::optional_flag(d, "tpu", dwhere, false);
+  c.device.compute_capability = optional_real(d, "compute_capability", dwhere, 0.0, 100.0, 0.0);
   if (!n["scale_up"] || !n["scale_out"])
     throw input_error(where + ": missing field '"
                       + std::string(n["scale_up"] ? "scale_out" : "scale_up") + "'");

@@ -45,7 +45,7 @@ std::vector<std::string> rules_of(const std::vector<rule_violation>& v) {
 
 TEST(megatron_rule_table, every_rule_has_one_row_with_its_source) {
   const auto table = megatron_rule_table();
-  EXPECT_EQ(table.size(), 34u);
+  EXPECT_EQ(table.size(), 35u);
   std::set<std::string_view> ids;
   for (const auto& row : table) {
     EXPECT_TRUE(ids.insert(row.id).second) << row.id;
@@ -102,8 +102,7 @@ TEST(megatron_rules, each_row_refuses_its_command_line_as_megatron_does) {
   std::set<std::string> covered;
   for (const auto& rc : test::megatron_rule_cases()) {
     SCOPED_TRACE(rc.rule);
-    const auto launch = parse_megatron_args(test::rule_case_args(rc));
-    const auto v = check_megatron_launch(launch, rc.world_size);
+    const auto v = check_megatron_launch(test::rule_case_launch(rc), rc.world_size);
     ASSERT_FALSE(v.empty());
     EXPECT_EQ(v.front().rule, rc.rule);
     EXPECT_EQ(v.front().python_line(), rc.python_line);
@@ -383,6 +382,41 @@ TEST(megatron_rules, accounting_refuses_an_uneven_first_or_last_stage) {
                           "num_layers_in_last_pipeline_stage cannot beset at the same time with "
                           "account_for_embedding_in_pipeline_splitand "
                           "account_for_loss_in_pipeline_split");
+}
+
+TEST(megatron_rules, one_kernel_queue_is_asked_for_tp_or_cp_before_blackwell) {
+  training_config c = base();
+  c.pp = 1;
+  megatron_flags f = rendered_flags(rules_llama3_8b(), c);
+  // paratune's trial environment sets CUDA_DEVICE_MAX_CONNECTIONS=1 here.
+  EXPECT_TRUE(f.one_kernel_queue);
+  EXPECT_TRUE(check_megatron_rules(rules_llama3_8b(), c, 8).empty());
+  f.one_kernel_queue = false;
+  for (int arch : {0, 8, 9})
+    for (auto [tp, cp] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      c.tp = tp;
+      c.cp = cp;
+      f.device_arch = arch;
+      EXPECT_EQ(rules_of(check_megatron_arguments(rules_llama3_8b(), c, f, 8)),
+                std::vector<std::string>{"one_kernel_queue"})
+        << arch << " tp" << tp << " cp" << cp;
+    }
+  f.device_arch = 10;
+  EXPECT_TRUE(check_megatron_arguments(rules_llama3_8b(), c, f, 8).empty());
+  f.device_arch = 9;
+  for (bool megatron_fsdp : {false, true}) {
+    megatron_flags g = f;
+    g.megatron_fsdp = megatron_fsdp;
+    g.torch_fsdp2 = !megatron_fsdp;
+    EXPECT_TRUE(check_megatron_arguments(rules_llama3_8b(), c, g, 8).empty());
+  }
+  c.tp = c.cp = 1;
+  EXPECT_TRUE(check_megatron_arguments(rules_llama3_8b(), c, f, 8).empty());
+  const auto parsed = parse_megatron_args({"--use-torch-fsdp2", "--use-megatron-fsdp",
+                                           "--overlap-moe-expert-parallel-comm"});
+  EXPECT_TRUE(parsed.flags.torch_fsdp2);
+  EXPECT_TRUE(parsed.flags.megatron_fsdp);
+  EXPECT_TRUE(parsed.flags.overlap_moe_ep_comm);
 }
 
 // The guard and paratune-sim agree by construction: the Megatron-LM rows the

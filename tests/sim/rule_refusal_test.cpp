@@ -31,7 +31,9 @@ std::vector<std::string> sim_args(int world, std::vector<std::string> megatron) 
 TEST_F(sim_rules, each_row_of_the_table_is_refused_with_megatrons_exception) {
   for (const auto& rc : megatron_rule_cases()) {
     SCOPED_TRACE(rc.rule);
-    const auto r = run_sim(sim_args(rc.world_size, rule_case_args(rc)));
+    // The sim's cluster is an A100's (device arch 8): the rules read the same.
+    const auto r = run_sim(sim_args(rc.world_size, rule_case_args(rc)),
+                           {{"CUDA_DEVICE_MAX_CONNECTIONS", rc.max_connections}});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("[rank0]: Traceback (most recent call last):\n"), std::string::npos);
     EXPECT_NE(r.err.find("[rank0]: " + rc.python_line + "\n"), std::string::npos) << r.err;
@@ -40,8 +42,7 @@ TEST_F(sim_rules, each_row_of_the_table_is_refused_with_megatrons_exception) {
     ASSERT_FALSE(r.log.errors.empty());
     EXPECT_EQ(r.log.errors.front().kind, log_error_kind::config_invalid) << r.err;
     // The guard reads the same command line the same way.
-    const auto guard = check_megatron_launch(parse_megatron_args(rule_case_args(rc)),
-                                             rc.world_size);
+    const auto guard = check_megatron_launch(rule_case_launch(rc), rc.world_size);
     ASSERT_FALSE(guard.empty());
     EXPECT_EQ(guard.front().rule, rc.rule);
     EXPECT_EQ(guard.front().python_line(), rc.python_line);
@@ -109,6 +110,56 @@ TEST_F(sim_rules, an_option_megatron_does_not_know_is_an_argparse_error) {
   const auto r = run_sim(missing);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("argument --eval-iters: expected one argument"), std::string::npos) << r.err;
+}
+
+TEST_F(sim_rules, tensor_parallelism_needs_one_kernel_queue_before_blackwell) {
+  // Checked against Megatron-LM's validate_args (arguments.py:1477) with
+  // get_device_arch_version() 8, 9 and 10: refused unless the variable is
+  // exactly "1", on A100 and H100; Blackwell does not ask.
+  auto evaluate = [](std::vector<std::string> more, const char* queues,
+                     const std::string& cluster = "dgx-a100-80g") {
+    auto args = sim_args(8, rule_case_base_args());
+    args.insert(args.end(), more.begin(), more.end());
+    args.insert(args.end(), {"--sim-cluster", cluster, "--evaluate", "--json"});
+    return run_sim(args, {{"CUDA_DEVICE_MAX_CONNECTIONS", queues}});
+  };
+  const std::string refusal = "Using tensor model parallelism or context parallelism require "
+                              "setting the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1";
+  const std::vector<std::string> tp2{"--tensor-model-parallel-size", "2"};
+  for (const auto* cluster : {"dgx-a100-80g", "dgx-h100"})
+    for (const char* queues : {static_cast<const char*>(nullptr), "8", "32"}) {
+      SCOPED_TRACE(std::string(cluster) + " " + (queues ? queues : "unset"));
+      const auto r = evaluate(tp2, queues, cluster);
+      EXPECT_NE(r.out.find("\"valid\": false"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(refusal), std::string::npos) << r.out;
+    }
+  const auto cp = evaluate({"--context-parallel-size", "2"}, nullptr);
+  EXPECT_NE(cp.out.find(refusal), std::string::npos) << cp.out;
+  EXPECT_NE(evaluate(tp2, "1").out.find("\"valid\": true"), std::string::npos);
+  EXPECT_NE(evaluate({}, nullptr).out.find("\"valid\": true"), std::string::npos);
+  // The expert-overlap flag only warns about the variable.
+  const auto moe_overlap = evaluate({"--tensor-model-parallel-size", "2",
+                                     "--overlap-moe-expert-parallel-comm"}, nullptr);
+  EXPECT_EQ(moe_overlap.out.find(refusal), std::string::npos) << moe_overlap.out;
+
+  const auto dir = ::testing::TempDir() + "paratune_blackwell";
+  std::filesystem::create_directories(dir);
+  const auto b200 = write_file(dir, "dgx-b200.yaml",
+                               "name: dgx-b200\n"
+                               "devices_per_node: 8\n"
+                               "device: {name: B200, peak_tflops_16: 2250, hbm_gib: 180, "
+                               "hbm_gbps: 8000, compute_capability: 10.0}\n"
+                               "scale_up: {name: NVLink5, gbps: 900}\n"
+                               "scale_out: {name: IB-XDR, gbps: 100}\n");
+  const auto blackwell = evaluate(tp2, nullptr, b200);
+  EXPECT_NE(blackwell.out.find("\"valid\": true"), std::string::npos) << blackwell.out << blackwell.err;
+
+  // Run, not evaluated: Megatron-LM's traceback and exit status 1.
+  auto args = sim_args(8, rule_case_base_args());
+  args.insert(args.end(), tp2.begin(), tp2.end());
+  const auto run = run_sim(args, {{"CUDA_DEVICE_MAX_CONNECTIONS", nullptr}});
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("[rank0]: AssertionError: " + refusal + "\n"), std::string::npos) << run.err;
 }
 
 TEST_F(sim_rules, sequence_parallel_without_tp_runs_without_it) {

@@ -22,11 +22,14 @@ struct sim_result {
 
 inline std::string sim_path() { return bin_dir() + "/paratune-sim"; }
 
-/// Runs paratune-sim without pauses (--sim-time-scale 0) and parses its output.
-inline sim_result run_sim(const std::vector<std::string>& args) {
+/// Runs paratune-sim without pauses (--sim-time-scale 0) and parses its
+/// output. Its environment has CUDA_DEVICE_MAX_CONNECTIONS=1, as a trial's
+/// has whenever Megatron-LM asks for it, unless `env` says otherwise.
+inline sim_result run_sim(const std::vector<std::string>& args,
+                          env_changes env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}}) {
   std::vector<std::string> argv{sim_path(), "--sim-time-scale", "0"};
   argv.insert(argv.end(), args.begin(), args.end());
-  const auto p = run_program(argv);
+  const auto p = run_program(argv, env);
   sim_result r{p.status, p.out, p.err, {}};
   megatron_log_parser parser;
   parser.feed(r.out);

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -186,6 +188,12 @@ int main(int argc, char** argv) {
     // with exit 2 what Megatron-LM would trip over while building the model;
     // a hidden size its heads do not divide Megatron-LM refuses itself, at
     // start-up, with a bare assert, and that is what shows.
+    // validate_args reads the process's environment and the GPU's
+    // generation as well as the command line.
+    plan.cluster = load_cluster(plan.opts.cluster);
+    plan.launch.flags.device_arch = int(plan.cluster.device.compute_capability);
+    const char* queues = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    plan.launch.flags.one_kernel_queue = queues && std::string_view(queues) == "1";
     const auto refused = check_megatron_launch(plan.launch, plan.opts.world_size);
     if (refused.empty() || !refused.front().source
         || refused.front().source->rule != megatron_rule::hidden_heads)
@@ -194,7 +202,6 @@ int main(int argc, char** argv) {
     // parallelism (with a warning) and runs on.
     if (plan.launch.config.sp && plan.launch.config.tp == 1)
       plan.launch.config.sp = false;
-    plan.cluster = load_cluster(plan.opts.cluster);
     return plan.opts.evaluate ? evaluate(plan) : run(plan);
   } catch (const input_error& e) {
     // argparse's form: usage line, then "error:", exit status 2.
