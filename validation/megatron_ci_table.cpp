@@ -149,21 +149,50 @@ megatron_ci_table read_megatron_ci_table(const std::string& data_dir) {
   return out;
 }
 
+namespace {
+
+perf_prediction predict_row(const megatron_ci_row& r) {
+  perf_calibration cal;
+  cal.flash_attention = r.flash_attention;
+  const auto cluster = r.hw == "h100" ? reference::dgx_h100() : reference::dgx_a100();
+  return predict(r.run.model, cluster, r.run.gpus, r.run.config, r.prec, cal);
+}
+
+// numpy's default percentile: linear between the two nearest ranks.
+double percentile(const std::vector<double>& sorted, double q) {
+  const double at = q * double(sorted.size() - 1);
+  const auto below = size_t(at);
+  if (below + 1 >= sorted.size())
+    return sorted.back();
+  return sorted[below] + (at - double(below)) * (sorted[below + 1] - sorted[below]);
+}
+
+} // namespace
+
+memory_error_band measure_memory_error(const megatron_ci_table& table) {
+  std::vector<double> errors;
+  for (const auto& r : table.rows)
+    if (r.peak_allocated_gib >= band_min_measured_gib)
+      errors.push_back(r.peak_allocated_gib * 1024 / predict_row(r).peak_memory_mib - 1);
+  if (errors.empty())
+    return {};
+  std::sort(errors.begin(), errors.end());
+  return {percentile(errors, 0.1), percentile(errors, 0.9), int(errors.size())};
+}
+
 table_validation validate_megatron_ci(const megatron_ci_table& table) {
   table_validation t{"megatron_ci",
                      "Megatron-LM golden values: peak allocated memory (H100, A100)", {}, {}};
   std::vector<compared_value> memory;
   int fits = 0;
   for (const auto& r : table.rows) {
-    perf_calibration cal;
-    cal.flash_attention = r.flash_attention;
-    const auto cluster = r.hw == "h100" ? reference::dgx_h100() : reference::dgx_a100();
-    const auto p = predict(r.run.model, cluster, r.run.gpus, r.run.config, r.prec, cal);
+    const auto p = predict_row(r);
     const double predicted = allocated_mib(p.stages.back()) / 1024;
     validation_row row{r.run.label, {{"peak allocated (GiB)", predicted, r.peak_allocated_gib}},
                        "", p.fits};
     row.note = fmt::format("ran, predicted {} (peak {:.0f} MiB of {:.0f})",
-                           p.fits ? "fits" : "OOM", p.peak_memory_mib, p.memory_limit_mib);
+                           memory_verdict_words(p.memory), p.peak_memory_mib,
+                           p.memory_limit_mib);
     fits += p.fits;
     memory.push_back(row.values.front());
     t.rows.push_back(std::move(row));
@@ -172,6 +201,11 @@ table_validation validate_megatron_ci(const megatron_ci_table& table) {
   t.stats.push_back({"runs predicted to fit", double(fits), fmt::format("/{:.0f}", n), true,
                      false, n});
   t.stats.push_back({"memory MAPE", mape(memory), "%", true, true, 15});
+  const auto band = measure_memory_error(table);
+  t.stats.push_back({fmt::format("peak error band, 10th percentile ({} runs >= {:.0f} GiB)",
+                                 band.runs, band_min_measured_gib),
+                     100 * band.low, "%", false, true, 0});
+  t.stats.push_back({"peak error band, 90th percentile", 100 * band.high, "%", false, true, 0});
   t.stats.push_back({"rows compared", n, " rows", false, true, 0});
   t.stats.push_back({"rows skipped", double(table.skipped.size()), " rows", false, true, 0});
   add_skip_reasons(table.skipped, t);

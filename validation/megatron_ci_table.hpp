@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/perf/memory_verdict.hpp"
 #include "validation/model_validation.hpp"
 #include "validation/published_tables.hpp"
 
@@ -18,6 +19,12 @@ namespace paratune {
 /// in `skipped` with the reason. Throws input_error naming the file, line
 /// and column of a malformed cell.
 megatron_ci_table read_megatron_ci_table(const std::string& data_dir);
+
+/// The model's memory error as the fit verdict meets it: the 10th and 90th
+/// percentile (interpolated) of measured peak / predicted peak - 1 over the
+/// runs that measured at least band_min_measured_gib. core/perf keeps a copy
+/// (measured_memory_error); a test holds the two together.
+memory_error_band measure_memory_error(const megatron_ci_table& table);
 
 /// Predicted allocated memory (weights, gradients, optimizer, activations,
 /// logits: no CUDA context, no allocator slack, as torch's max allocated) of

@@ -207,13 +207,16 @@ table_validation validate_optico(const std::vector<optico_row>& rows) {
   table_validation t{"optico_fig5",
                      "OptiCo Figure 5 fit verdicts and max memory (Llama3-8B, 8 A100, fp16)",
                      {}, {}};
-  int right = 0;
+  int right = 0, tight = 0;
   std::vector<compared_value> memory, tflops;
   for (const auto& r : rows) {
     const auto p = run(r.run, reference::dgx_a100(), precision::fp16);
-    validation_row row{r.run.label, {}, "", p.fits == r.ran};
+    // A tight verdict says only a run can tell: wrong for neither outcome.
+    const bool verdict_right = r.ran ? p.memory != memory_verdict::does_not_fit
+                                     : p.memory != memory_verdict::fits;
+    validation_row row{r.run.label, {}, "", verdict_right};
     row.note = std::string(r.ran ? "ran" : "OOM") + ", predicted "
-               + (p.fits ? "fits" : "OOM")
+               + std::string(memory_verdict_words(p.memory))
                + fmt::format(" (peak {:.0f} MiB, stage {})", p.peak_memory_mib, p.peak.stage);
     if (r.ran) {
       // OptiCo's TFLOPS column is 6 * params * tokens/s per GPU.
@@ -224,10 +227,12 @@ table_validation validate_optico(const std::vector<optico_row>& rows) {
       tflops.push_back(row.values[1]);
     }
     right += row.right;
+    tight += p.memory == memory_verdict::tight;
     t.rows.push_back(std::move(row));
   }
   const double n = rows.size();
   t.stats.push_back(at_least("verdicts right", right, n - 1, fmt::format("/{:.0f}", n)));
+  t.stats.push_back(info("of them tight", tight, fmt::format("/{:.0f}", n)));
   t.stats.push_back(at_most("max memory MAPE", mape(memory), 10));
   t.stats.push_back(info("TFLOPS MAPE", mape(tflops)));
   return t;

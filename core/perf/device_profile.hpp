@@ -24,7 +24,6 @@ struct device_profile {
   double iteration_overhead_s = 0.0;  ///< data loading, logging, timers per iteration
   double context_mib = 1500;          ///< CUDA context, NCCL communicators, workspaces
   double fragmentation = 0.12;        ///< caching-allocator slack, fraction of activations
-  double margin = 0.08;               ///< safety margin of the fit verdict (model error, allocator slack)
 };
 
 /// The profile of `d`, chosen by its name (A100, H100, H200, TPU v5e/v5p/v6e);

@@ -42,8 +42,9 @@ void fill_memory(const perf_context& x, const cluster_spec& cluster,
       [](const auto& a, const auto& b) { return a.total_mib < b.total_mib; });
   out.peak_memory_mib = out.peak.total_mib;
   out.memory_limit_mib = cluster.memory_mib();
-  out.margin = x.profile->margin;
-  out.fits = out.peak_memory_mib * (1 + out.margin) <= out.memory_limit_mib;
+  out.memory_band = measured_memory_error;
+  out.memory = judge_memory(out.peak_memory_mib, out.memory_limit_mib, out.memory_band);
+  out.fits = out.memory != memory_verdict::does_not_fit;
 }
 
 void fill_rates(const perf_context& x, const cluster_spec& cluster, precision p,

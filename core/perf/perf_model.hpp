@@ -5,6 +5,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/perf/memory_verdict.hpp"
 #include "core/training_config.hpp"
 
 namespace paratune {
@@ -73,8 +74,11 @@ struct perf_prediction {
   memory_breakdown peak;            ///< the most loaded stage
   double peak_memory_mib = 0;
   double memory_limit_mib = 0;
-  double margin = 0;                ///< safety margin applied in the fit verdict (fraction)
-  bool fits = false;                ///< peak * (1 + margin) <= device memory
+  /// The model's measured error the verdict allows for (measured_memory_error).
+  memory_error_band memory_band;
+  memory_verdict memory = memory_verdict::does_not_fit;
+  /// Worth a run: the verdict is `fits` or `tight`.
+  bool fits = false;
   time_breakdown time;
   /// "memory" when it does not fit, else the largest time part: "compute",
   /// "recompute", "tp_comm", "dp_comm", "pp_comm", "ep_comm", "cp_comm",

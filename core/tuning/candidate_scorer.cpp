@@ -38,7 +38,12 @@ candidate_score candidate_scorer::score(const training_config& c) const {
   s.tflops = e.tflops;
   s.sigma = e.sigma;
   s.oom_risk = oom_risk(peak, p.memory_limit_mib, measured);
-  const double fits = 1 - s.oom_risk;
+  // A measured neighbour makes the risk a real estimate; the model alone
+  // cannot tell within its error band, so a tight configuration the model
+  // ranks first is tried first (its run settles it, and an OOM teaches the
+  // screen about its neighbours).
+  const double fits = measured ? 1 - s.oom_risk
+                              : p.memory == memory_verdict::does_not_fit ? 0.0 : 1.0;
   s.value = incumbent_ > 0
               ? fits * expected_improvement(e.tflops, e.sigma * e.tflops,
                                             incumbent_ * (1 + worthwhile))

@@ -11,8 +11,8 @@ struct candidate_score {
   double sigma = 0;     ///< its relative uncertainty
   double oom_risk = 0;  ///< chance the true peak exceeds the device
   /// Expected gain in TFLOP/s/GPU over the incumbent plus the worthwhile
-  /// margin, times the chance of fitting; without an incumbent, the
-  /// expected throughput times that chance.
+  /// margin, times the chance of fitting (1 on the model alone); without an
+  /// incumbent, the expected throughput times that chance.
   double value = 0;
 };
 
@@ -27,9 +27,13 @@ struct candidate_score {
 /// a real chance of being better. So trials go to structure before sub-1%
 /// toggles once the toggles are all within noise. The target is the
 /// incumbent plus `worthwhile` (1%): smaller gains are not worth a trial.
-/// The memory factor spends no trial on a near-OOM candidate unless it is
-/// clearly better: a failed trial is a wasted one, and a nearly full
-/// device runs slow (allocator retries).
+/// The memory factor applies once a measured run of a near configuration
+/// backs the peak estimate: then a near-OOM candidate gets no trial unless
+/// it is clearly better (a failed trial is a wasted one, and a nearly full
+/// device runs slow). On the model alone a candidate the screen lets
+/// through is ranked by throughput only: within the model's measured error
+/// band only a run can tell, and a configuration NVIDIA ran at 76 GB of 80
+/// must not lose to a slower one the model is sure of.
 class candidate_scorer {
 public:
   /// The smallest gain over the incumbent worth a trial.

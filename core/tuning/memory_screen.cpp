@@ -98,13 +98,20 @@ std::optional<std::string> memory_screen::check(const training_config& c,
   }
   const auto [peak, measured] = corrected_peak(c, p);
   const double limit = p.memory_limit_mib;
-  const double need = peak * (1.0 + (measured ? measured_allowance : p.margin));
+  if (!measured) {
+    // The model alone refuses only what cannot fit even at the low end of
+    // its measured error; a tight configuration is for a run to decide.
+    if (p.memory != memory_verdict::does_not_fit)
+      return std::nullopt;
+    return "memory screen: " + describe_memory(peak, limit, p.memory_band);
+  }
+  const double need = peak * (1.0 + measured_allowance);
   if (limit <= 0 || need <= limit)
     return std::nullopt;
   std::snprintf(buf, sizeof buf,
-                "memory screen: predicted peak %.0f MiB (%s) plus %.0f%% exceeds %.0f MiB",
-                peak, measured ? "corrected by the nearest measured run" : "model only",
-                100 * (measured ? measured_allowance : p.margin), limit);
+                "memory screen: predicted peak %.0f MiB (corrected by the nearest measured "
+                "run) plus %.0f%% exceeds %.0f MiB",
+                peak, 100 * measured_allowance, limit);
   return std::string(buf);
 }
 

@@ -71,7 +71,8 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[2], "MAPE").value, 2.2, 0.1);
   EXPECT_NEAR(stat(all[2], "max |error|").value, 8.3, 0.1);
   EXPECT_NEAR(stat(all[3], "MAPE").value, 7.7, 0.1);
-  EXPECT_EQ(stat(all[4], "verdicts right").value, 15);
+  EXPECT_EQ(stat(all[4], "verdicts right").value, 16);
+  EXPECT_EQ(stat(all[4], "of them tight").value, 4);
   EXPECT_NEAR(stat(all[4], "max memory MAPE").value, 7.9, 0.1);
   EXPECT_NEAR(stat(all[5], "MAPE").value, 6.7, 0.1);
   EXPECT_NEAR(stat(all[5], "Spearman 175B").value, 0.92, 0.01);
@@ -106,6 +107,18 @@ TEST_F(published, megatron_ci_golden_values_read_and_compared) {
   EXPECT_TRUE(v.rows[0].right);
 }
 
+// The fit verdict's error band is the one this table measures: core/perf's
+// copy (measured_memory_error) changes with the model, and this says when.
+TEST_F(published, the_fit_verdicts_error_band_is_the_measured_one) {
+  const auto band = measure_memory_error(tables().megatron_ci);
+  EXPECT_EQ(band.runs, measured_memory_error.runs);
+  EXPECT_NEAR(band.low, measured_memory_error.low, 0.001);
+  EXPECT_NEAR(band.high, measured_memory_error.high, 0.001);
+  // The model over-estimates some runs and under-estimates others.
+  EXPECT_LT(band.low, 0);
+  EXPECT_GT(band.high, 0);
+}
+
 // The MaxText table as read: the accelerator names give the chips and the
 // slice shape, auto(-1) FSDP takes the chips tensor leaves, v4's model
 // comes from its launch script.
@@ -131,15 +144,21 @@ TEST_F(published, maxtext_rows_read_as_mesh_jobs) {
   EXPECT_EQ(v4.workload.global_batch, 7 * 192);
 }
 
-TEST_F(published, the_wrong_optico_verdict_is_tp1_pp8) {
+TEST_F(published, the_optico_oom_the_flat_margin_missed_is_tight) {
+  // tp 1 pp 8 ran out of memory at a predicted 66 GB: a flat 8% margin called
+  // it a fit. Within the model's measured error band it is tight, as are two
+  // runs that fit and one more OOM; every verdict is right or says only a
+  // run can tell.
   const auto t = validate_optico(tables().optico);
-  int wrong = 0;
-  for (const auto& r : t.rows)
-    if (!r.right) {
-      ++wrong;
-      EXPECT_EQ(r.label, "tp 1 pp 8 mbs 1 gbs 512");
-    }
-  EXPECT_EQ(wrong, 1);
+  std::vector<std::string> tight;
+  for (const auto& r : t.rows) {
+    EXPECT_TRUE(r.right) << r.label;
+    if (r.note.find("predicted tight") != std::string::npos)
+      tight.push_back(r.label);
+  }
+  EXPECT_EQ(tight, (std::vector<std::string>{"tp 1 pp 2 mbs 1 gbs 512", "tp 1 pp 4 mbs 1 gbs 512",
+                                             "tp 1 pp 8 mbs 1 gbs 512",
+                                             "tp 2 pp 1 mbs 2 gbs 512"}));
 }
 
 TEST(model_validation, a_failing_gate_fails_the_table) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/perf/memory_verdict.hpp"
 #include "tests/cli/run_paratune.hpp"
 
 namespace paratune {
@@ -23,7 +24,9 @@ TEST_F(plan_cli, llama3_8b_on_one_a100_node_ranks_fitting_configs) {
   EXPECT_EQ(best["rank"], 1);
   EXPECT_EQ(best["config"]["seq"], 8192);
   EXPECT_EQ(best["config"]["gbs"], 512);
-  EXPECT_LE(best["peak_memory_mib"].get<double>() * 1.08, 81920);
+  // The fastest is tight: within the model's measured error of the 80 GiB.
+  EXPECT_EQ(best["memory_verdict"], "tight");
+  EXPECT_LE(best["peak_memory_mib"].get<double>() * (1 + measured_memory_error.low), 81920);
   for (size_t i = 0; i + 1 < j["top"].size(); ++i)
     EXPECT_GE(j["top"][i]["tokens_per_s_per_gpu"].get<double>(),
               j["top"][i + 1]["tokens_per_s_per_gpu"].get<double>());

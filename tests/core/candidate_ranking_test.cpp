@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <optional>
 
 #include "core/megatron_rules.hpp"
 #include "core/tuning/candidate_scorer.hpp"
@@ -176,16 +178,72 @@ TEST(candidate_scorer, values_expected_throughput_times_the_chance_of_fitting_be
     return est.raw(c);
   });
   const candidate_scorer rank(est, memory, 0);
-  // Without an incumbent the value is the expected throughput times the
-  // chance of fitting.
-  for (const char* text : {"tp=1,mbs=1,recompute=full", "tp=1,mbs=4,recompute=none,dist_opt=true",
-                           "tp=2,sp=true,mbs=2,recompute=selective"}) {
+  // Without an incumbent or a measured neighbour the value is the expected
+  // throughput where the model's verdict leaves a chance (fits or tight),
+  // and nothing where even its measured error band cannot make it fit.
+  for (const auto& [text, verdict] :
+       {std::pair{"tp=1,mbs=1,recompute=full", memory_verdict::does_not_fit},
+        std::pair{"tp=1,mbs=4,recompute=none,dist_opt=true", memory_verdict::does_not_fit},
+        std::pair{"tp=2,sp=true,mbs=2,recompute=selective", memory_verdict::tight},
+        std::pair{"tp=4,sp=true,mbs=1,recompute=selective", memory_verdict::fits}}) {
     const auto c = parse_config(text, ctx.initial);
     const auto& p = est.raw(c);
     const auto s = rank.score(c);
+    EXPECT_EQ(p.memory, verdict) << text << ": " << p.peak_memory_mib << " MiB";
     EXPECT_NEAR(s.oom_risk, oom_risk(p.peak_memory_mib, 81920, false), 1e-12) << text;
-    EXPECT_NEAR(s.value, p.tflops_per_gpu * (1 - s.oom_risk), 1e-9) << text;
+    EXPECT_NEAR(s.value, verdict == memory_verdict::does_not_fit ? 0.0 : p.tflops_per_gpu, 1e-9)
+      << text;
   }
+}
+
+TEST(reasoner_ranking, a_tight_configuration_the_model_ranks_first_is_tried_first) {
+  // Before any run has measured memory (start: predicted_best), the model's
+  // favourite is tight, within its measured error of the 80 GiB: it is
+  // proposed ahead of the fastest configuration the screen is sure of.
+  auto ctx = gpt3_7b_on_16_a100();
+  ctx.start = start_policy::predicted_best;
+  const auto best = model_best(ctx);
+  const auto p_best = predict(ctx.model, ctx.cluster, ctx.world_size, best, ctx.prec);
+  ASSERT_EQ(p_best.memory, memory_verdict::tight) << canonical_key(best);
+  const auto a = analyze(ctx, {});
+  ASSERT_TRUE(a.selected) << a.reasoning;
+  const auto chosen = predict(ctx.model, ctx.cluster, ctx.world_size, a.selected->config, ctx.prec);
+  EXPECT_EQ(chosen.memory, memory_verdict::tight) << a.selected->text << "\n" << a.reasoning;
+  EXPECT_NEAR(chosen.tflops_per_gpu, p_best.tflops_per_gpu, 0.01 * p_best.tflops_per_gpu)
+    << a.selected->text;
+}
+
+TEST(memory_screen, the_model_alone_refuses_only_what_its_error_band_cannot_fit) {
+  const auto ctx = gpt3_7b_on_16_a100();
+  std::vector<trial_outcome> none;
+  auto predict_of = [&ctx](const training_config& c) {
+    return predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec);
+  };
+  std::map<std::string, perf_prediction> cache;
+  const memory_screen screen(none, [&](const training_config& c) -> const perf_prediction& {
+    return cache[canonical_key(c)] = predict_of(c);
+  });
+  const auto tight = parse_config("tp=2,sp=true,mbs=2,recompute=selective", ctx.initial);
+  const auto p_tight = predict_of(tight);
+  ASSERT_EQ(p_tight.memory, memory_verdict::tight) << p_tight.peak_memory_mib;
+  EXPECT_EQ(screen.check(tight, p_tight), std::nullopt);
+  const auto big = parse_config("tp=1,mbs=4,recompute=none,dist_opt=true", ctx.initial);
+  const auto p_big = predict_of(big);
+  ASSERT_EQ(p_big.memory, memory_verdict::does_not_fit);
+  EXPECT_EQ(screen.check(big, p_big),
+            "memory screen: " + describe_memory(p_big.peak_memory_mib, 81920, p_big.memory_band));
+
+  // A measured neighbour that ran below its prediction corrects the tight
+  // one down: the screen then trusts the measurement, not the band.
+  std::vector<trial_outcome> ran{ran_as_predicted(ctx, tight, 150)};
+  ran[0].peak_memory_mib = 0.95 * p_tight.peak_memory_mib;
+  const memory_screen measured(ran, [&](const training_config& c) -> const perf_prediction& {
+    return cache[canonical_key(c)] = predict_of(c);
+  });
+  const auto [peak, backed] = measured.corrected_peak(tight, p_tight);
+  EXPECT_TRUE(backed);
+  EXPECT_NEAR(peak, 0.95 * p_tight.peak_memory_mib, 1e-6);
+  EXPECT_EQ(measured.check(tight, p_tight), std::nullopt);
 }
 
 } // namespace

@@ -43,8 +43,9 @@ TEST(perf_catalog, h200_holds_what_h100_cannot) {
   const auto c = catalog_llama_config(2, 2);
   const auto h100 = predict(catalog_llama3_8b(), cluster("dgx-h100"), 8, c, precision::bf16);
   const auto h200 = predict(catalog_llama3_8b(), cluster("dgx-h200"), 8, c, precision::bf16);
-  EXPECT_FALSE(h100.fits);
-  EXPECT_TRUE(h200.fits);
+  // Within the model's measured error of the H100's 80 GiB, far inside the H200's 140.
+  EXPECT_EQ(h100.memory, memory_verdict::tight) << h100.peak_memory_mib;
+  EXPECT_EQ(h200.memory, memory_verdict::fits);
   EXPECT_DOUBLE_EQ(h100.peak_memory_mib, h200.peak_memory_mib);
   // Same compute peak; faster HBM only speeds up element-wise work.
   EXPECT_LT(h200.iteration_time_s, h100.iteration_time_s);

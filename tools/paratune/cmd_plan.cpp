@@ -95,8 +95,8 @@ void write_table(std::ostream& out, const plan_request& r, const plan_result& re
   std::string head = "rank";
   for (const auto& k : keys)
     head += k == "recompute" ? "  recompute" : fmt::format(" {:>4}", k);
-  out << head << fmt::format("  {:<{}} {:>9} {:>8} {:>6} {:>9}  {}\n", "flags", width, "tokens/s",
-                             "TFLOP/s", "MFU", "peak MiB", "limiting");
+  out << head << fmt::format("  {:<{}} {:>9} {:>8} {:>6} {:>9} {:<6}  {}\n", "flags", width,
+                             "tokens/s", "TFLOP/s", "MFU", "peak MiB", "memory", "limiting");
   int rank = 0;
   for (const auto& t : res.top) {
     std::string line = fmt::format("{:>4}", ++rank);
@@ -104,15 +104,18 @@ void write_table(std::ostream& out, const plan_request& r, const plan_result& re
       line += k == "recompute" ? fmt::format("  {:<9}", get_value(t.config, k))
                                : fmt::format(" {:>4}", get_value(t.config, k));
     const auto& p = t.prediction;
-    out << line << fmt::format("  {:<{}} {:>9.0f} {:>8.1f} {:>5.1f}% {:>9.0f}  {}\n",
+    out << line << fmt::format("  {:<{}} {:>9.0f} {:>8.1f} {:>5.1f}% {:>9.0f} {:<6}  {}\n",
                                flags_text(t.config), width, p.tokens_per_s_per_gpu,
                                p.tflops_per_gpu, 100 * p.mfu, p.peak_memory_mib,
-                               p.limiting_factor);
+                               memory_verdict_words(p.memory), p.limiting_factor);
   }
 }
 
 void write_rejections(std::ostream& out, const plan_result& res) {
-  out << fmt::format("rejected by memory: {}\n", res.memory_rejected)
+  out << fmt::format("rejected by memory: {} (predicted above the device even at the low end "
+                     "of the model's measured error, {:+.0f}%..{:+.0f}%)\n",
+                     res.memory_rejected, 100 * measured_memory_error.low,
+                     100 * measured_memory_error.high)
       << fmt::format("rejected by Megatron-LM rules: {} (a candidate breaking several rules "
                      "counts under each)\n", res.rule_rejected);
   // Most frequent rule first: that is the knob the space wastes most on.

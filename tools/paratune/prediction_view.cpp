@@ -76,10 +76,8 @@ void write_memory(std::ostream& out, const perf_prediction& p) {
       out << fmt::format(" {}:{:.0f}", s.stage, s.total_mib);
     out << '\n';
   }
-  const double needed = p.peak_memory_mib * (1 + p.margin);
-  out << fmt::format("fits: {} (peak x {:.2f} margin = {:.0f} MiB {} {:.0f} MiB)\n",
-                     p.fits ? "yes" : "NO", 1 + p.margin, needed, p.fits ? "<=" : ">",
-                     p.memory_limit_mib);
+  out << "memory: " << describe_memory(p.peak_memory_mib, p.memory_limit_mib, p.memory_band)
+      << '\n';
 }
 
 void write_time(std::ostream& out, const perf_prediction& p) {
@@ -140,7 +138,9 @@ json prediction_json(const perf_prediction& p) {
           {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
           {"peak_memory_mib", p.peak_memory_mib},
           {"memory_limit_mib", p.memory_limit_mib},
-          {"margin", p.margin},
+          {"memory_verdict", memory_verdict_words(p.memory)},
+          {"memory_error", {{"low", p.memory_band.low}, {"high", p.memory_band.high},
+                            {"runs", p.memory_band.runs}}},
           {"fits", p.fits},
           {"memory", {{"peak", memory_json(p.peak)}, {"stages", stages}}},
           {"time", time_json(p.time)},
