@@ -23,6 +23,15 @@ using yaml_fields::required_real;
 
 namespace {
 
+// The keys an experiment file may hold, per mapping: a misspelled one is
+// refused with the nearest known key, never read as its default.
+constexpr std::string_view experiment_keys[] = {"name", "model", "hardware", "mesh", "dcn_mesh",
+                                                "megatron", "batch", "per_device_batch", "seq",
+                                                "workload", "precision"};
+constexpr std::string_view hardware_keys[] = {"cluster", "slice", "num_slices", "nodes"};
+constexpr std::string_view workload_keys[] = {"accumulation_steps", "remat", "seq_shards_weights",
+                                              "optimizer_over_data", "cp_load_balanced"};
+
 // The global batch and sequence length take the ranges of the gbs and seq
 // configuration keys, on TPU as on GPU.
 const value_range batch_range = find_config_key("gbs")->range;
@@ -98,6 +107,9 @@ void read_workload(const YAML::Node& root, const std::string& where, experiment_
   if (!wl)
     return;
   const auto at = where + ": workload";
+  if (!wl.IsMap())
+    throw input_error(at + ": expected a mapping such as {accumulation_steps: 1, remat: full}");
+  yaml_fields::refuse_unknown_keys(wl, workload_keys, where, "workload");
   w.accumulation_steps = optional_int(wl, "accumulation_steps", at, {1, 65536}, 1);
   const auto remat = optional<std::string>(wl, "remat", at, "full");
   if (!parse_remat_policy(remat, w.remat))
@@ -223,6 +235,7 @@ experiment_spec parse_experiment(const std::string& yaml_text, const std::string
   if (!root.IsMap())
     throw input_error(where + ": expected a mapping of fields");
   yaml_fields::refuse_duplicate_keys(root, where);
+  yaml_fields::refuse_unknown_keys(root, experiment_keys, where, "");
   try {
     experiment_spec e;
     e.name = optional<std::string>(root, "name", where, "experiment");
@@ -230,6 +243,7 @@ experiment_spec parse_experiment(const std::string& yaml_text, const std::string
     const auto hw = root["hardware"];
     if (!hw || !hw.IsMap())
       throw input_error(where + ": missing field 'hardware' ({cluster: ..., slice: ...})");
+    yaml_fields::refuse_unknown_keys(hw, hardware_keys, where, "hardware");
     const auto tpu_hw = read_tpu_hardware(hw, where);
     e.cluster_ref = tpu_hw.cluster_ref.empty()
                         ? required<std::string>(hw, "cluster", where + ": hardware")

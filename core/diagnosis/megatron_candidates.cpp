@@ -215,7 +215,10 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
       continue;
     }
     const auto p = predict(exp.model, exp.cluster, world, cfg, exp.prec);
-    if (!p.fits) {
+    // Advice to a person names only a layout predicted within the device:
+    // a tight one is for a tuning run to try, not for a report to recommend
+    // when its peak is already past the memory.
+    if (!p.fits || p.peak_memory_mib > p.memory_limit_mib) {
       ++too_big;
       continue;
     }

@@ -137,6 +137,26 @@ TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   auto wrong = paratune({"diagnose", "-e", dir + "/wrong.yaml", "--xprof", s});
   EXPECT_EQ(wrong.status, 2);
   EXPECT_NE(wrong.err.find("spans 16 chips"), std::string::npos) << wrong.err;
+  // A misspelled key anywhere is refused with its line and the nearest
+  // known key, never read as the default it would leave.
+  const std::pair<std::string, std::string> misspelled[] = {
+    {"model: llama3-8b\nhardware: {cluster: tpu-v5e, slice: 16x16}\n"
+     "mesh: {data: 16, model: 16}\nbatch: 8\nseq: 4096\nprecison: fp8\n",
+     "misspelled.yaml:6: unknown key 'precison' (did you mean 'precision'?)"},
+    {"model: llama3-8b\nhardware:\n  cluster: tpu-v5e\n  slice: 16x16\n  num_slice: 2\n"
+     "mesh: {data: 16, model: 16}\nbatch: 8\nseq: 4096\n",
+     "misspelled.yaml:5: hardware: unknown key 'num_slice' (did you mean 'num_slices'?)"},
+    {"model: llama3-8b\nhardware: {cluster: tpu-v5e, slice: 16x16}\n"
+     "mesh: {data: 16, model: 16}\nbatch: 8\nseq: 4096\nworkload:\n  remat_policy: full\n",
+     "misspelled.yaml:7: workload: unknown key 'remat_policy' (known: accumulation_steps, "
+     "remat, seq_shards_weights, optimizer_over_data, cp_load_balanced)"}};
+  for (const auto& [text, message] : misspelled) {
+    std::ofstream(dir + "/misspelled.yaml") << text;
+    auto r = paratune({"diagnose", "-e", dir + "/misspelled.yaml", "--xprof", s});
+    EXPECT_EQ(r.status, 2) << message;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
   auto none = paratune({"diagnose", "-e", exp("v5e-256-comm")});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("no profile given"), std::string::npos);
