@@ -9,6 +9,7 @@
 #include "actors/trial_key.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/telemetry/dcgm_scrape.hpp"
+#include "core/telemetry/dcgm_url.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
@@ -21,7 +22,13 @@ struct trial_telemetry {
   megatron_log_parser parser;
   /// Points by (metric, GPU index; -1 for the log's metrics), in time order.
   std::map<std::pair<trial_metric, int>, std::vector<wire::metric_point>> series;
-  std::string dcgm_url;                       ///< empty: no exporter to scrape
+  /// The exporters to scrape: one, or one per node of the job; empty: none
+  /// (yet: a `{host}` URL waits for the job's nodes).
+  std::vector<std::string> dcgm_urls;
+  std::string dcgm_template;                  ///< the pool's URL when it names {host}
+  std::vector<std::string> hosts;             ///< the job's nodes, once Slurm ran it
+  int gpus_per_node = 0;                      ///< GPU numbering across nodes
+  bool scraping = false;
   std::chrono::milliseconds dcgm_period{5000};
   int scrape_failures = 0;
 };
@@ -68,6 +75,9 @@ telemetry_agent_state::telemetry_agent_state(caf::event_based_actor* self) : age
   on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
     on_result(e.session, r);
   });
+  on<wire::trial_job>([this](const wire::envelope& e, const wire::trial_job& j) {
+    on_placed(e.session, j);
+  });
 }
 
 telemetry_agent_state::~telemetry_agent_state() = default;
@@ -102,15 +112,49 @@ void telemetry_agent_state::watch_gpus(const std::string& key,
                                        const std::string& pool) {
   const auto it = trials.find(key);
   const auto* opened = find_first<wire::session_opened>(history);
-  if (it == trials.end() || !opened || !it->second->dcgm_url.empty())
+  if (it == trials.end() || !opened || it->second->scraping || !it->second->dcgm_template.empty())
     return; // ended already, or not a tuning session, or watched already
   const auto job = wire::body_of<wire::session_opened>(*opened);
   const auto* p = wire::pool_named(job, pool);
   if (!p || p->dcgm.empty())
     return;
-  it->second->dcgm_url = p->dcgm;
-  it->second->dcgm_period = std::chrono::milliseconds(int64_t(p->dcgm_period_s * 1000));
+  auto& t = *it->second;
+  t.dcgm_period = std::chrono::milliseconds(int64_t(p->dcgm_period_s * 1000));
+  if (names_job_hosts(p->dcgm)) {
+    t.dcgm_template = p->dcgm;
+    // GPU i of the k-th node is GPU k * (GPUs a node) + i: the pool's
+    // gpus_per_node, else the cluster's.
+    t.gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : job.cluster.devices_per_node;
+  } else {
+    t.dcgm_urls = {p->dcgm};
+  }
+  start_scraping(key);
+}
+
+void telemetry_agent_state::start_scraping(const std::string& key) {
+  auto& t = *trials.at(key);
+  if (t.scraping)
+    return;
+  if (!t.dcgm_template.empty()) {
+    if (t.hosts.empty())
+      return; // the job's nodes are not known yet
+    for (const auto& host : t.hosts)
+      t.dcgm_urls.push_back(dcgm_url_for_host(t.dcgm_template, host));
+  }
+  if (t.dcgm_urls.empty())
+    return;
+  t.scraping = true;
   self->send(self, scrape_atom_v, key);
+}
+
+void telemetry_agent_state::on_placed(const std::string& session, const wire::trial_job& j) {
+  if (j.hosts.empty())
+    return;
+  const auto it = trials.find(trial_key_of(session, j.trial));
+  if (it == trials.end())
+    return; // ended already
+  it->second->hosts = j.hosts;
+  start_scraping(it->first);
 }
 
 void telemetry_agent_state::scrape(const std::string& key) {
@@ -121,14 +165,19 @@ void telemetry_agent_state::scrape(const std::string& key) {
   // A blocking call on this actor's own thread (it runs detached), bounded
   // by scrape_options(): simpler than a helper actor and its messages, and
   // no scheduler thread shared with other agents waits on it.
-  const auto result = scrape_dcgm(t.dcgm_url, scrape_options(t.dcgm_period));
-  if (const auto* s = std::get_if<dcgm_scrape>(&result)) {
-    for (const auto& gpu : s->gpus)
-      for (const auto& [metric, value] : gpu.values)
-        add_point(t, metric, gpu.gpu, value);
-  } else if (t.scrape_failures++ % 12 == 0) { // once a minute at the default period
-    spdlog::warn("telemetry: trial {} of {}: {}", t.trial, t.session,
-                 std::get<scrape_error>(result).message);
+  // One node after the other: each scrape is bounded (scrape_options), so a
+  // dead node costs at most its timeout.
+  for (size_t node = 0; node < t.dcgm_urls.size(); ++node) {
+    const auto result = scrape_dcgm(t.dcgm_urls[node], scrape_options(t.dcgm_period));
+    const int first_gpu = t.dcgm_template.empty() ? 0 : int(node) * t.gpus_per_node;
+    if (const auto* s = std::get_if<dcgm_scrape>(&result)) {
+      for (const auto& gpu : s->gpus)
+        for (const auto& [metric, value] : gpu.values)
+          add_point(t, metric, first_gpu + gpu.gpu, value);
+    } else if (t.scrape_failures++ % 12 == 0) { // once a minute at the default period
+      spdlog::warn("telemetry: trial {} of {}: {}", t.trial, t.session,
+                   std::get<scrape_error>(result).message);
+    }
   }
   record(t, false);
   self->delayed_send(self, t.dcgm_period, scrape_atom_v, key);

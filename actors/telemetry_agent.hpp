@@ -15,7 +15,10 @@ struct trial_telemetry; // defined in telemetry_agent.cpp
 /// The telemetry agent. Subscribes to "output." and "trial."; turns each
 /// running trial's output lines (its own Megatron-LM parser per trial) and,
 /// when the trial's pool names a dcgm-exporter, its GPUs' readings (a
-/// scrape every dcgm_period_s from trial_started to trial_result) into
+/// scrape every dcgm_period_s from trial_started to trial_result; a URL
+/// with `{host}` is scraped on every node Slurm gave the job, from the
+/// validator's trial_job with its hosts, GPU i of node n as GPU
+/// n * gpus_per_node + i, the pool's or else the cluster's) into
 /// metric series: TFLOP/s per GPU, iteration time, loss and reserved memory
 /// from the log; utilisation, tensor activity, graphics engine activity,
 /// framebuffer, power and SM clock per GPU. When the trial's result comes
@@ -28,10 +31,16 @@ struct telemetry_agent_state : agent_state {
   void on_started(const std::string& session, const wire::trial_started& s);
   void on_output(const std::string& session, const wire::trial_output& o);
   void on_result(const std::string& session, const wire::trial_result& r);
+  /// Slurm placed the trial (a trial_job with its hosts): a `{host}`
+  /// exporter URL is scraped on each of them from now on.
+  void on_placed(const std::string& session, const wire::trial_job& j);
   /// Starts scraping the pool's dcgm-exporter, if it has one.
   void watch_gpus(const std::string& key, const std::vector<wire::envelope>& history,
                   const std::string& pool);
-  /// One scrape of a trial's dcgm-exporter, then the next one scheduled.
+  /// Scrapes from now on, once the exporters' URLs are known.
+  void start_scraping(const std::string& key);
+  /// One scrape of a trial's dcgm-exporters (one per node the job got),
+  /// then the next one scheduled.
   void scrape(const std::string& key);
   /// Records the series of `t`: every one (`all`), or those past flush_points;
   /// stored and published, or only stored (`publish` false: the bus is going).

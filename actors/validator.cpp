@@ -24,6 +24,7 @@
 #include "adapters/slurm/slurmrestd_client.hpp"
 #include "core/launch/batch_script.hpp"
 #include "core/secret_env.hpp"
+#include "core/telemetry/slurm_hostlist.hpp"
 #include "core/secret_redactor.hpp"
 #include "core/trial_environment.hpp"
 #include "core/trial_scoring.hpp"
@@ -56,6 +57,7 @@ struct running_trial {
   int warmup = 2;                        ///< iterations never scored
   int64_t started_at_ms = 0;             ///< Unix time
   std::chrono::steady_clock::time_point started, last_line;
+  wire::trial_job job;                   ///< where it runs, once recorded
 };
 
 namespace {
@@ -366,11 +368,12 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
     if (auto me = caf::actor_cast<caf::actor>(weak))
       caf::anon_send(me, submitted_atom_v, key, int64_t(id), output_file);
   };
+  const auto placed = placed_handler(key);
   constexpr auto poll = std::chrono::milliseconds(500);
   if (!pool.relay)
     return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request),
                                              std::move(on_line), std::move(on_exit), poll,
-                                             submitted);
+                                             submitted, placed);
   // The lines come from the trial's relay over the bus; the job's own output
   // file holds only what the relay itself says (a bad option, a lost bus).
   // The relay signs them with the trial's key, which it takes from its
@@ -384,7 +387,7 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
   o.log_path = p.workdir + "/relay.log";
   auto job = [&](relayed_trial::exit_handler ended) {
     return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request), on_line,
-                                             std::move(ended), poll, submitted);
+                                             std::move(ended), poll, submitted, placed);
   };
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), job);
 }
@@ -396,9 +399,11 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
                                                                  const std::string& key) {
   auto [on_line, on_exit] = output_handlers(key);
   const auto id = slurm_job_id(job.slurm_job_id);
+  const auto placed = placed_handler(key);
+  constexpr auto poll = std::chrono::milliseconds(500);
   if (!pool.relay)
     return slurm_job_watch::attach(client_for(pool), id, job.output_path, std::move(on_line),
-                                   std::move(on_exit));
+                                   std::move(on_exit), poll, placed);
   // The relay goes on publishing to the bus (a daemon's fixed address); the
   // lines it published before are fetched again from its buffer or its log.
   relay_receiver_options o;
@@ -407,7 +412,7 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
   o.log_path = p.workdir + "/relay.log";
   auto watch = [&](relayed_trial::exit_handler ended) -> std::unique_ptr<trial_process> {
     return slurm_job_watch::attach(client_for(pool), id, job.output_path, on_line,
-                                   std::move(ended));
+                                   std::move(ended), poll, placed);
   };
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), watch);
 }
@@ -617,7 +622,11 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
       t->process = launch_slurm_job(*pool, opened, p, key);
     } else {
       auto child = launch_child(p.argv, key, trial_env_of(opened, pool, p));
-      record_job(session, p.trial, {p.trial, child->pid(), p.argv.front(), 0, ""});
+      wire::trial_job job;
+      job.trial = p.trial;
+      job.pid = child->pid();
+      job.argv0 = p.argv.front();
+      record_job(session, p.trial, job);
       t->process = std::move(child);
     }
   } catch (const std::exception& e) {
@@ -631,6 +640,7 @@ void validator_state::attach(const std::string& session, const wire::proposal& p
                              int64_t started_at_ms, incumbent_rate incumbent) {
   auto t = track(session, p, opened, incumbent);
   t->started_at_ms = started_at_ms;
+  t->job = job;
   const auto key = trial_key_of(session, p.trial);
   try {
     t->process = attach_slurm_job(*wire::pool_named(opened, p.pool), opened, p, job, key);
@@ -642,7 +652,38 @@ void validator_state::attach(const std::string& session, const wire::proposal& p
 }
 
 void validator_state::record_job(const std::string& session, int trial, wire::trial_job job) {
+  if (auto it = running.find(trial_key_of(session, trial)); it != running.end())
+    it->second->job = job;
   store(wire::make_envelope(session, trial, job));
+}
+
+std::function<void(const std::string& nodes)> validator_state::placed_handler(
+  const std::string& key) {
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  return [weak, key](const std::string& nodes) {
+    if (auto me = caf::actor_cast<caf::actor>(weak))
+      caf::anon_send(me, placed_atom_v, key, nodes);
+  };
+}
+
+void validator_state::on_placed(const std::string& key, const std::string& nodes) {
+  const auto it = running.find(key);
+  if (it == running.end())
+    return;
+  auto& t = *it->second;
+  // Slurm's node list is outside input: expanded with checked names, and a
+  // list that is not one is logged, never scraped.
+  auto hosts = expand_slurm_hostlist(nodes);
+  if (const auto* e = std::get_if<hostlist_error>(&hosts)) {
+    spdlog::warn("validator: session {}: trial {}: {}", t.session, t.proposal.trial, e->message);
+    return;
+  }
+  auto job = t.job;
+  job.trial = t.proposal.trial;
+  job.hosts = std::move(std::get<std::vector<std::string>>(hosts));
+  t.job = job;
+  store_and_publish(topics::trial_state(t.session, job.trial),
+                    wire::make_envelope(t.session, job.trial, job));
 }
 
 void validator_state::on_exit(const std::string& key, int exit_code) {
@@ -676,11 +717,18 @@ caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps d
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
     [=](tick_atom) { self->state.check_clocks(); },
+    [=](placed_atom, const std::string& key, const std::string& nodes) {
+      self->state.on_placed(key, nodes);
+    },
     [=](submitted_atom, const std::string& key, int64_t job_id, const std::string& output) {
       auto it = self->state.running.find(key);
-      if (it != self->state.running.end())
-        self->state.record_job(it->second->session, it->second->proposal.trial,
-                               {it->second->proposal.trial, 0, "", job_id, output});
+      if (it == self->state.running.end())
+        return;
+      wire::trial_job job;
+      job.trial = it->second->proposal.trial;
+      job.slurm_job_id = job_id;
+      job.output_path = output;
+      self->state.record_job(it->second->session, job.trial, job);
     },
   };
 }

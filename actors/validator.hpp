@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
@@ -63,6 +64,12 @@ struct validator_state : agent_state {
                                        incumbent_rate incumbent);
   /// Stores where a trial runs (trial_job): its process or its Slurm job.
   void record_job(const std::string& session, int trial, wire::trial_job job);
+  /// Slurm runs the trial on `nodes` (its compressed list): the job record
+  /// again, with the hosts, stored and published for the telemetry agent.
+  void on_placed(const std::string& key, const std::string& nodes);
+  /// What a Slurm watch's thread calls when the job runs: a placed_atom to
+  /// this actor.
+  std::function<void(const std::string& nodes)> placed_handler(const std::string& key);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
   /// Publishes the trial's gathered output lines on "output.<sid>.<n>".

@@ -62,6 +62,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   /// A Slurm watch's thread -> validator: (submitted_atom, trial key, job id,
   /// output file) once the scheduler accepted the job.
   CAF_ADD_ATOM(paratune, paratune, submitted_atom, "submitted")
+  /// A Slurm watch's thread -> validator: (placed_atom, trial key, node
+  /// list) once the scheduler runs the job, on Slurm's compressed list.
+  CAF_ADD_ATOM(paratune, paratune, placed_atom, "placed")
   /// Daemon -> session: (cancel_atom, reason) ends it as cancelled.
   CAF_ADD_ATOM(paratune, paratune, cancel_atom, "cancel")
 CAF_END_TYPE_ID_BLOCK(paratune)

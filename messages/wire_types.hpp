@@ -268,7 +268,11 @@ struct trial_job {
   std::string argv0;               ///< the program that pid runs, checked before it is ended
   int64_t slurm_job_id = 0;        ///< a Slurm pool's batch job
   std::string output_path;         ///< the job's output file ("%j" filled in)
-  MSGPACK_DEFINE_MAP(trial, pid, argv0, slurm_job_id, output_path)
+  /// The job's nodes, once Slurm runs it (a second record, published on the
+  /// trial's state topic): where the telemetry agent scrapes a `{host}`
+  /// dcgm-exporter URL. Empty until then, and for local trials.
+  std::vector<std::string> hosts;
+  MSGPACK_DEFINE_MAP(trial, pid, argv0, slurm_job_id, output_path, hosts)
 };
 
 /// A trial whose run was lost with the process that watched it (a daemon

@@ -9,6 +9,7 @@
 #include "core/launch/launch_template.hpp"
 #include "core/slurm_time.hpp"
 #include "core/slurm_word.hpp"
+#include "core/telemetry/dcgm_url.hpp"
 #include "core/text.hpp"
 
 namespace paratune {
@@ -146,9 +147,17 @@ void read_dcgm(const YAML::Node& n, const std::string& at, pool_spec& p) {
     return;
   }
   p.dcgm_url = required<std::string>(n, "dcgm", at);
-  if (!is_http_url(p.dcgm_url))
-    throw input_error(at + ": field 'dcgm': expected http(s)://HOST:PORT/metrics, got '"
+  // {host} stands for each node of a Slurm job: the URL must be one with
+  // any node name in its place.
+  const bool per_node = names_job_hosts(p.dcgm_url);
+  if (!is_http_url(per_node ? dcgm_url_for_host(p.dcgm_url, "node") : p.dcgm_url))
+    throw input_error(at + ": field 'dcgm': expected http(s)://HOST:PORT/metrics "
+                      "(HOST may be {host}, each node of a Slurm job), got '"
                       + p.dcgm_url + "'");
+  if (per_node && p.kind != pool_kind::slurm)
+    throw input_error(at + ": field 'dcgm': {host} names the nodes of a Slurm job; a "
+                      + std::string(to_string(p.kind)) + " pool has none: give the exporter's own host");
+
   p.dcgm_period_s = optional_real(n, "dcgm_period_s", at, 0.1, 3600, 5);
 }
 

@@ -29,17 +29,20 @@ constexpr int scheduler_error = 125;
 
 slurm_job_watch::slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_request request,
                                  line_handler on_line, exit_handler on_exit,
-                                 std::chrono::milliseconds poll, submitted_handler on_submitted)
+                                 std::chrono::milliseconds poll, submitted_handler on_submitted,
+                                 running_handler on_running)
   : client_(std::move(client)), request_(std::move(request)), on_line_(std::move(on_line)),
-    on_exit_(std::move(on_exit)), poll_(poll), on_submitted_(std::move(on_submitted)) {
+    on_exit_(std::move(on_exit)), poll_(poll), on_submitted_(std::move(on_submitted)),
+    on_running_(std::move(on_running)) {
   thread_ = std::thread([this] { run(); });
 }
 
 slurm_job_watch::slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_id attach_to,
                                  std::string output_file, line_handler on_line,
-                                 exit_handler on_exit, std::chrono::milliseconds poll)
+                                 exit_handler on_exit, std::chrono::milliseconds poll,
+                                 running_handler on_running)
   : client_(std::move(client)), on_line_(std::move(on_line)), on_exit_(std::move(on_exit)),
-    poll_(poll), attach_to_(attach_to) {
+    poll_(poll), on_running_(std::move(on_running)), attach_to_(attach_to) {
   output_file_ = std::move(output_file);
   thread_ = std::thread([this] { run(); });
 }
@@ -47,9 +50,13 @@ slurm_job_watch::slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job
 std::unique_ptr<slurm_job_watch> slurm_job_watch::attach(std::unique_ptr<slurm_client> client,
                                                          slurm_job_id id, std::string output_file,
                                                          line_handler on_line, exit_handler on_exit,
-                                                         std::chrono::milliseconds poll) {
-  return std::unique_ptr<slurm_job_watch>(new slurm_job_watch(
-    std::move(client), id, std::move(output_file), std::move(on_line), std::move(on_exit), poll));
+                                                         std::chrono::milliseconds poll,
+                                                         running_handler on_running) {
+  return std::unique_ptr<slurm_job_watch>(new slurm_job_watch(std::move(client), id,
+                                                              std::move(output_file),
+                                                              std::move(on_line),
+                                                              std::move(on_exit), poll,
+                                                              std::move(on_running)));
 }
 
 slurm_job_watch::~slurm_job_watch() {
@@ -99,6 +106,7 @@ void slurm_job_watch::run() {
 
 void slurm_job_watch::watch(slurm_job_id id, std::chrono::steady_clock::time_point submitted_at) {
   bool started = false;
+  bool placed = false;
   bool cancel_sent = false;
   int status = scheduler_error;
   for (;;) {
@@ -118,6 +126,11 @@ void slurm_job_watch::watch(slurm_job_id id, std::chrono::steady_clock::time_poi
       started = true;
       queued_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - submitted_at).count();
+    }
+    if (!placed && started && !s.value().nodes.empty()) {
+      placed = true;
+      if (on_running_)
+        on_running_(s.value().nodes);
     }
     if (is_final(s.value().state)) {
       follow_output(); // the last lines may land with the final state

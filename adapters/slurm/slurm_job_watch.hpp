@@ -27,11 +27,14 @@ public:
   /// Called on the watch's thread once Slurm accepted the job: its id and
   /// its output file, what a watcher that restarts needs to attach again.
   using submitted_handler = std::function<void(slurm_job_id id, const std::string& output_file)>;
+  /// Called on the watch's thread once, when Slurm first reports the job
+  /// running with its node list ("gpu[01-02]", Slurm's compressed form).
+  using running_handler = std::function<void(const std::string& nodes)>;
 
   slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_request request,
                   line_handler on_line, exit_handler on_exit,
                   std::chrono::milliseconds poll = std::chrono::milliseconds(500),
-                  submitted_handler on_submitted = {});
+                  submitted_handler on_submitted = {}, running_handler on_running = {});
   /// Attaches to a job submitted earlier (by a process that has since
   /// ended): follows its output file from the first byte and reports its
   /// end, as if it had submitted it.
@@ -39,7 +42,8 @@ public:
                                                  slurm_job_id id, std::string output_file,
                                                  line_handler on_line, exit_handler on_exit,
                                                  std::chrono::milliseconds poll =
-                                                   std::chrono::milliseconds(500));
+                                                   std::chrono::milliseconds(500),
+                                                 running_handler on_running = {});
   /// Cancels a job still running, unless detached, and joins the thread.
   ~slurm_job_watch() override;
 
@@ -66,12 +70,13 @@ private:
   std::chrono::milliseconds poll_;
   slurm_job_watch(std::unique_ptr<slurm_client> client, slurm_job_id attach_to,
                   std::string output_file, line_handler on_line, exit_handler on_exit,
-                  std::chrono::milliseconds poll);
+                  std::chrono::milliseconds poll, running_handler on_running);
   /// Polls the job's state and follows its output until it ends, is
   /// cancelled, or the watch is detached.
   void watch(slurm_job_id id, std::chrono::steady_clock::time_point submitted_at);
 
   submitted_handler on_submitted_;
+  running_handler on_running_;
   slurm_job_id attach_to_ = 0;     ///< a job submitted before: attach, do not submit
   std::atomic<bool> detached_{false};
   std::atomic<bool> cancel_{false};

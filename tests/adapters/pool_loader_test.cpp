@@ -60,19 +60,34 @@ TEST(pool_loader, reads_a_dcgm_exporter_and_its_period) {
 
 TEST(pool_loader, refuses_a_dcgm_url_that_is_not_http) {
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"file:///etc/passwd\"}]"),
-            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
-            "'file:///etc/passwd'");
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics (HOST may be "
+            "{host}, each node of a Slurm job), got 'file:///etc/passwd'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://\"}]"),
-            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
-            "'http://'");
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics (HOST may be "
+            "{host}, each node of a Slurm job), got 'http://'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://a b:9400/metrics\"}]"),
-            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics, got "
-            "'http://a b:9400/metrics'");
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics (HOST may be "
+            "{host}, each node of a Slurm job), got 'http://a b:9400/metrics'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://n:9400/metrics\", "
                     "dcgm_period_s: 0}]"),
             "job.yaml: pools[0]: field 'dcgm_period_s': 0 is outside the allowed range 0.1..3600");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm_period_s: 5}]"),
             "job.yaml: pools[0]: field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
+}
+
+TEST(pool_loader, a_slurm_pools_dcgm_url_may_name_each_node_of_the_job) {
+  const auto p = pools(R"([
+    {name: a, kind: slurm, partition: a100, gpus_per_node: 8, launch: [run],
+     dcgm: "http://{host}:9400/metrics"}])");
+  EXPECT_EQ(p[0].dcgm_url, "http://{host}:9400/metrics");
+  EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [run], gpus_per_node: 8, "
+                         "dcgm: \"http://{host}:9400/metrics\"}]"),
+            "job.yaml: pools[0]: field 'dcgm': {host} names the nodes of a Slurm job; a local "
+            "pool has none: give the exporter's own host");
+  EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: a, launch: [run], gpus_per_node: 8, "
+                         "dcgm: \"file://{host}/metrics\"}]"),
+            "job.yaml: pools[0]: field 'dcgm': expected http(s)://HOST:PORT/metrics (HOST may "
+            "be {host}, each node of a Slurm job), got 'file://{host}/metrics'");
 }
 
 TEST(pool_loader, a_slurm_pool_may_relay_its_output) {

@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <string>
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
 #include "tests/fixtures/test_paths.hpp"
 
 namespace paratune::test {
@@ -23,6 +27,30 @@ inline bool use_local_slurm() {
   setenv("SLURM_CONF", conf, 1);
   setenv("PARATUNE_CONFIGS", (source_dir() + "/configs").c_str(), 1);
   return true;
+}
+
+/// The one node of tools/slurm-local: this host's short name (`hostname -s`).
+inline std::string local_slurm_node() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
+/// Whether `host` resolves to 127.0.0.1, where the tests' HTTP servers listen.
+inline bool resolves_to_loopback(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0)
+    return false;
+  bool loopback = false;
+  for (auto* a = found; a; a = a->ai_next)
+    loopback = loopback
+               || reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr
+                    == htonl(INADDR_LOOPBACK);
+  freeaddrinfo(found);
+  return loopback;
 }
 
 } // namespace paratune::test

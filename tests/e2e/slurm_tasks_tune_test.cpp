@@ -17,7 +17,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "messages/conversions.hpp"
+#include "storage/message_pool.hpp"
 #include "tests/e2e/local_slurm.hpp"
+#include "tests/fixtures/local_http_server.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -132,6 +135,61 @@ TEST_F(slurm_tasks_tune, one_task_per_gpu_gets_torchs_ranks) {
   ASSERT_EQ(ranks_by_job.size(), 2u);
   for (const auto& [job_id, ranks] : ranks_by_job)
     EXPECT_EQ(ranks, (std::set<std::string>{"0", "1"})) << job_id;
+}
+
+// A dcgm-exporter URL with {host} is scraped on the node Slurm ran the job
+// on: the validator stores the job's hosts from Slurm's node list, and the
+// telemetry agent scrapes http://NODE:PORT/metrics (a real HTTP server
+// serving NVIDIA's recorded exporter output) while the trial runs.
+TEST_F(slurm_tasks_tune, a_dcgm_url_with_host_is_scraped_on_the_jobs_node) {
+  test::local_http_server exporter(
+    "metrics_server.py",
+    {"--file", test::data_dir() + "/dcgm/nvidia_docs_a100_mig_under_load.prom"});
+  const auto job = test::write_file(
+      dir, "job.yaml",
+      "name: dcgm-per-node\nmodel: llama3-0.5b\ncluster: dgx-a100-80g\nnodes: 1\n"
+      "precision: bf16\ntrials: 1\nsimulation: {train_iters: 30}\n"
+      "initial: {tp: 1, pp: 1, mbs: 1, gbs: 64, seq: 2048, recompute: none}\n"
+      "pools:\n"
+      "  - {name: a100, kind: slurm, partition: a100, time: \"00:10:00\",\n"
+      "     dcgm: \"http://{host}:" + std::to_string(exporter.port()) + "/metrics\",\n"
+      "     dcgm_period_s: 0.2,\n"
+      "     launch: [\"" + test::bin_dir() + "/paratune-sim\", --sim-cluster, dgx-a100-80g,\n"
+      "              --sim-world-size, \"8\", --sim-time-scale, \"0.05\",\n"
+      "              --sim-failure-rate, \"0\", \"{megatron_args}\"]}\n");
+  const auto r = test::run_program(
+      {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["trials"].size(), 1u);
+  EXPECT_EQ(j["trials"][0]["status"], "succeeded") << j.dump();
+
+  auto pool = message_pool::open(dir + "/pool");
+  ASSERT_TRUE(pool);
+  auto history = (*pool)->session_history(j["session"].get<std::string>());
+  ASSERT_TRUE(history);
+  std::vector<std::string> hosts;
+  std::set<int> gpus;
+  for (const auto& e : *history) {
+    if (e.type == wire::type_name<wire::trial_job>()) {
+      const auto placed = wire::body_of<wire::trial_job>(e);
+      if (!placed.hosts.empty()) {
+        hosts = placed.hosts;
+        EXPECT_GT(placed.slurm_job_id, 0);
+      }
+    }
+    if (e.type == wire::type_name<wire::metric_series>()) {
+      const auto series = wire::body_of<wire::metric_series>(e);
+      if (series.metric == trial_metric::power_w)
+        gpus.insert(series.gpu);
+    }
+  }
+  // slurm-local's one node is this host, by its short name.
+  ASSERT_EQ(hosts, std::vector<std::string>{test::local_slurm_node()});
+  // The recorded exporter output holds GPU 0 of the one node.
+  if (!test::resolves_to_loopback(hosts.front()))
+    GTEST_SKIP() << hosts.front() << " does not resolve to 127.0.0.1, where the exporter listens";
+  EXPECT_EQ(gpus, std::set<int>{0});
 }
 
 // The README's Slurm example's slurm-local twin, as written: run with the

@@ -4,6 +4,7 @@
 // after trial_result the pool holds the trial's metric series.
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -140,6 +141,48 @@ TEST_F(telemetry_agent_test, turns_megatron_lines_and_dcgm_scrapes_into_stored_s
   EXPECT_EQ(values_of(*framebuffer).front(), 4845);
   EXPECT_EQ(framebuffer->unit, "MiB");
   EXPECT_FALSE(find_series(all, trial_metric::gpu_utilization_pct, 0)); // not under MIG
+}
+
+TEST_F(telemetry_agent_test, a_host_url_waits_for_the_jobs_nodes_and_scrapes_each) {
+  test::local_http_server exporter(
+    "metrics_server.py",
+    {"--file", test::data_dir() + "/dcgm/nvidia_docs_a100_mig_under_load.prom"});
+  const std::string session = "telemetry-hosts";
+  wire::session_opened opened;
+  opened.job_name = "telemetry";
+  wire::pool_wire pool;
+  pool.name = "a100";
+  pool.kind = pool_kind::slurm;
+  pool.gpus_per_node = 8;
+  pool.dcgm = "http://{host}:" + std::to_string(exporter.port()) + "/metrics";
+  pool.dcgm_period_s = 0.2;
+  opened.pools = {pool};
+  store(wire::make_envelope(session, 0, opened));
+  publish(topics::trial_state(session, 1),
+          wire::make_envelope(session, 1, wire::trial_started{1, {}, {}, "a100"}));
+  std::this_thread::sleep_for(600ms); // queued: no node to scrape yet
+  // Slurm runs the job on two nodes, both this machine under two names.
+  wire::trial_job placed;
+  placed.trial = 1;
+  placed.slurm_job_id = 42;
+  placed.hosts = {"127.0.0.1", "localhost"};
+  publish(topics::trial_state(session, 1), wire::make_envelope(session, 1, placed));
+  std::this_thread::sleep_for(1200ms);
+  wire::trial_result result;
+  result.trial = 1;
+  result.status = trial_status::succeeded;
+  publish(topics::trial_state(session, 1), wire::make_envelope(session, 1, result));
+
+  // The recorded exporter reports GPU 0 (six whole-GPU fields): node 0's
+  // GPU 0 is GPU 0, node 1's is GPU 8.
+  const auto all = series_of(session, 12);
+  std::set<int> gpus;
+  for (const auto& s : all)
+    if (s.metric == trial_metric::power_w) {
+      gpus.insert(s.gpu);
+      EXPECT_EQ(values_of(s).front(), 409.692) << s.gpu;
+    }
+  EXPECT_EQ(gpus, (std::set<int>{0, 8}));
 }
 
 TEST_F(telemetry_agent_test, a_pool_without_dcgm_gets_the_log_series_alone) {
