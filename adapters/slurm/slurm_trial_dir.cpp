@@ -71,8 +71,8 @@ void make_slurm_trial_dir(const std::string& path, const unix_user& job_user) {
       "the pool's jobs run as user '" + job_user.name + "', who cannot enter " + closed->path
       + " (mode " + octal_mode(closed->mode) + ", owner " + user_name(closed->uid)
       + ") to write trial directory " + path
-      + ": give the pool a workdir: on the file system the compute nodes share that '"
-      + job_user.name + "' can reach");
+      + ": give the pool a `workdir:`, a directory '" + job_user.name
+      + "' can reach on the file system the compute nodes share");
   if (mkdir(trial.c_str(), trial_dir_mode) != 0 && errno != EEXIST)
     fail("cannot make trial directory", path);
   // mkdir's mode passes through the umask; the mode is set whole here.

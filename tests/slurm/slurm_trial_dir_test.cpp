@@ -79,8 +79,8 @@ TEST(slurm_trial_dir, a_parent_the_jobs_user_cannot_enter_is_named_before_any_jo
     EXPECT_EQ(std::string(e.what()),
               "the pool's jobs run as user 'nobody', who cannot enter " + dir
                 + " (mode 0700, owner root) to write trial directory " + dir
-                + "/trials/s1/1: give the pool a workdir: on the file system the compute nodes "
-                  "share that 'nobody' can reach");
+                + "/trials/s1/1: give the pool a `workdir:`, a directory 'nobody' can reach "
+                  "on the file system the compute nodes share");
   }
   EXPECT_FALSE(fs::exists(dir + "/trials/s1/1"));
   fs::remove_all(dir);
