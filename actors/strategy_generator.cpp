@@ -179,8 +179,11 @@ void place(wire::proposal& p, const wire::session_opened& s, const std::string& 
     p.argv = simulator_command(s, config, p.trial);
     return;
   }
-  if (!s.workdir.empty())
-    p.workdir = s.workdir + "/" + session + "/" + std::to_string(p.trial);
+  // The pool's own `workdir:` (a shared file system the job's user reaches)
+  // before the session's, which lies beside paratune's pool.
+  const auto& base = pool->workdir.empty() ? s.workdir : pool->workdir;
+  if (!base.empty())
+    p.workdir = base + "/" + session + "/" + std::to_string(p.trial);
   p.argv = local_command(s, *pool, config, session, p.trial, p.workdir);
   if (pool->kind == pool_kind::slurm && pool->relay)
     p.argv = relayed_command(s, *pool, session, p.trial, p.workdir, std::move(p.argv));

@@ -20,8 +20,11 @@
 #include "adapters/process/gpu_monitor_line.hpp"
 #include "adapters/relay/relayed_trial.hpp"
 #include "adapters/slurm/slurm_cli_client.hpp"
+#include "adapters/slurm/slurm_job_user.hpp"
 #include "adapters/slurm/slurm_job_watch.hpp"
+#include "adapters/slurm/slurm_trial_dir.hpp"
 #include "adapters/slurm/slurmrestd_client.hpp"
+#include "core/last_lines.hpp"
 #include "core/launch/batch_script.hpp"
 #include "core/secret_env.hpp"
 #include "core/telemetry/slurm_hostlist.hpp"
@@ -204,9 +207,15 @@ void apply_stop(const running_trial& t, const trial_score& score, wire::trial_re
 /// (126) or found (127, also an exec that failed).
 bool never_ran(int exit_code) { return exit_code >= 125 && exit_code <= 127; }
 
+/// What a job that never trained said last, whole lines: bash's "No such
+/// file or directory", a cd that failed, slurmstepd's or the watch's account
+/// of a job Slurm could not start. Four lines or 400 bytes hold such a reason
+/// and what led to it (core/clipped_lines makes them one line for the user).
+std::string job_own_words(const running_trial& t) { return last_lines(t.tail, 4, 400); }
+
 /// A trial that printed no iteration and ended as a launcher does when it
 /// could not start the job: a launcher error, in the launcher's words (the
-/// last line, which names the scheduler's or the exec's reason).
+/// last lines, which name the scheduler's or the exec's reason).
 void classify_launch_failure(const running_trial& t, int exit_code, wire::trial_result& r) {
   if (!t.parser.log().errors.empty())
     return;
@@ -216,7 +225,7 @@ void classify_launch_failure(const running_trial& t, int exit_code, wire::trial_
     return;
   r.error_kind = failure_kind::launcher_error;
   if (!t.tail.empty())
-    r.error_message = t.tail.back();
+    r.error_message = job_own_words(t);
 }
 
 wire::trial_result result_of(const running_trial& t, int exit_code) {
@@ -252,9 +261,14 @@ wire::trial_result result_of(const running_trial& t, int exit_code) {
     fill_measurements(t, score, r);
   } else {
     r.status = trial_status::failed;
+    // A command that ended before its first iteration said why on its
+    // stderr (a bad option, a missing module, a cd that failed): the status
+    // alone would hide it.
     if (r.error_message.empty())
       r.error_message = exit_code == 0 ? "no iteration could be scored"
-                                       : "exit status " + std::to_string(exit_code);
+                        : t.samples.empty() && !t.tail.empty()
+                          ? "exit status " + std::to_string(exit_code) + ": " + job_own_words(t)
+                          : "exit status " + std::to_string(exit_code);
     r.reason = r.error_message;
   }
   return r;
@@ -302,6 +316,19 @@ std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
     throw std::runtime_error("pool '" + pool.name + "': " + token.error().message);
   o.token = token.value();
   return std::make_unique<slurmrestd_client>(o);
+}
+
+/// A Slurm trial's directory, made for the user its job runs as (who must
+/// write its output file there) before the job is submitted.
+void make_job_dir(const wire::pool_wire& pool, const std::string& dir) {
+  const auto user = slurm_job_user({pool.via_rest, pool.url, pool.user});
+  if (!user)
+    throw std::runtime_error("pool '" + pool.name + "': " + user.error().message);
+  try {
+    make_slurm_trial_dir(dir, user.value());
+  } catch (const std::exception& e) {
+    throw std::runtime_error("pool '" + pool.name + "': " + e.what());
+  }
 }
 
 /// How the batch script starts a pool's command: its tasks, and for a relay
@@ -615,12 +642,14 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
   store_and_publish(topics::trial_state(session, p.trial),
                     wire::make_envelope(session, p.trial, st));
   try {
-    if (!p.workdir.empty())
-      std::filesystem::create_directories(p.workdir); // the template's {workdir}
     const auto* pool = wire::pool_named(opened, p.pool);
     if (pool && pool->kind == pool_kind::slurm) {
+      if (!p.workdir.empty())
+        make_job_dir(*pool, p.workdir);
       t->process = launch_slurm_job(*pool, opened, p, key);
     } else {
+      if (!p.workdir.empty())
+        std::filesystem::create_directories(p.workdir); // the template's {workdir}
       auto child = launch_child(p.argv, key, trial_env_of(opened, pool, p));
       wire::trial_job job;
       job.trial = p.trial;

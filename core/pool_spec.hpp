@@ -49,6 +49,11 @@ struct pool_spec {
   /// Variables set in the environment of this pool's trials (`env:`, e.g.
   /// NCCL_IB_HCA, LD_LIBRARY_PATH); the job's `env:` replaces a name both give.
   std::map<std::string, std::string> env;
+  /// Local and Slurm pools: an absolute directory that exists (for Slurm, on
+  /// the file system the compute nodes share) under which each trial gets
+  /// `SESSION/N`; empty: `DB/trials/SESSION/N`, beside paratune's own pool,
+  /// which a job running as another user may not reach.
+  std::string workdir;
   // Slurm only.
   std::string partition;
   slurm_via via = slurm_via::sbatch;

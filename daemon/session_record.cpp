@@ -106,6 +106,7 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
     w.gres = p.gres;
     w.exclusive = p.exclusive;
     w.time_limit_minutes = p.time_limit_minutes;
+    w.workdir = p.workdir;
     for (const auto& r : p.measured)
       w.measured.push_back(wire::to_wire(r));
   }

@@ -101,10 +101,13 @@ struct pool_wire {
   std::string account, qos, constraint, gres;
   bool exclusive = false;
   int time_limit_minutes = 0;
+  /// local and slurm: where the pool's trial directories go (`workdir:`);
+  /// empty (and in older records): under the session's own `workdir`.
+  std::string workdir;
   MSGPACK_DEFINE_MAP(name, kind, capacity, launch, gpus_per_node, partition, via_rest, url,
                      token_env, token_file, user, dcgm, dcgm_period_s, relay, relay_path, table,
                      measured, env, tasks, account, qos, constraint, gres, exclusive,
-                     time_limit_minutes)
+                     time_limit_minutes, workdir)
 };
 
 /// The job's baseline configuration (`baseline:`); `given` false when the

@@ -211,7 +211,8 @@ nlohmann::json to_json(const session_summary& s) {
   return j;
 }
 
-std::string render_trial_line(const trial_row& r, int budget) {
+std::string render_trial_line(const trial_row& r, const trial_count& count) {
+  const int budget = count.total(r.index);
   char buf[768];
   if (r.status == trial_status::stopped && r.measured())
     std::snprintf(buf, sizeof buf,

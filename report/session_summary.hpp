@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,7 +95,23 @@ nlohmann::json to_json(const session_summary& s);
 /// The human-readable report printed after the live lines.
 std::string render_text(const session_summary& s);
 
-/// One live line for a finished trial.
-std::string render_trial_line(const trial_row& r, int budget);
+/// How many trials the live lines count to ("trial N/T"): the number the
+/// session's last trial will carry. A skipped trial (refused before launch
+/// by the memory screen, unmeasured in a replay table) spends none of the
+/// budget but takes a number, so T is the budget plus the skips seen so
+/// far, and never below the trial's own number: with the budget alone, a
+/// skipped first trial made the last line "trial 3/2", a session past its
+/// budget.
+struct trial_count {
+  int budget = 0;
+  int skipped = 0;  ///< skipped trials seen so far
+
+  /// Counts a result's status before its line is rendered.
+  void saw(trial_status s) { skipped += s == trial_status::skipped; }
+  int total(int index) const { return std::max(budget + skipped, index); }
+};
+
+/// One live line for a finished trial: "trial N/T", T from `count.total`.
+std::string render_trial_line(const trial_row& r, const trial_count& count);
 
 } // namespace paratune

@@ -1,6 +1,7 @@
 #include "adapters/config/pool_loader.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "adapters/config/env_fields.hpp"
@@ -26,7 +27,7 @@ constexpr std::string_view pool_keys[] = {"name", "kind", "capacity", "launch", 
                                            "gpus_per_node", "dcgm", "dcgm_period_s", "relay",
                                            "relay_path", "relay_bind", "table", "env", "tasks",
                                            "account", "qos", "constraint", "gres", "exclusive",
-                                           "time"};
+                                           "time", "workdir"};
 /// The keys only a Slurm pool takes.
 const char* const slurm_keys[] = {"partition", "via", "url", "token_env", "token_file", "user",
                                   "relay", "relay_path", "relay_bind", "tasks", "account", "qos",
@@ -140,6 +141,37 @@ bool is_http_url(const std::string& url) {
   return true;
 }
 
+/// workdir: where the pool's trial directories go. Checked now, not when
+/// the first job cannot write its output: a relative path would mean the
+/// compute node's working directory, and a directory that is not there is
+/// a typo or a file system this machine does not mount.
+std::string read_workdir(const YAML::Node& n, const std::string& at, pool_kind kind) {
+  if (kind != pool_kind::local && kind != pool_kind::slurm)
+    throw input_error(at + ": field 'workdir' is only for local and slurm pools");
+  const auto dir = required<std::string>(n, "workdir", at);
+  for (unsigned char c : dir)
+    if (c < 0x20 || c == 0x7f)
+      throw input_error(at + ": field 'workdir': the path holds a control character");
+  if (dir.empty() || dir.front() != '/')
+    throw input_error(at + ": field 'workdir': '" + dir
+                      + "' is not an absolute path (give the directory on the file system the "
+                        "compute nodes share, e.g. /shared/$USER/paratune)");
+  std::error_code ec;
+  const auto st = std::filesystem::status(dir, ec);
+  if (!std::filesystem::exists(st))
+    throw input_error(at + ": field 'workdir': directory '" + dir + "' does not exist"
+                      + (ec && ec != std::errc::no_such_file_or_directory
+                           ? " or cannot be reached (" + ec.message() + ")"
+                           : std::string()));
+  if (!std::filesystem::is_directory(st))
+    throw input_error(at + ": field 'workdir': '" + dir + "' is not a directory");
+  // One form of the path: the trial directories are named under it.
+  auto clean = std::filesystem::path(dir).lexically_normal().string();
+  if (clean.size() > 1 && clean.back() == '/')
+    clean.pop_back();
+  return clean;
+}
+
 void read_dcgm(const YAML::Node& n, const std::string& at, pool_spec& p) {
   if (!n["dcgm"]) {
     if (n["dcgm_period_s"])
@@ -190,6 +222,8 @@ pool_spec read_pool(const YAML::Node& n, const std::string& file, size_t index) 
     throw input_error(at + ": a " + std::string(to_string(p.kind))
                       + " pool needs field 'launch' (the training command)");
   read_dcgm(n, at, p);
+  if (n["workdir"])
+    p.workdir = read_workdir(n, at, p.kind);
   if (n["env"])
     p.env = read_env_field(n["env"], at);
   if (p.kind == pool_kind::slurm) {

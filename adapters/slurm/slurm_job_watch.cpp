@@ -74,6 +74,7 @@ void slurm_job_watch::follow_output() {
   std::ifstream in(output_file_, std::ios::binary);
   if (!in)
     return; // not written yet: the job is pending or just started
+  output_seen_ = true;
   in.seekg(read_offset_);
   std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   read_offset_ += static_cast<long long>(chunk.size());
@@ -135,8 +136,18 @@ void slurm_job_watch::watch(slurm_job_id id, std::chrono::steady_clock::time_poi
     if (is_final(s.value().state)) {
       follow_output(); // the last lines may land with the final state
       status = exit_status_of(s.value());
-      if (s.value().state != slurm_state::completed && s.value().state != slurm_state::failed
-          && s.value().state != slurm_state::cancelled)
+      if (!output_seen_ && s.value().state != slurm_state::cancelled) {
+        // slurmstepd could not open the file (it logs why only on the
+        // node; Slurm says "JobLaunchFailure", the status a fake signal
+        // 53), or wrote it where this machine does not see it.
+        on_line_("slurm: job " + std::to_string(id) + " ended " + s.value().raw_state + " ("
+                 + s.value().reason + ") and its output file " + output_file_
+                 + " never appeared here: the job's user could not create it there, or the "
+                   "directory is not on a file system this machine shares");
+        status = scheduler_error;
+      } else if (s.value().state != slurm_state::completed
+                 && s.value().state != slurm_state::failed
+                 && s.value().state != slurm_state::cancelled)
         on_line_("slurm: job " + std::to_string(id) + " ended " + s.value().raw_state
                  + " (" + s.value().reason + ")");
       break;

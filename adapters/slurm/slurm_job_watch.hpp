@@ -18,8 +18,8 @@ namespace paratune {
 /// file from the last byte read, so the caller (the validator) treats a
 /// Slurm trial like a local one. Exit statuses: the batch script's own; 128
 /// + signal for a job killed by one (cancelled: 143); 125 when Slurm refused
-/// or lost the job (the reason is the last line: a scheduler error, not the
-/// trial's).
+/// or lost the job, or it ended without its output file ever appearing here
+/// (the reason is the last line: a scheduler error, not the trial's).
 class slurm_job_watch final : public trial_process {
 public:
   using line_handler = std::function<void(const std::string& line)>;
@@ -84,6 +84,7 @@ private:
   std::atomic<long long> queued_ms_{0};
   std::string output_file_;  ///< request's output path with %j filled in
   long long read_offset_ = 0;
+  bool output_seen_ = false;  ///< the output file was there at least once
   std::string partial_line_;
   std::thread thread_;
 };

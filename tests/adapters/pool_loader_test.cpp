@@ -1,6 +1,9 @@
 // The job file's `pools:`: what a user writes for Slurm partitions, local
 // processes and the simulator, and what is refused.
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "adapters/config/job_loader.hpp"
@@ -8,6 +11,7 @@
 #include "core/launch/launch_template.hpp"
 #include "core/megatron_args.hpp"
 #include "tests/fixtures/test_paths.hpp"
+#include "tests/fixtures/run_program.hpp"
 #include "core/input_error.hpp"
 
 namespace paratune {
@@ -152,7 +156,7 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "job.yaml:3: pools[1]: unknown key 'gpus' (known: name, kind, capacity, launch, "
             "partition, via, url, token_env, token_file, user, gpus_per_node, dcgm, dcgm_period_s, "
             "relay, relay_path, relay_bind, table, env, tasks, account, qos, constraint, gres, "
-            "exclusive, time)");
+            "exclusive, time, workdir)");
   EXPECT_EQ(pool_refusal("[]"), "job.yaml: pools: expected a non-empty list of pools");
 }
 
@@ -251,8 +255,27 @@ TEST(pool_loader, a_job_env_naming_a_secret_or_a_bad_name_is_refused) {
 // torchrun command carrying the trial's Megatron-LM arguments.
 TEST(pool_loader, the_readme_torchrun_example_renders_a_megatron_command) {
   setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-  const auto job = load_job(test::source_dir() + "/configs/examples/llama3-8b-slurm-torchrun.yaml");
+  // Its slurmrestd pool's workdir is the cluster's shared file system, which
+  // this machine lacks: refused as such, and loaded with one that exists.
+  const auto file = test::source_dir() + "/configs/examples/llama3-8b-slurm-torchrun.yaml";
+  try {
+    load_job(file);
+    ADD_FAILURE() << "a workdir that does not exist was accepted";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                "pools[1]: field 'workdir': directory '/shared/alice/paratune' does not exist"),
+              std::string::npos) << e.what();
+  }
+  const auto dir = test::make_temp_dir("torchrun-example");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto workdir_at = text.find("workdir: /shared/alice/paratune");
+  ASSERT_NE(workdir_at, std::string::npos);
+  text.replace(workdir_at, 31, "workdir: " + dir);
+  const auto job = load_job(test::write_file(dir, "job.yaml", text));
+  std::filesystem::remove_all(dir);
   ASSERT_EQ(job.pools.size(), 2u);
+  EXPECT_EQ(job.pools[1].workdir, dir);
   const auto& h100 = job.pools[0];
   EXPECT_EQ(h100.capacity, 2);
   EXPECT_EQ(h100.partition, "gpu-h100");
@@ -282,6 +305,32 @@ TEST(pool_loader, the_readme_torchrun_example_renders_a_megatron_command) {
   EXPECT_EQ(at("--train-iters"), "30");
   EXPECT_EQ(at("--tokenizer-type"), "NullTokenizer");
   EXPECT_EQ(argv.back(), "transformer_engine");
+}
+
+// workdir: a directory on the shared file system for the trial directories,
+// checked when the job loads, not when the first job cannot write there.
+TEST(pool_loader, reads_a_workdir_and_refuses_one_that_is_relative_missing_or_a_file) {
+  const auto dir = test::make_temp_dir("pool-workdir");
+  const auto p = pools("[{name: a, kind: slurm, partition: a100, workdir: \"" + dir
+                       + "/\", launch: [run]}, {name: b, kind: local, workdir: \"" + dir
+                       + "\", launch: [run]}]");
+  EXPECT_EQ(p[0].workdir, dir);
+  EXPECT_EQ(p[1].workdir, dir);
+  EXPECT_EQ(pool_refusal("[{name: a, kind: slurm, partition: a100, workdir: scratch/trials, "
+                         "launch: [run]}]"),
+            "job.yaml: pools[0]: field 'workdir': 'scratch/trials' is not an absolute path "
+            "(give the directory on the file system the compute nodes share, e.g. "
+            "/shared/$USER/paratune)");
+  EXPECT_EQ(pool_refusal("[{name: a, kind: slurm, partition: a100, workdir: \"" + dir
+                         + "/gone\", launch: [run]}]"),
+            "job.yaml: pools[0]: field 'workdir': directory '" + dir + "/gone' does not exist");
+  test::write_file(dir, "file", "x");
+  EXPECT_EQ(pool_refusal("[{name: a, kind: slurm, partition: a100, workdir: \"" + dir
+                         + "/file\", launch: [run]}]"),
+            "job.yaml: pools[0]: field 'workdir': '" + dir + "/file' is not a directory");
+  EXPECT_EQ(pool_refusal("[{name: a, kind: simulated, workdir: /tmp}]"),
+            "job.yaml: pools[0]: field 'workdir' is only for local and slurm pools");
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

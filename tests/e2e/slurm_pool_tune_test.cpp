@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <ctime>
 
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 #include <set>
 
@@ -195,6 +197,97 @@ TEST_F(slurm_pool_tune, a_hung_trial_is_ended_and_its_job_cancelled) {
                                     "paratune-" + j["session"].get<std::string>() + "-1"});
   EXPECT_EQ(q.status, 0) << q.err;
   EXPECT_EQ(q.out, "") << "the hung job is still queued or running";
+}
+
+/// The uid and permission bits of `path`.
+std::pair<unsigned, unsigned> owner_and_mode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return {unsigned(st.st_uid), unsigned(st.st_mode & 07777)};
+}
+
+/// A slurmrestd pool on slurm-local's Unix socket: its jobs run as
+/// `slurmrest`, not as the root that runs paratune here.
+std::string rest_pool(const std::string& workdir) {
+  return "{name: a100, kind: slurm, partition: a100, via: slurmrestd, url: \""
+         + std::string(std::getenv("PARATUNE_SLURM_REST_SOCKET")) + "\", capacity: 1,"
+         + (workdir.empty() ? std::string() : " workdir: \"" + workdir + "\",");
+}
+
+bool can_act_for_the_rest_user() {
+  return geteuid() == 0 && std::getenv("PARATUNE_SLURM_REST_SOCKET")
+         && getpwnam("slurmrest") != nullptr;
+}
+
+// The documented flow over slurmrestd: paratune (root) makes each trial's
+// directory under the pool's workdir for the job's user, slurmrest, who
+// writes its output file there; paratune reads it back and the trials
+// complete. Nothing goes under the pool's own trials/.
+TEST_F(slurm_pool_tune, a_slurmrestd_job_running_as_another_user_writes_into_the_pools_workdir) {
+  if (!can_act_for_the_rest_user())
+    GTEST_SKIP() << "needs root and slurm-local's slurmrestd socket";
+  const auto shared = dir + "/shared";
+  fs::create_directories(shared);
+  const auto j = tune("trials: 2\nsimulation: {train_iters: 8}\n", rest_pool(shared));
+  ASSERT_EQ(j["trials"].size(), 2u) << j.dump();
+  const auto session = j["session"].get<std::string>();
+  const unsigned slurmrest = getpwnam("slurmrest")->pw_uid;
+  EXPECT_EQ(owner_and_mode(shared + "/" + session), std::make_pair(0u, 0711u));
+  for (int n = 1; n <= 2; ++n) {
+    const auto& t = j["trials"][size_t(n - 1)];
+    EXPECT_EQ(t["status"], "succeeded") << t.dump();
+    const auto trial_dir = shared + "/" + session + "/" + std::to_string(n);
+    EXPECT_EQ(owner_and_mode(trial_dir), std::make_pair(slurmrest, 0700u));
+    int outputs = 0;
+    for (const auto& f : fs::directory_iterator(trial_dir))
+      if (f.path().filename().string().rfind("slurm-", 0) == 0) {
+        ++outputs;
+        EXPECT_EQ(owner_and_mode(f.path().string()), std::make_pair(slurmrest, 0644u));
+      }
+    EXPECT_EQ(outputs, 1) << trial_dir;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/pool/trials/" + session));
+}
+
+// A command the node does not have: the job never starts it, and the
+// trial's failure is bash's own line from the job's output file (read back
+// from the workdir of a job that ran as slurmrest), not a bare status.
+TEST_F(slurm_pool_tune, a_command_that_does_not_exist_fails_with_the_jobs_own_words) {
+  if (!can_act_for_the_rest_user())
+    GTEST_SKIP() << "needs root and slurm-local's slurmrestd socket";
+  const auto shared = dir + "/shared";
+  fs::create_directories(shared);
+  const auto j = tune_pools("  - " + rest_pool(shared)
+                              + "\n     launch: [/no/such/trainer, \"{megatron_args}\"]}\n",
+                            "trials: 1\nsimulation: {train_iters: 8}\n", 1);
+  ASSERT_EQ(j["trials"].size(), 1u) << j.dump();
+  const auto& t = j["trials"][0];
+  EXPECT_EQ(t["status"], "failed");
+  EXPECT_EQ(t["failure"], "launcher_error") << t.dump();
+  const auto reason = t["reason"].get<std::string>();
+  EXPECT_NE(reason.find("The job never reached training ("), std::string::npos) << reason;
+  EXPECT_NE(reason.find("/slurm_script: line 5: /no/such/trainer: No such file or directory"),
+            std::string::npos) << reason;
+}
+
+// Without a workdir the trial directories lie beside the pool, here in a
+// 0700 directory slurmrest cannot enter: refused before any job is sent,
+// naming the directory, instead of Slurm's bare JobLaunchFailure.
+TEST_F(slurm_pool_tune, a_trial_directory_the_jobs_user_cannot_reach_is_refused_naming_it) {
+  if (!can_act_for_the_rest_user())
+    GTEST_SKIP() << "needs root and slurm-local's slurmrestd socket";
+  chmod(dir.c_str(), 0700);
+  const auto j = tune_pools("  - " + rest_pool("") + "\n     launch: [\"" + test::bin_dir()
+                              + "/paratune-sim\", \"{megatron_args}\"]}\n",
+                            "trials: 1\nsimulation: {train_iters: 8}\n", 1);
+  chmod(dir.c_str(), 0755);
+  ASSERT_EQ(j["trials"].size(), 1u) << j.dump();
+  const auto& t = j["trials"][0];
+  EXPECT_EQ(t["failure"], "launcher_error") << t.dump();
+  EXPECT_NE(t["reason"].get<std::string>().find(
+              "pool 'a100': the pool's jobs run as user 'slurmrest', who cannot enter " + dir
+              + " (mode 0700, owner root) to write trial directory " + dir + "/pool/trials/"),
+            std::string::npos) << t.dump();
 }
 
 } // namespace

@@ -217,6 +217,8 @@ TEST(slurm_local_example, runs_as_written) {
   EXPECT_EQ(pools, (std::set<std::string>{"a100", "h100"}));
   EXPECT_EQ(j["trials"][0]["change"], "Run the initial configuration.");
   fs::remove_all(dir);
+  // The slurmrestd pool's trial directories, under the example's workdir.
+  fs::remove_all("/tmp/" + j["session"].get<std::string>());
 }
 
 } // namespace

@@ -190,6 +190,26 @@ TEST_F(tune_cli, text_output_has_a_line_per_trial_and_the_megatron_arguments) {
             std::string::npos);
 }
 
+// The initial configuration cannot fit (TP 1, MBS 8, no recomputation: the
+// memory screen predicts over 500 GB on an 80 GB A100), so trial 1 is
+// skipped and spends none of the budget of 2: trials 2 and 3 run, and the
+// lines count to 3 instead of printing "trial 3/2".
+TEST_F(tune_cli, a_skipped_initial_configuration_counts_the_trials_honestly) {
+  const auto job = test::write_file(
+    dir, "job.yaml",
+    "name: skip\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
+    "initial: {tp: 1, pp: 1, mbs: 8, gbs: 512, seq: 8192, recompute: none}\ntrials: 2\n"
+    "simulation: {train_iters: 8}\n");
+  auto r = paratune({"tune", job, "--db", dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("trial  1/3  skipped   Run the initial configuration.\n"
+                       "              why: not launched: memory screen: predicted peak "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial  2/3  succeeded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial  3/3  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/2  "), std::string::npos) << r.out;
+}
+
 TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
   struct bad_case {
     const char* yaml;

@@ -54,18 +54,19 @@ struct watch_view {
   const watch_options& o;
   std::vector<wire::envelope> records;
   std::map<int, wire::proposal> proposals;
-  int budget = 0;
+  trial_count count;  ///< the budget and the skips seen: "trial N/T"
   std::optional<wire::session_status> end;
 
   void take(const wire::envelope& e) {
     records.push_back(e);
     if (e.type == wire::type_name<wire::session_opened>()) {
-      budget = wire::body_of<wire::session_opened>(e).trials;
+      count.budget = wire::body_of<wire::session_opened>(e).trials;
     } else if (e.type == wire::type_name<wire::proposal>()) {
       auto p = wire::body_of<wire::proposal>(e);
       proposals[p.trial] = std::move(p);
     } else if (e.type == wire::type_name<wire::trial_result>()) {
       const auto r = wire::body_of<wire::trial_result>(e);
+      count.saw(r.status);
       const auto p = proposals.find(r.trial);
       const auto row = row_of(r, p == proposals.end() ? nullptr : &p->second);
       if (o.json)
@@ -78,7 +79,7 @@ struct watch_view {
                     {"change", row.change},
                     {"reason", row.reason}});
       else
-        std::cout << render_trial_line(row, budget) << std::flush;
+        std::cout << render_trial_line(row, count) << std::flush;
     } else if (e.type == wire::type_name<wire::session_status>()) {
       auto s = wire::body_of<wire::session_status>(e);
       if (is_final(s.state))
@@ -113,7 +114,7 @@ int run_watch(const watch_options& o) {
     std::cerr << "warning: no bus at " << h->bus_subscribe << " (" << e.what()
               << "): reading the pool every second\n";
   }
-  watch_view view{o, {}, {}, 0, std::nullopt};
+  watch_view view{o, {}, {}, {}, std::nullopt};
   control::request page;
   page.op = control::to_string(control::control_op::history);
   page.session = o.session;

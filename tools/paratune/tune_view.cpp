@@ -22,7 +22,7 @@ void clear_progress(bool tty) {
 caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string session,
                         int budget, bool tty, bool quiet) {
   self->state.session = std::move(session);
-  self->state.budget = budget;
+  self->state.count.budget = budget;
   self->state.tty = tty;
   self->state.quiet = quiet;
   // The view keeps what it needs of the proposals to describe each result.
@@ -39,23 +39,25 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           auto p = wire::body_of<wire::proposal>(e);
           (*proposals)[p.trial] = p;
           if (st.tty && !p.exhausted) {
-            std::printf("\r\033[K[trial %d/%d] starting: %s", p.trial, st.budget, p.change.c_str());
+            std::printf("\r\033[K[trial %d/%d] starting: %s", p.trial, st.count.total(p.trial),
+                        p.change.c_str());
             std::fflush(stdout);
           }
         } else if (e.type == wire::type_name<wire::telemetry>() && st.tty) {
           auto t = wire::body_of<wire::telemetry>(e);
           std::printf("\r\033[K[trial %d/%d] iteration %lld: %.1f ms, %.1f TFLOP/s/GPU", t.trial,
-                      st.budget, static_cast<long long>(t.iteration), t.elapsed_ms,
+                      st.count.total(t.trial), static_cast<long long>(t.iteration), t.elapsed_ms,
                       t.tflops_per_gpu);
           std::fflush(stdout);
         } else if (e.type == wire::type_name<wire::trial_result>()) {
           auto r = wire::body_of<wire::trial_result>(e);
+          st.count.saw(r.status);
           if (r.status == trial_status::failed)
             return; // printed with its diagnosis
           const auto it = proposals->find(r.trial);
           const auto row = row_of(r, it != proposals->end() ? &it->second : nullptr);
           clear_progress(st.tty);
-          std::fputs(render_trial_line(row, st.budget).c_str(), stdout);
+          std::fputs(render_trial_line(row, st.count).c_str(), stdout);
           std::fflush(stdout);
         } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
           auto d = wire::body_of<wire::failure_diagnosis>(e);
@@ -66,7 +68,7 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           if (auto it = proposals->find(d.trial); it != proposals->end())
             row.change = it->second.change;
           clear_progress(st.tty);
-          std::fputs(render_trial_line(row, st.budget).c_str(), stdout);
+          std::fputs(render_trial_line(row, st.count).c_str(), stdout);
           std::fflush(stdout);
         }
       } catch (const std::exception&) {

@@ -3,11 +3,13 @@
 #include <caf/fwd.hpp>
 #include <string>
 
+#include "report/session_summary.hpp"
+
 namespace paratune::cli {
 
 struct tune_view_state {
   std::string session;
-  int budget = 0;
+  trial_count count;  ///< the budget and the skips seen: "trial N/T"
   bool tty = false;           ///< redraw a progress line
   bool quiet = false;         ///< --json: print nothing live
   static inline const char* name = "tune_view";
