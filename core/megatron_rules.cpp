@@ -275,7 +275,7 @@ megatron_flags rendered_flags(const model_spec& m, const training_config& c) {
   }
   f.max_position_embeddings = c.seq;
   f.recompute_method_given = f.recompute_layers_given = c.recompute == recompute_mode::full;
-  f.bias_linear = !m.is_moe();
+  f.bias_linear = m.bias_linear;
   if (m.is_moe()) {
     f.router_topk = m.topk;
     f.router_pre_softmax = m.topk == 1;
