@@ -355,7 +355,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
       if (!parse_position_embedding(v, m.position, true))
         throw input_error("argument --position-embedding-type: invalid choice '" + v
                           + "' (choose from 'learned_absolute', 'rope', 'mrope', 'relative', "
-                            "'yarn', 'none')");
+                            "'none')");
     } else if (a == "--norm-epsilon") {
       m.norm_epsilon = parse_real("argument --norm-epsilon", value(), 0.0, 1.0);
     } else if (a == "--rope-scaling-factor") {

@@ -21,10 +21,9 @@ bool parse_position_embedding(const std::string& text, position_embedding& out,
     return true;
   if (!megatron_variants)
     return false;
-  // mrope (multimodal sections) and yarn (rescaled frequencies) rotate Q and
-  // K as rope does; relative adds a small per-head bias and no per-token
-  // tensor.
-  if (text == "mrope" || text == "yarn") {
+  // mrope (multimodal sections) rotates Q and K as rope does; relative
+  // adds a small per-head bias and no per-token tensor.
+  if (text == "mrope") {
     out = position_embedding::rope;
     return true;
   }

@@ -21,9 +21,9 @@ enum class position_embedding {
 /// wire's word.
 const char* to_string(position_embedding p);
 
-/// Reads a model file's word. Megatron-LM's rotary variants "mrope" and
-/// "yarn" read as rope and "relative" as none when `megatron_variants` is
-/// set (a Megatron command line): they cost what those do in the models.
+/// Reads a model file's word. Megatron-LM's other choices, "mrope" (read as
+/// rope) and "relative" (read as none), are taken when `megatron_variants`
+/// is set (a Megatron command line): they cost what those do in the models.
 bool parse_position_embedding(const std::string& text, position_embedding& out,
                               bool megatron_variants = false);
 
