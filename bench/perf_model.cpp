@@ -17,6 +17,7 @@ model_spec llama3_8b() {
   m.name = "llama3-8b";
   m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 8;
   m.ffn = 14336; m.vocab = 128256; m.swiglu = true;
+  m.position = position_embedding::rope; m.bias_linear = false;
   return m;
 }
 

@@ -1,5 +1,6 @@
 #include "core/megatron_args.hpp"
 
+#include <charconv>
 #include <functional>
 #include <map>
 
@@ -15,6 +16,41 @@ namespace {
 void flag(std::vector<std::string>& out, const char* name, int value) {
   out.emplace_back(name);
   out.emplace_back(std::to_string(value));
+}
+
+// The shortest text that reads back as the same double ("1e-06", "8"), as
+// Python's float() reads it.
+void flag(std::vector<std::string>& out, const char* name, double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  out.emplace_back(name);
+  out.emplace_back(text, end);
+}
+
+// Position embedding, biases and norms: what Megatron-LM would otherwise
+// build with its defaults (learned positions, biases everywhere, LayerNorm
+// at 1e-5), which for a Llama or Qwen is another model. The position
+// embedding and epsilon are given even when they are the default, so the
+// command line says which model it is.
+void render_architecture(const model_spec& m, std::vector<std::string>& out) {
+  out.emplace_back("--position-embedding-type");
+  out.emplace_back(to_string(m.position));
+  if (m.position == position_embedding::rope) {
+    flag(out, "--rotary-base", m.rotary_base);
+    if (m.rope_scaling_factor > 0) {
+      out.emplace_back("--use-rope-scaling");
+      flag(out, "--rope-scaling-factor", m.rope_scaling_factor);
+    }
+  }
+  if (!m.bias_linear)
+    out.emplace_back("--disable-bias-linear");
+  // Megatron-LM builds the QKV bias when either flag asks for it; with
+  // biases everywhere the flag would say nothing.
+  if (m.qkv_bias && !m.bias_linear)
+    out.emplace_back("--add-qkv-bias");
+  if (m.qk_layernorm)
+    out.emplace_back("--qk-layernorm");
+  flag(out, "--norm-epsilon", m.norm_epsilon);
 }
 
 void render_model(const model_spec& m, std::vector<std::string>& out) {
@@ -33,20 +69,21 @@ void render_model(const model_spec& m, std::vector<std::string>& out) {
     out.emplace_back("--swiglu");
   out.emplace_back("--normalization");
   out.emplace_back(m.rmsnorm ? "RMSNorm" : "LayerNorm");
+  render_architecture(m, out);
   if (!m.tied_embeddings)
     out.emplace_back("--untie-embeddings-and-output-weights");
   if (m.is_moe()) {
     flag(out, "--num-experts", m.experts);
     flag(out, "--moe-router-topk", m.topk);
     flag(out, "--moe-ffn-hidden-size", m.moe_ffn);
+    if (m.shared_expert_ffn > 0)
+      flag(out, "--moe-shared-expert-intermediate-size", m.shared_expert_ffn);
   }
 }
 
 // The flags that keep Megatron-LM's start-up checks satisfied for the model
-// (rendered_flags says which and why).
+// (rendered_flags says which and why); the biases are the model's own.
 void render_rule_flags(const megatron_flags& f, std::vector<std::string>& out) {
-  if (!f.bias_linear)
-    out.emplace_back("--disable-bias-linear");
   if (f.router_pre_softmax)
     out.emplace_back("--moe-router-pre-softmax");
 }
@@ -200,6 +237,8 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
   m.kv_heads = 0;
   m.rmsnorm = false;        // Megatron's default normalization is LayerNorm
   m.tied_embeddings = true; // and embeddings are tied unless untied
+  bool rope_scaling = false;
+  double rope_factor = 8.0; // Megatron-LM's default --rope-scaling-factor
   using int_setter = std::function<void(int)>;
   struct int_flag {
     value_range range;
@@ -227,6 +266,8 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
        f.router_topk = v;
      }}},
     {"--moe-ffn-hidden-size", dim("moe_ffn")},
+    {"--moe-shared-expert-intermediate-size", dim("shared_expert_ffn")},
+    {"--rotary-base", dim("rotary_base")},
     {"--tensor-model-parallel-size", key("tp")},
     {"--pipeline-model-parallel-size", key("pp")},
     {"--context-parallel-size", key("cp")},
@@ -266,7 +307,15 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
     {"--fp16", [&] { f.fp16 = true; }},
     {"--log-throughput", [] {}},
     {"--no-overlap-p2p-communication", [&] { f.overlap_p2p = false; }},
-    {"--disable-bias-linear", [&] { f.bias_linear = false; }},
+    {"--disable-bias-linear", [&] {
+       f.bias_linear = false;
+       m.bias_linear = false;
+     }},
+    {"--add-qkv-bias", [&] { m.qkv_bias = true; }},
+    {"--qk-layernorm", [&] { m.qk_layernorm = true; }},
+    {"--use-rope-scaling", [&] { rope_scaling = true; }},
+    // Megatron-LM's older spelling of --position-embedding-type rope.
+    {"--use-rotary-position-embeddings", [&] { m.position = position_embedding::rope; }},
     {"--moe-router-pre-softmax", [&] { f.router_pre_softmax = true; }},
     {"--use-torch-fsdp2", [&] { f.torch_fsdp2 = true; }},
     {"--use-megatron-fsdp", [&] { f.megatron_fsdp = true; }},
@@ -304,6 +353,16 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
       f.recompute_method_given = true;
     } else if (a == "--normalization") {
       m.rmsnorm = value() == "RMSNorm";
+    } else if (a == "--position-embedding-type") {
+      const auto& v = value();
+      if (!parse_position_embedding(v, m.position, true))
+        throw input_error("argument --position-embedding-type: invalid choice '" + v
+                          + "' (choose from 'learned_absolute', 'rope', 'mrope', 'relative', "
+                            "'none')");
+    } else if (a == "--norm-epsilon") {
+      m.norm_epsilon = parse_real("argument --norm-epsilon", value(), 0.0, 1.0);
+    } else if (a == "--rope-scaling-factor") {
+      rope_factor = parse_real("argument --rope-scaling-factor", value(), 0.0, 1e6);
     } else if (a == "--fp8-format") {
       value();
       fp8 = true;
@@ -339,6 +398,8 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
     m.topk = 2;
   if (m.experts == 0)
     m.topk = 0;
+  if (rope_scaling && m.position == position_embedding::rope)
+    m.rope_scaling_factor = rope_factor;
   if (c.recompute == recompute_mode::full && !block && c.recompute_layers == 1)
     c.recompute_layers = 0; // uniform with 1 layer per chunk is the default
   // The virtual stages as validate_args derives them: given per rank, or the

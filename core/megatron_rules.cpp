@@ -282,7 +282,7 @@ megatron_flags rendered_flags(const model_spec& m, const training_config& c) {
   }
   f.max_position_embeddings = c.seq;
   f.recompute_method_given = f.recompute_layers_given = c.recompute == recompute_mode::full;
-  f.bias_linear = !m.is_moe();
+  f.bias_linear = m.bias_linear;
   // The trial's environment, as paratune builds it for this configuration.
   f.one_kernel_queue = false;
   for (const auto& [name, value] : framework_environment(c.tp, c.cp, false, {}))

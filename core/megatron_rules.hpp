@@ -57,9 +57,9 @@ struct megatron_flags {
 
 /// The flags paratune renders for `c` on `m` (render_megatron_args): the
 /// virtual pipeline as layers per virtual stage, or as stages per rank with
-/// an uneven first or last stage; biases off for MoE models (every MoE model
-/// paratune knows has none, and Megatron-LM keeps biases in MoE layers only
-/// with expert tensor parallelism 1); the router's pre-softmax with top-1.
+/// an uneven first or last stage; the model's own linear biases (a MoE model
+/// with biases starts only with expert tensor parallelism 1, and the rules
+/// say so); the router's pre-softmax with top-1.
 megatron_flags rendered_flags(const model_spec& m, const training_config& c);
 
 /// Megatron-LM's refusals of a command line: the model, the configuration as

@@ -21,6 +21,11 @@ const std::vector<model_dimension>& model_dimensions() {
     {"topk", "--moe-router-topk", &model_spec::topk, {0, 65536}},
     {"moe_ffn", "--moe-ffn-hidden-size", &model_spec::moe_ffn, {0, int64_t(1) << 22}},
     {"max_seq", "--max-position-embeddings", &model_spec::max_seq, {0, int64_t(1) << 24}},
+    {"shared_expert_ffn", "--moe-shared-expert-intermediate-size",
+     &model_spec::shared_expert_ffn, {0, int64_t(1) << 22}},
+    // Published bases run from 10,000 (Llama 2) to a few million (long-context
+    // Qwen); Megatron-LM reads it as an integer.
+    {"rotary_base", "--rotary-base", &model_spec::rotary_base, {1, int64_t(1) << 30}},
   };
   return all;
 }
@@ -68,6 +73,9 @@ struct model_checker {
     if (m.experts == 0) {
       if (m.topk != 0)
         refuse("topk", "needs " + name("experts") + " > 0 (a dense model routes no tokens)");
+      if (m.shared_expert_ffn != 0)
+        refuse("shared_expert_ffn", "needs " + name("experts") + " > 0 (a dense model's MLP is "
+                                    + name("ffn") + ")");
       return;
     }
     if (m.topk < 1 || m.topk > m.experts)

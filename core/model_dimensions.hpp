@@ -29,7 +29,7 @@ enum class dimension_names { paratune, megatron };
 /// Checks every dimension against its range and the relations between them:
 /// kv_heads divides heads; hidden divides by heads unless head_dim is given;
 /// a MoE model has 1 <= topk <= experts and a positive moe_ffn, a dense one no
-/// topk. Throws input_error "WHERE: FIELD: ..." for the first broken one.
+/// topk and no shared expert. Throws input_error "WHERE: FIELD: ..." for the first broken one.
 void check_model(const model_spec& m, const std::string& where,
                  dimension_names names = dimension_names::paratune);
 

@@ -8,9 +8,16 @@
 namespace paratune::wire {
 
 model_wire to_wire(const model_spec& m) {
-  return {m.name, m.family, m.size, m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn,
-          m.vocab, m.swiglu, m.tied_embeddings, m.rmsnorm, m.experts, m.topk, m.moe_ffn,
-          m.max_seq};
+  model_wire w;
+  w.name = m.name; w.family = m.family; w.size = m.size; w.layers = m.layers;
+  w.hidden = m.hidden; w.heads = m.heads; w.kv_heads = m.kv_heads; w.head_dim = m.head_dim;
+  w.ffn = m.ffn; w.vocab = m.vocab; w.swiglu = m.swiglu; w.tied_embeddings = m.tied_embeddings;
+  w.rmsnorm = m.rmsnorm; w.experts = m.experts; w.topk = m.topk; w.moe_ffn = m.moe_ffn;
+  w.max_seq = m.max_seq; w.shared_expert_ffn = m.shared_expert_ffn;
+  w.position_embedding = to_string(m.position); w.rotary_base = m.rotary_base;
+  w.rope_scaling_factor = m.rope_scaling_factor; w.norm_epsilon = m.norm_epsilon;
+  w.bias_linear = m.bias_linear; w.qkv_bias = m.qkv_bias; w.qk_layernorm = m.qk_layernorm;
+  return w;
 }
 
 model_spec from_wire(const model_wire& w) {
@@ -19,7 +26,17 @@ model_spec from_wire(const model_wire& w) {
   m.hidden = w.hidden; m.heads = w.heads; m.kv_heads = w.kv_heads; m.head_dim = w.head_dim;
   m.ffn = w.ffn; m.vocab = w.vocab; m.swiglu = w.swiglu; m.tied_embeddings = w.tied_embeddings;
   m.rmsnorm = w.rmsnorm; m.experts = w.experts; m.topk = w.topk; m.moe_ffn = w.moe_ffn;
-  m.max_seq = w.max_seq;
+  m.max_seq = w.max_seq; m.shared_expert_ffn = w.shared_expert_ffn;
+  if (w.position_embedding.empty()) {
+    set_style_defaults(m); // stored before the record carried these
+  } else {
+    if (!parse_position_embedding(w.position_embedding, m.position))
+      throw input_error("stored model '" + m.name + "' has an unknown position embedding '"
+                        + w.position_embedding + "'");
+    m.bias_linear = w.bias_linear;
+  }
+  m.rotary_base = w.rotary_base; m.rope_scaling_factor = w.rope_scaling_factor;
+  m.norm_epsilon = w.norm_epsilon; m.qkv_bias = w.qkv_bias; m.qk_layernorm = w.qk_layernorm;
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.kv_heads <= 0 || m.vocab <= 0)
     throw input_error("stored model '" + m.name + "' has non-positive dimensions");
   return m;

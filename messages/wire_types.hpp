@@ -27,8 +27,17 @@ struct model_wire {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
   bool swiglu = false, tied_embeddings = false, rmsnorm = true;
   int experts = 0, topk = 0, moe_ffn = 0, max_seq = 0;
+  // Written since the catalog carries the built model's details; a record
+  // without them (position_embedding "") takes the style defaults.
+  int shared_expert_ffn = 0;
+  std::string position_embedding;
+  int rotary_base = 10000;
+  double rope_scaling_factor = 0, norm_epsilon = 1e-5;
+  bool bias_linear = true, qkv_bias = false, qk_layernorm = false;
   MSGPACK_DEFINE_MAP(name, family, size, layers, hidden, heads, kv_heads, head_dim, ffn, vocab,
-                     swiglu, tied_embeddings, rmsnorm, experts, topk, moe_ffn, max_seq)
+                     swiglu, tied_embeddings, rmsnorm, experts, topk, moe_ffn, max_seq,
+                     shared_expert_ffn, position_embedding, rotary_base, rope_scaling_factor,
+                     norm_epsilon, bias_linear, qkv_bias, qk_layernorm)
 };
 
 /// A link class (core link_spec).

@@ -33,6 +33,9 @@ model_spec maxtext_model(const std::string& label, int layers, int emb, int head
   m.swiglu = gated;
   m.rmsnorm = true;
   m.tied_embeddings = false;
+  // MaxText's decoder (the default block): rotary positions, no biases.
+  m.position = position_embedding::rope;
+  m.bias_linear = false;
   return m;
 }
 

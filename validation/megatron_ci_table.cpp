@@ -70,6 +70,14 @@ model_spec model_of(const csv_row& r) {
   m.experts = int_or(r, "num-experts", 0);
   m.topk = m.experts > 0 ? int_or(r, "moe-router-topk", 2) : 0;
   m.moe_ffn = m.experts > 0 ? m.ffn : 0;
+  // The column names rope where the test passes it; without it Megatron-LM
+  // builds its default learned table.
+  if (r.text("position-embedding-type") == "rope")
+    m.position = position_embedding::rope;
+  // The summary has no bias column: the GPT tests run with Megatron-LM's
+  // default biases, the MoE and Mixtral ones pass --disable-bias-linear
+  // (paratune's reading before the model carried biases).
+  m.bias_linear = m.experts == 0;
   return m;
 }
 

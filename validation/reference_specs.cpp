@@ -32,6 +32,10 @@ model_spec llama3_8b() {
   m.swiglu = true;
   m.rmsnorm = true;
   m.tied_embeddings = false;
+  // configs/models/llama3-8b.yaml's architecture.
+  m.position = position_embedding::rope;
+  m.rotary_base = 500000;
+  m.bias_linear = false;
   return m;
 }
 

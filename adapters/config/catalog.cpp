@@ -29,7 +29,9 @@ namespace {
 // key added to a reader goes into its list, or files using it are refused.
 constexpr std::string_view model_keys[] = {
   "name", "family", "size", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
-  "vocab", "swiglu", "rmsnorm", "tied_embeddings", "experts", "topk", "moe_ffn", "max_seq"};
+  "vocab", "swiglu", "rmsnorm", "tied_embeddings", "experts", "topk", "moe_ffn", "max_seq",
+  "shared_expert_ffn", "position_embedding", "rotary_base", "rope_scaling_factor",
+  "bias_linear", "qkv_bias", "qk_layernorm", "norm_epsilon"};
 constexpr std::string_view cluster_keys[] = {"name", "devices_per_node", "max_nodes",
                                              "ici_topology", "device", "scale_up",
                                              "scale_out"};
@@ -40,6 +42,33 @@ constexpr std::string_view link_keys[] = {"name", "gbps", "latency_us"};
 
 std::string inside_of(const std::string& inside, const char* field) {
   return inside.empty() ? std::string(field) : inside + ": " + field;
+}
+
+// What changes the built model beyond its sizes; a key left out takes the
+// style default (set_style_defaults) or Megatron-LM's.
+void read_architecture(const YAML::Node& n, const std::string& where, model_spec& m) {
+  set_style_defaults(m);
+  if (n["position_embedding"]) {
+    const auto word = required<std::string>(n, "position_embedding", where);
+    if (!parse_position_embedding(word, m.position))
+      throw input_error(where + ": field 'position_embedding': expected learned_absolute, rope "
+                        "or none, got '" + word + "'");
+  }
+  m.rotary_base = optional_int(n, "rotary_base", where,
+                               find_model_dimension("rotary_base")->range, m.rotary_base);
+  // Llama 3.1 scales by 8; a factor below 1 would shrink the context.
+  m.rope_scaling_factor = optional_real(n, "rope_scaling_factor", where, 0.0, 1e6, 0.0);
+  if (m.rope_scaling_factor > 0 && m.rope_scaling_factor < 1)
+    throw input_error(where + ": field 'rope_scaling_factor': expected 0 (none) or at least 1");
+  if (m.position != position_embedding::rope && (n["rotary_base"] || m.rope_scaling_factor > 0))
+    throw input_error(where + ": field '" + std::string(n["rotary_base"] ? "rotary_base"
+                                                                        : "rope_scaling_factor")
+                      + "' needs position_embedding: rope");
+  m.bias_linear = yaml_fields::optional_flag(n, "bias_linear", where, m.bias_linear);
+  m.qkv_bias = yaml_fields::optional_flag(n, "qkv_bias", where, false);
+  m.qk_layernorm = yaml_fields::optional_flag(n, "qk_layernorm", where, false);
+  // RMSNorm and LayerNorm epsilons in published configs lie in 1e-12..1e-3.
+  m.norm_epsilon = optional_real(n, "norm_epsilon", where, 1e-12, 1e-1, m.norm_epsilon);
 }
 
 } // namespace
@@ -87,6 +116,8 @@ model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
   m.topk = dimension("topk", m.experts > 0 ? 1 : 0);
   m.moe_ffn = dimension("moe_ffn", m.experts > 0 ? m.ffn : 0);
   m.max_seq = dimension("max_seq", 0);
+  m.shared_expert_ffn = dimension("shared_expert_ffn", 0);
+  read_architecture(n, where, m);
   check_model(m, where);
   return m;
 }
@@ -195,10 +226,11 @@ model_spec parse_inline_model(const std::string& dims) {
       throw input_error("model dimensions: expected KEY=VALUE, got '" + item + "'");
     const auto key = trim(item.substr(0, eq));
     const auto* d = find_model_dimension(key);
-    if (key != "swiglu" && (!d || key == "max_seq"))
+    // max_seq and rotary_base change no prediction: model files only.
+    if (key != "swiglu" && (!d || key == "max_seq" || key == "rotary_base"))
       throw input_error("unknown model dimension '" + key
                         + "' (known: layers, hidden, heads, kv_heads, head_dim, ffn, vocab, "
-                          "swiglu, experts, topk, moe_ffn)");
+                          "swiglu, experts, topk, moe_ffn, shared_expert_ffn)");
     if (v.count(key))
       throw input_error("model dimension '" + key + "' is given twice");
     const auto text = trim(item.substr(eq + 1));
@@ -233,6 +265,8 @@ model_spec parse_inline_model(const std::string& dims) {
   m.topk = given("topk", m.experts > 0 ? 1 : 0);
   m.moe_ffn = given("moe_ffn", m.experts > 0 ? m.ffn : 0);
   m.head_dim = given("head_dim", 0);
+  m.shared_expert_ffn = given("shared_expert_ffn", 0);
+  set_style_defaults(m);
   check_model(m, "model dimensions");
   return m;
 }

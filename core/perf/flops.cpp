@@ -21,8 +21,12 @@ double model_flops_noncausal(const perf_context& x) {
   const double gated = x.swiglu ? 1.5 : 1.0;
   const double f = x.moe ? x.moe_ffn : x.ffn;
   const double k = x.moe ? x.topk : 1.0;
+  // A shared expert runs on every token like one more expert (Megatron-LM's
+  // count adds moe_shared_expert_intermediate_size the same way). Biases and
+  // norms are a few FLOPs per parameter, not 2 x tokens per parameter, and
+  // stay out as in Megatron-LM's count.
   const double term = (1 + x.kv_heads / x.heads + x.seq / h) * (x.q / h)
-                      + (f / h) * k * gated + x.vocab / (2 * x.layers * h);
+                      + ((f * k + x.shared_ffn) / h) * gated + x.vocab / (2 * x.layers * h);
   return 12 * tokens_per_iteration(x) * x.layers * h * h * term;
 }
 

@@ -44,9 +44,19 @@ double fp8_gemm_inputs(const perf_context& x) {
   return norm_outputs + fc2_input + x.q / x.tp;
 }
 
-double dense_mlp_activation(const perf_context& x) {
-  const double up = (x.swiglu ? 2 : 1) * x.ffn;
-  return (2 * up + 2 * x.ffn) / x.tp;
+// One MLP of width `ffn` on every token: fc1's output and the activation's
+// (the fc2 input), 2 B each.
+double mlp_activation(const perf_context& x, double ffn) {
+  const double up = (x.swiglu ? 2 : 1) * ffn;
+  return (2 * up + 2 * ffn) / x.tp;
+}
+
+double dense_mlp_activation(const perf_context& x) { return mlp_activation(x, x.ffn); }
+
+// A MoE layer's shared expert is a dense MLP every token passes, beside the
+// routed ones.
+double shared_expert_activation(const perf_context& x) {
+  return x.shared_ffn > 0 ? mlp_activation(x, x.shared_ffn) : 0;
 }
 
 // Stored attention scores without flash attention: softmax output, and
@@ -81,15 +91,15 @@ param_bytes bytes_per_param(precision p, bool dist_opt, int shards, bool grad_bf
 stage_params params_on_stage(const perf_context& x, int stage) {
   stage_params s;
   const double layers = x.stage_layers[stage];
-  const double norms = 2 * (x.rmsnorm ? 1 : 2) * x.h;
-  const double router = x.moe ? x.h * x.experts : 0;
-  // Norms and router are replicated across TP; the rest is split.
-  s.dense = layers * ((x.layer_params - norms - router) / x.tp + norms + router);
+  const double replicated = x.layer_replicated_params;
+  // Norms, router and row-parallel biases are replicated across TP; the
+  // rest is split.
+  s.dense = layers * ((x.layer_params - replicated) / x.tp + replicated);
   s.experts = layers * x.layer_expert_params / (x.ep * x.tp);
-  s.gemm_weights = layers * (x.layer_params - norms - router) / x.tp + s.experts;
+  s.gemm_weights = layers * (x.layer_params - replicated) / x.tp + s.experts;
   const bool last = stage == x.pp - 1;
   if (stage == 0)
-    s.dense += x.embedding_params / x.tp;
+    s.dense += x.embedding_params / x.tp + x.position_params;
   // The output layer: its own weights when untied; a copy of the embedding
   // on the last stage when tied and pipelined.
   if (last && (!x.tied || x.pp > 1))
@@ -108,8 +118,11 @@ double layer_activation_bytes(const perf_context& x) {
   // out-projection input). Rotary embedding writes new Q and K tensors that
   // flash attention keeps while the fused buffer stays alive through V.
   const double rotary = x.rotary ? 2 * (x.q / x.tp + x.kv_local) : 0;
-  const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local) + rotary;
-  const double mlp = x.moe ? moe_mlp_activation(x) : dense_mlp_activation(x);
+  // QK layernorm keeps its inputs (Q and K before the norm) for backward.
+  const double qk_norm = x.qk_norm ? 2 * (x.q / x.tp + x.kv_local) : 0;
+  const double attention = 2 * (2 * x.q / x.tp + 2 * x.kv_local) + rotary + qk_norm;
+  const double mlp =
+    x.moe ? moe_mlp_activation(x) + shared_expert_activation(x) : dense_mlp_activation(x);
   return x.tokens * (replicated + attention + mlp + score_activation(x) + fp8_gemm_inputs(x));
 }
 

@@ -19,6 +19,7 @@ void set_model(perf_context& x, const model_spec& m, int tp) {
   x.ffn = m.ffn;
   x.moe = m.is_moe();
   x.moe_ffn = x.moe ? (m.moe_ffn > 0 ? m.moe_ffn : m.ffn) : 0;
+  x.shared_ffn = x.moe ? m.shared_expert_ffn : 0;
   x.experts = m.experts;
   x.topk = x.moe ? std::max(1, m.topk) : 0;
   x.vocab = double(m.padded_vocab(tp));
@@ -27,24 +28,59 @@ void set_model(perf_context& x, const model_spec& m, int tp) {
   x.tied = m.tied_embeddings;
   x.rmsnorm = m.rmsnorm;
   // GPT-style models (LayerNorm, GeLU, learned positions) train with
-  // dropout 0.1 and keep 1-byte masks; Llama-style models (SwiGLU) use
-  // rotary embeddings and train with dropout 0.
+  // dropout 0.1 and keep 1-byte masks; Llama-style models (SwiGLU) train
+  // with dropout 0.
   x.dropout = !m.swiglu;
-  x.rotary = m.swiglu;
+  x.rotary = m.position == position_embedding::rope;
+  x.learned_positions = m.position == position_embedding::learned_absolute;
+  x.qk_norm = m.qk_layernorm;
 }
 
-void set_params(perf_context& x) {
-  const double gated = x.swiglu ? 3 : 2;
-  const double norms = 2 * (x.rmsnorm ? 1 : 2) * x.h;
-  const double attention = 2 * x.h * x.q + 2 * x.h * x.kv;
-  x.layer_params = attention + norms;
-  if (x.moe) {
-    x.layer_params += x.h * x.experts; // router
-    x.layer_expert_params = x.experts * gated * x.h * x.moe_ffn;
-  } else {
-    x.layer_params += gated * x.h * x.ffn;
+// One MLP of width `ffn`: its weights, and with biases fc1's (split over TP
+// like its columns) and fc2's (h, whole on every rank).
+struct mlp_count { double split = 0, replicated = 0; };
+
+mlp_count mlp_params(const perf_context& x, const model_spec& m, double ffn) {
+  mlp_count c;
+  c.split = (x.swiglu ? 3 : 2) * x.h * ffn;
+  if (m.bias_linear) {
+    c.split += (x.swiglu ? 2 : 1) * ffn;
+    c.replicated += x.h;
   }
+  return c;
+}
+
+void set_params(perf_context& x, const model_spec& m) {
+  const double norm_width = x.rmsnorm ? 1 : 2;
+  const double norms = 2 * norm_width * x.h;
+  double attention = 2 * x.h * x.q + 2 * x.h * x.kv;
+  if (m.has_qkv_bias())
+    attention += x.q + 2 * x.kv;
+  double replicated = norms;
+  if (m.bias_linear)
+    replicated += x.h; // the output projection's bias
+  if (x.qk_norm)
+    replicated += 2 * norm_width * x.head_dim;
+  if (x.moe) {
+    replicated += x.h * x.experts; // router
+    const mlp_count expert = mlp_params(x, m, x.moe_ffn);
+    x.layer_expert_params = x.experts * (expert.split + expert.replicated);
+    if (x.shared_ffn > 0) {
+      const mlp_count shared = mlp_params(x, m, x.shared_ffn);
+      attention += shared.split;
+      replicated += shared.replicated;
+    }
+  } else {
+    const mlp_count dense = mlp_params(x, m, x.ffn);
+    attention += dense.split;
+    replicated += dense.replicated;
+  }
+  x.layer_params = attention + replicated;
+  x.layer_replicated_params = replicated;
   x.embedding_params = x.vocab * x.h;
+  // Megatron-LM sizes the table by --max-position-embeddings, which paratune
+  // renders as the sequence length.
+  x.position_params = x.learned_positions ? x.seq * x.h : 0;
 }
 
 } // namespace
@@ -81,7 +117,7 @@ perf_context make_context(const model_spec& m, const cluster_spec& cluster,
   x.seq_local = x.seq / x.cp;
   x.tokens = x.mbs * x.seq_local;
   x.kv_local = std::max(x.kv / x.tp, x.head_dim);
-  set_params(x);
+  set_params(x, m);
   return x;
 }
 

@@ -27,11 +27,14 @@ struct perf_context {
   double kv = 0;       ///< key (or value) width: kv_heads * head_dim
   double ffn = 0;      ///< dense MLP hidden
   double moe_ffn = 0;  ///< one routed expert's hidden
+  double shared_ffn = 0; ///< the shared expert's hidden (MoE), 0 for none
   double experts = 0, topk = 0;
   double vocab = 0;    ///< padded for TP
   double layers = 0;
   bool swiglu = false, moe = false, dropout = false, tied = false, rmsnorm = true;
   bool rotary = false; ///< rotary position embedding (Llama-style models)
+  bool learned_positions = false; ///< a trained position table (GPT-style models)
+  bool qk_norm = false;           ///< Q and K normalized per head (Qwen3)
 
   // Parallel layout.
   int world = 1, tp = 1, pp = 1, cp = 1, ep = 1, vpp = 1, dp = 1;
@@ -47,8 +50,12 @@ struct perf_context {
 
   // Parameters per layer and in the embedding (all ranks together).
   double layer_params = 0;         ///< dense part of one layer (attention, norms, dense MLP, router)
+  /// The part of layer_params every TP rank holds whole: norms, the router,
+  /// and the biases of the row-parallel projections.
+  double layer_replicated_params = 0;
   double layer_expert_params = 0;  ///< routed experts of one layer
   double embedding_params = 0;     ///< V * h, one copy
+  double position_params = 0;      ///< the learned position table, seq * h (first stage, whole on each TP rank)
 
   double weight_bytes = 2;  ///< bytes per parameter of the compute copy
 };

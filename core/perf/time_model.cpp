@@ -16,10 +16,15 @@ pass from(gemm_pass_times g) { return {g.forward_s, g.backward_s}; }
 
 double seq_split(const perf_context& x) { return x.sp ? x.tp : 1; }
 
-pass dense_mlp_gemms(const perf_context& x, const kernel_target& k) {
-  const double up = (x.swiglu ? 2 : 1) * x.ffn;
+// An MLP of width `ffn` over every token of the micro-batch.
+pass mlp_gemms(const perf_context& x, const kernel_target& k, double ffn) {
+  const double up = (x.swiglu ? 2 : 1) * ffn;
   return from(gemm_pass(k, x.tokens, up / x.tp, x.h))
-         + from(gemm_pass(k, x.tokens, x.h, x.ffn / x.tp));
+         + from(gemm_pass(k, x.tokens, x.h, ffn / x.tp));
+}
+
+pass dense_mlp_gemms(const perf_context& x, const kernel_target& k) {
+  return mlp_gemms(x, k, x.ffn);
 }
 
 // Grouped expert GEMMs: the top-k copies of this rank's tokens spread over
@@ -30,8 +35,10 @@ pass moe_mlp_gemms(const perf_context& x, const kernel_target& k) {
   const double rows = x.tokens * x.topk * x.ep / std::max(1.0, x.experts);
   const pass one = from(gemm_pass(k, rows, up / x.tp, x.h))
                    + from(gemm_pass(k, rows, x.h, x.moe_ffn / x.tp));
-  return scaled(one, 1.1 * local_experts)
-         + from(gemm_pass(k, x.tokens, x.experts, x.h));
+  pass all = scaled(one, 1.1 * local_experts) + from(gemm_pass(k, x.tokens, x.experts, x.h));
+  if (x.shared_ffn > 0) // the shared expert: a dense MLP on every token
+    all = all + mlp_gemms(x, k, x.shared_ffn);
+  return all;
 }
 
 pass attention_core(const perf_context& x, const kernel_target& k) {
@@ -58,11 +65,12 @@ pass attention_core(const perf_context& x, const kernel_target& k) {
 // into them: +1 B mask each), the MLP activation and rotary embedding.
 pass elementwise(const perf_context& x, const kernel_target& k) {
   const double hidden = (20 + (x.dropout ? 2 : 0)) * x.h / seq_split(x);
-  const double f = x.moe ? x.topk * x.moe_ffn * 1.1 : x.ffn;
+  const double f = x.moe ? x.topk * x.moe_ffn * 1.1 + x.shared_ffn : x.ffn;
   const double activation = (x.swiglu ? 6 : 4) * f / x.tp;
   const double rotary = x.rotary ? 4 * (x.q / x.tp + x.kv_local) : 0;
+  const double qk_norm = x.qk_norm ? 4 * (x.q / x.tp + x.kv_local) : 0; // read + write Q and K
   const double permute = x.moe ? 8 * x.topk * x.h : 0;
-  const double bytes = x.tokens * (hidden + activation + rotary + permute);
+  const double bytes = x.tokens * (hidden + activation + rotary + qk_norm + permute);
   return {memory_time(k, bytes, 10), memory_time(k, 2 * bytes, 16)};
 }
 

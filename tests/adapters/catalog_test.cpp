@@ -74,6 +74,56 @@ TEST_F(catalog_test, unknown_names_and_bad_fields_are_named) {
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(catalog_test, reads_the_architecture_keys_and_defaults_them_by_style) {
+  auto dir = test::make_temp_dir("catalog-architecture");
+  const std::string sizes = "layers: 2\nhidden: 64\nheads: 4\nvocab: 100\n";
+  {
+    std::ofstream(dir + "/gated.yaml") << "name: gated\n" << sizes << "swiglu: true\n";
+    std::ofstream(dir + "/plain.yaml") << "name: plain\n" << sizes;
+    std::ofstream(dir + "/qwen.yaml")
+      << "name: qwen\n" << sizes << "swiglu: true\nrotary_base: 1000000\nbias_linear: false\n"
+      << "qkv_bias: true\nqk_layernorm: on\nnorm_epsilon: 1e-6\nrope_scaling_factor: 8\n";
+    std::ofstream(dir + "/word.yaml") << "name: w\n" << sizes << "position_embedding: alibi\n";
+    std::ofstream(dir + "/base.yaml")
+      << "name: b\n" << sizes << "position_embedding: learned_absolute\nrotary_base: 500000\n";
+    std::ofstream(dir + "/shared.yaml") << "name: s\n" << sizes << "shared_expert_ffn: 128\n";
+  }
+  // A file that names neither keeps what paratune assumed before: gated is
+  // Llama-style (rope, no biases), ungated GPT-style.
+  const auto gated = load_model(dir + "/gated.yaml");
+  EXPECT_EQ(gated.position, position_embedding::rope);
+  EXPECT_FALSE(gated.bias_linear);
+  EXPECT_EQ(gated.rotary_base, 10000);
+  EXPECT_DOUBLE_EQ(gated.norm_epsilon, 1e-5);
+  const auto plain = load_model(dir + "/plain.yaml");
+  EXPECT_EQ(plain.position, position_embedding::learned_absolute);
+  EXPECT_TRUE(plain.bias_linear);
+  const auto qwen = load_model(dir + "/qwen.yaml");
+  EXPECT_EQ(qwen.rotary_base, 1000000);
+  EXPECT_FALSE(qwen.bias_linear);
+  EXPECT_TRUE(qwen.qkv_bias);
+  EXPECT_TRUE(qwen.has_qkv_bias());
+  EXPECT_TRUE(qwen.qk_layernorm);
+  EXPECT_DOUBLE_EQ(qwen.norm_epsilon, 1e-6);
+  EXPECT_DOUBLE_EQ(qwen.rope_scaling_factor, 8);
+  auto refusal = [&](const char* file) {
+    try {
+      load_model(dir + "/" + file);
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(refusal("word.yaml").find("field 'position_embedding': expected learned_absolute, "
+                                      "rope or none, got 'alibi'"),
+            std::string::npos);
+  EXPECT_NE(refusal("base.yaml").find("field 'rotary_base' needs position_embedding: rope"),
+            std::string::npos);
+  EXPECT_NE(refusal("shared.yaml").find("shared_expert_ffn 128: needs experts > 0"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(catalog_test, parses_inline_dimensions) {
   auto m = parse_inline_model("layers=96,hidden=12288,heads=96,vocab=51200,ffn=49152");
   EXPECT_EQ(m.layers, 96);

@@ -68,8 +68,9 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[0], "MAPE").value, 5.5, 0.1);
   EXPECT_NEAR(stat(all[1], "MAPE").value, 2.2, 0.1);
   EXPECT_NEAR(stat(all[1], "max |error|").value, 5.0, 0.1);
-  EXPECT_NEAR(stat(all[2], "MAPE").value, 2.2, 0.1);
-  EXPECT_NEAR(stat(all[2], "max |error|").value, 8.3, 0.1);
+  // Figure 1's states are the layers' alone (validate_korthikanti_memory).
+  EXPECT_NEAR(stat(all[2], "MAPE").value, 0.6, 0.1);
+  EXPECT_NEAR(stat(all[2], "max |error|").value, 2.4, 0.1);
   EXPECT_NEAR(stat(all[3], "MAPE").value, 7.7, 0.1);
   EXPECT_EQ(stat(all[4], "verdicts right").value, 16);
   EXPECT_EQ(stat(all[4], "of them tight").value, 4);
@@ -81,7 +82,8 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[6], "MFU MAPE").value, 5.1, 0.1);
   EXPECT_EQ(stat(all[6], "runs predicted to fit").value, 23);
   EXPECT_EQ(stat(all[7], "runs predicted to fit").value, 147);
-  EXPECT_NEAR(stat(all[7], "memory MAPE").value, 10.1, 0.1);
+  // 10.1 before the learned position table of the GPT rows was counted.
+  EXPECT_NEAR(stat(all[7], "memory MAPE").value, 10.0, 0.1);
   EXPECT_EQ(stat(all[7], "rows skipped").value, 209);
   EXPECT_EQ(stat(all[7], "skipped: device gb200 not in the cluster catalog").value, 126);
 }

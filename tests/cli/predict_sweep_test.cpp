@@ -54,7 +54,8 @@ std::vector<sweep_case> all_cases() {
     if (k.name != "recompute" && k.name != "recompute_method") // their values are words
       out.push_back({k.name, false});
   for (const auto& d : model_dimensions())
-    if (std::string(d.name) != "max_seq") // model files only, not inline text
+    // max_seq and rotary_base: model files only, not inline text.
+    if (std::string(d.name) != "max_seq" && std::string(d.name) != "rotary_base")
       out.push_back({d.name, true});
   out.push_back({"swiglu", true});
   return out;

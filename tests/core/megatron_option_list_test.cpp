@@ -68,6 +68,11 @@ TEST(megatron_option_list, the_data_file_holds_megatrons_parser) {
   l.model.layers = 32; l.model.hidden = 4096; l.model.heads = 32; l.model.kv_heads = 8;
   l.model.ffn = 14336; l.model.vocab = 128256; l.model.experts = 8; l.model.topk = 1;
   l.model.moe_ffn = 1024;
+  // Every architecture flag too: rope with its scaling, the QKV bias alone,
+  // QK layernorm, a shared expert.
+  l.model.position = position_embedding::rope; l.model.rope_scaling_factor = 8;
+  l.model.bias_linear = false; l.model.qkv_bias = true; l.model.qk_layernorm = true;
+  l.model.shared_expert_ffn = 512;
   l.config.tp = 2; l.config.pp = 4; l.config.vpp = 2; l.config.ep = 2; l.config.sp = true;
   l.config.first_pp_layers = 4; l.config.last_pp_layers = 4;
   l.config.recompute = recompute_mode::full; l.config.dist_opt = true;

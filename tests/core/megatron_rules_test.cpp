@@ -20,6 +20,7 @@ model_spec rules_llama3_8b() {
   m.name = "llama3-8b";
   m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 8;
   m.ffn = 14336; m.vocab = 128256; m.swiglu = true;
+  m.position = position_embedding::rope; m.bias_linear = false;
   return m;
 }
 
@@ -268,11 +269,11 @@ TEST(megatron_rules, experts_against_expert_parallel) {
                                 "expert_tensor_model_pipeline_parallel size (16)");
 }
 
-TEST(megatron_rules, moe_with_tensor_parallelism_renders_no_biases) {
+TEST(megatron_rules, moe_biases_follow_the_model_and_need_expert_tp_one) {
   // TransformerConfig keeps biases in MoE layers only with expert tensor
   // parallelism 1, and expert TP follows TP: Megatron-LM's default command
-  // line refuses MoE with TP 2. paratune's MoE models have no linear biases,
-  // so it says --disable-bias-linear and the same configuration starts.
+  // line refuses MoE with TP 2. A model without linear biases (every Llama-
+  // or Qwen-style MoE) says --disable-bias-linear and starts.
   auto c = base(); c.tp = 2; c.pp = 1; c.ep = 4;
   const auto m = rules_moe();
   EXPECT_TRUE(check_megatron_rules(m, c, 8).empty());
@@ -282,15 +283,20 @@ TEST(megatron_rules, moe_with_tensor_parallelism_renders_no_biases) {
   const auto args = render_megatron_args(l);
   EXPECT_NE(std::find(args.begin(), args.end(), "--disable-bias-linear"), args.end());
   EXPECT_TRUE(check_megatron_launch(parse_megatron_args(args), 8).empty());
-  megatron_flags with_biases = rendered_flags(m, c);
-  with_biases.bias_linear = true;
-  auto v = check_megatron_arguments(m, c, with_biases, 8);
+  // A MoE model with biases renders them, and the guard refuses TP 2 as
+  // Megatron-LM would.
+  auto biased = m;
+  biased.bias_linear = true;
+  const auto v = check_megatron_rules(biased, c, 8);
   ASSERT_EQ(rules_of(v), std::vector<std::string>{"moe_bias_etp"});
   EXPECT_EQ(v[0].python_line(), "AssertionError: Bias in Moe is only supported when ETP==1");
+  megatron_flags with_biases = rendered_flags(biased, c);
+  EXPECT_TRUE(with_biases.bias_linear);
   with_biases.expert_tp = 1; // the other way out
-  EXPECT_TRUE(check_megatron_arguments(m, c, with_biases, 8).empty());
-  // A dense model keeps Megatron-LM's default biases (no flag rendered).
+  EXPECT_TRUE(check_megatron_arguments(biased, c, with_biases, 8).empty());
+  // A dense model with Megatron-LM's default biases renders no flag.
   l.model = rules_llama3_8b();
+  l.model.bias_linear = true;
   l.config.ep = 1;
   const auto dense = render_megatron_args(l);
   EXPECT_EQ(std::find(dense.begin(), dense.end(), "--disable-bias-linear"), dense.end());

@@ -154,6 +154,46 @@ TEST(megatron_args, bad_flag_value_names_the_flag) {
   }
 }
 
+TEST(megatron_args, reads_the_architecture_as_megatron_lm_does) {
+  // Without the flags: Megatron-LM's defaults, a learned table and biases.
+  const auto plain = parse_megatron_args({}).model;
+  EXPECT_EQ(plain.position, position_embedding::learned_absolute);
+  EXPECT_TRUE(plain.bias_linear);
+  EXPECT_FALSE(plain.qkv_bias);
+  EXPECT_EQ(plain.rotary_base, 10000);
+  EXPECT_DOUBLE_EQ(plain.norm_epsilon, 1e-5);
+  // The older rope switch; --use-rope-scaling alone takes Megatron's factor 8.
+  const auto llama = parse_megatron_args({"--use-rotary-position-embeddings", "--rotary-base",
+                                          "500000", "--use-rope-scaling", "--norm-epsilon",
+                                          "1e-6"}).model;
+  EXPECT_EQ(llama.position, position_embedding::rope);
+  EXPECT_EQ(llama.rotary_base, 500000);
+  EXPECT_DOUBLE_EQ(llama.rope_scaling_factor, 8);
+  EXPECT_DOUBLE_EQ(llama.norm_epsilon, 1e-6);
+  EXPECT_DOUBLE_EQ(parse_megatron_args({"--rope-scaling-factor=4", "--position-embedding-type",
+                                        "rope", "--use-rope-scaling"})
+                     .model.rope_scaling_factor,
+                   4);
+  // Scaling without rope builds nothing.
+  EXPECT_DOUBLE_EQ(parse_megatron_args({"--use-rope-scaling"}).model.rope_scaling_factor, 0);
+  // --add-qkv-bias beside the default biases changes nothing; alone it is Qwen2's.
+  const auto qwen = parse_megatron_args({"--disable-bias-linear", "--add-qkv-bias"}).model;
+  EXPECT_FALSE(qwen.bias_linear);
+  EXPECT_TRUE(qwen.has_qkv_bias());
+  EXPECT_EQ(parse_megatron_args({"--position-embedding-type", "mrope"}).model.position,
+            position_embedding::rope);
+  EXPECT_EQ(parse_megatron_args({"--position-embedding-type", "relative"}).model.position,
+            position_embedding::none);
+  try {
+    parse_megatron_args({"--position-embedding-type", "alibi"});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "argument --position-embedding-type: invalid choice 'alibi' (choose from "
+              "'learned_absolute', 'rope', 'mrope', 'relative', 'none')");
+  }
+}
+
 } // namespace
 } // namespace paratune
 
