@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <utility>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -9,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
 #include "core/megatron_args.hpp"
+#include "core/perf/memory_verdict.hpp"
 #include "core/pool_placement.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
@@ -295,11 +297,24 @@ std::vector<wire::proposal> choose(const wire::analysis_report& report,
   // The budget a waiting retry will need is not spent on new candidates.
   const int budget_left = job.trials - int(ledger.used.size()) - int(out.size());
   want = std::min(want, budget_left - waiting);
+  // One tight configuration at a time (within the model's measured error of
+  // the device): the first the ranking names runs, and its run, fitting or
+  // not, teaches the screen about its neighbours before another is risked.
+  const double limit = wire::from_wire(job.cluster).memory_mib();
+  const auto tight = [limit](double peak) {
+    return judge_memory(peak, limit, measured_memory_error) == memory_verdict::tight;
+  };
+  bool tight_out = false;
+  for (const auto& [_, p] : ledger.in_flight)
+    tight_out = tight_out || tight(p.predicted_peak_mib);
   for (const auto& s : report.ranked) {
     if (want <= 0)
       break;
-    if (!taken.count(fingerprint(wire::from_wire(s.config))))
-      take(from_suggestion(report, s, trial), {});
+    if (taken.count(fingerprint(wire::from_wire(s.config))))
+      continue;
+    if (tight(s.predicted_peak_mib) && std::exchange(tight_out, true))
+      continue;
+    take(from_suggestion(report, s, trial), {});
   }
   return out;
 }
@@ -333,8 +348,10 @@ void generator_state::generate(const std::string& session, const wire::analysis_
   auto proposals = choose(report, job, ledger);
   const auto loads = loads_of(job, ledger);
   const auto paused = paused_pools_text(loads, ledger);
-  if (!paused.empty())
+  if (!paused.empty() && logged_pauses[session] != paused) {
+    logged_pauses[session] = paused;
     spdlog::warn("session {}: paused {}", session, paused);
+  }
   if (proposals.empty()) {
     proposals.push_back(nothing_to_run(report));
     if (all_paused(loads))

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 
 #include <caf/fwd.hpp>
 
@@ -32,6 +34,10 @@ struct generator_state : agent_state {
   /// not render records the trial as failed (a launcher error) instead.
   void publish_proposal(const std::string& session, const wire::session_opened& job,
                         wire::proposal& p);
+
+  /// The paused pools last logged per session: a pause is logged when it
+  /// starts or changes, not at every generation.
+  std::map<std::string, std::string> logged_pauses;
 
   static inline const char* name = "strategy_generator";
 };

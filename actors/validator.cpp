@@ -700,6 +700,8 @@ void validator_state::on_placed(const std::string& key, const std::string& nodes
   if (it == running.end())
     return;
   auto& t = *it->second;
+  if (!t.job.hosts.empty())
+    return; // recorded before this daemon attached to the job
   // Slurm's node list is outside input: expanded with checked names, and a
   // list that is not one is logged, never scraped.
   auto hosts = expand_slurm_hostlist(nodes);

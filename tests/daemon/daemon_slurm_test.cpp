@@ -96,10 +96,10 @@ TEST(daemon_slurm, jobs_outlive_a_killed_and_a_stopped_daemon_and_are_attached_a
   while (!ended() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_TRUE(ended()) << d.output();
-  std::map<int, int> jobs_recorded, results, interrupted;
+  std::map<int, int> jobs_recorded, placed, results, interrupted;
   for (const auto& e : h) {
     if (e.type == "trial_job")
-      ++jobs_recorded[e.trial];
+      ++(wire::body_of<wire::trial_job>(e).hosts.empty() ? jobs_recorded : placed)[e.trial];
     if (e.type == "trial_interrupted")
       ++interrupted[e.trial];
     if (e.type != "trial_result")
@@ -112,6 +112,8 @@ TEST(daemon_slurm, jobs_outlive_a_killed_and_a_stopped_daemon_and_are_attached_a
   }
   // One job per trial, each submitted once and attached to, never rerun.
   EXPECT_EQ(jobs_recorded, (std::map<int, int>{{1, 1}, {2, 1}}));
+  // Its nodes recorded once, by whichever daemon saw the job run first.
+  EXPECT_EQ(placed, (std::map<int, int>{{1, 1}, {2, 1}}));
   EXPECT_EQ(results, (std::map<int, int>{{1, 1}, {2, 1}}));
   EXPECT_TRUE(interrupted.empty());
   EXPECT_EQ(squeue_state(job1), "");

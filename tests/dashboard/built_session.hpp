@@ -16,8 +16,20 @@ inline const std::string hostile_job = "<script>alert(1)</script>";
 inline wire::session_opened built_job(const std::string& name, int budget) {
   wire::session_opened job;
   job.job_name = name;
-  job.model = {"llama3-8b", "llama3", "8b", 32, 4096, 32, 8, 128, 14336, 128256,
-               true, false, true, 0, 0, 0, 8192};
+  job.model.name = "llama3-8b";
+  job.model.family = "llama3";
+  job.model.size = "8b";
+  job.model.layers = 32;
+  job.model.hidden = 4096;
+  job.model.heads = 32;
+  job.model.kv_heads = 8;
+  job.model.head_dim = 128;
+  job.model.ffn = 14336;
+  job.model.vocab = 128256;
+  job.model.swiglu = true;
+  job.model.tied_embeddings = false;
+  job.model.rmsnorm = true;
+  job.model.max_seq = 8192;
   job.cluster.name = "dgx-a100-80g";
   job.nodes = 1;
   job.world_size = 8;

@@ -23,8 +23,20 @@ int renderer_count_of(const std::string& text, const std::string& what) {
 std::vector<wire::envelope> two_trial_history(const std::string& job_name) {
   wire::session_opened job;
   job.job_name = job_name;
-  job.model = {"llama3-8b", "llama", "8b", 32, 4096, 32, 8, 128, 14336, 128256, true, false, true,
-               0, 0, 0, 8192};
+  job.model.name = "llama3-8b";
+  job.model.family = "llama";
+  job.model.size = "8b";
+  job.model.layers = 32;
+  job.model.hidden = 4096;
+  job.model.heads = 32;
+  job.model.kv_heads = 8;
+  job.model.head_dim = 128;
+  job.model.ffn = 14336;
+  job.model.vocab = 128256;
+  job.model.swiglu = true;
+  job.model.tied_embeddings = false;
+  job.model.rmsnorm = true;
+  job.model.max_seq = 8192;
   job.precision = "fp16";
   job.cluster.name = "dgx-a100-80g";
   job.cluster.device_name = "A100-SXM4-80GB";
