@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <string>
 
+#include <filesystem>
+
 #include <netdb.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -26,6 +29,22 @@ inline bool use_local_slurm() {
     return false;
   setenv("SLURM_CONF", conf, 1);
   setenv("PARATUNE_CONFIGS", (source_dir() + "/configs").c_str(), 1);
+  return true;
+}
+
+/// Whether a user other than the owner can run `program`: every directory
+/// above it searchable by others and the file executable by them. A job
+/// that slurmrestd runs as its own user needs that of the build's programs
+/// (a checkout in a 0700 temporary folder does not give it).
+inline bool others_can_run(const std::string& program) {
+  namespace fs = std::filesystem;
+  struct stat st{};
+  for (fs::path p = fs::absolute(program); !p.empty(); p = p.parent_path()) {
+    if (::stat(p.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH))
+      return false;
+    if (p == p.root_path())
+      break;
+  }
   return true;
 }
 

@@ -271,6 +271,9 @@ bool can_act_for_the_rest_user() {
 TEST_F(slurm_pool_tune, a_slurmrestd_job_running_as_another_user_writes_into_the_pools_workdir) {
   if (!can_act_for_the_rest_user())
     GTEST_SKIP() << "needs root and slurm-local's slurmrestd socket";
+  if (!test::others_can_run(test::bin_dir() + "/paratune-sim"))
+    GTEST_SKIP() << "the job runs as slurmrest, who cannot reach " << test::bin_dir()
+                 << " (a checkout inside a folder others cannot search)";
   const auto shared = dir + "/shared";
   fs::create_directories(shared);
   const auto j = tune("trials: 2\nsimulation: {train_iters: 8}\n", rest_pool(shared));

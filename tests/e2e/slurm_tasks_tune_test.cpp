@@ -198,6 +198,10 @@ TEST_F(slurm_tasks_tune, a_dcgm_url_with_host_is_scraped_on_the_jobs_node) {
 TEST(slurm_local_example, runs_as_written) {
   if (!test::use_local_slurm())
     GTEST_SKIP() << test::no_local_slurm;
+  // Its REST pool's jobs run as slurmrestd's user, who must reach the build.
+  if (!test::others_can_run(test::bin_dir() + "/paratune-sim"))
+    GTEST_SKIP() << "slurmrest cannot reach " << test::bin_dir()
+                 << " (a checkout inside a folder others cannot search)";
   const auto dir = test::make_temp_dir("slurm-example");
   const char* path = std::getenv("PATH");
   const auto r = test::run_program(
