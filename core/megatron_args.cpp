@@ -239,6 +239,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
   m.tied_embeddings = true; // and embeddings are tied unless untied
   bool rope_scaling = false;
   double rope_factor = 8.0; // Megatron-LM's default --rope-scaling-factor
+  bool recompute_activations = false;
   using int_setter = std::function<void(int)>;
   struct int_flag {
     value_range range;
@@ -320,6 +321,7 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
     {"--use-torch-fsdp2", [&] { f.torch_fsdp2 = true; }},
     {"--use-megatron-fsdp", [&] { f.megatron_fsdp = true; }},
     {"--overlap-moe-expert-parallel-comm", [&] { f.overlap_moe_ep_comm = true; }},
+    {"--recompute-activations", [&] { recompute_activations = true; }},
   };
   bool block = false;
   bool fp8 = false;
@@ -385,6 +387,10 @@ megatron_launch parse_megatron_args(const std::vector<std::string>& raw_args,
     }
   }
   l.prec = f.fp16 ? precision::fp16 : fp8 ? precision::fp8 : precision::bf16;
+  // validate_args turns --recompute-activations into selective granularity,
+  // whatever --recompute-granularity said (arguments.py:607 at d98e8a64).
+  if (recompute_activations)
+    c.recompute = recompute_mode::selective;
   c.recompute_block = block;
   if (m.kv_heads == 0)
     m.kv_heads = m.heads;

@@ -123,10 +123,6 @@ megatron_ci_row row_of(const csv_row& r) {
   return row;
 }
 
-// What torch's max allocated bytes count: everything but the CUDA context,
-// NCCL's own buffers and the allocator's slack (the model's overhead term).
-double allocated_mib(const memory_breakdown& m) { return m.total_mib - m.overhead_mib; }
-
 // One count per reason, in order of first appearance.
 void add_skip_reasons(const std::vector<skipped_row>& skipped, table_validation& t) {
   std::vector<std::pair<std::string, int>> reasons;
@@ -143,6 +139,8 @@ void add_skip_reasons(const std::vector<skipped_row>& skipped, table_validation&
 }
 
 } // namespace
+
+double predicted_allocated_mib(const memory_breakdown& m) { return m.total_mib - m.overhead_mib; }
 
 megatron_ci_table read_megatron_ci_table(const std::string& data_dir) {
   megatron_ci_table out;
@@ -195,7 +193,7 @@ table_validation validate_megatron_ci(const megatron_ci_table& table) {
   int fits = 0;
   for (const auto& r : table.rows) {
     const auto p = predict_row(r);
-    const double predicted = allocated_mib(p.stages.back()) / 1024;
+    const double predicted = predicted_allocated_mib(p.stages.back()) / 1024;
     validation_row row{r.run.label, {{"peak allocated (GiB)", predicted, r.peak_allocated_gib}},
                        "", p.fits};
     row.note = fmt::format("ran, predicted {} (peak {:.0f} MiB of {:.0f})",

@@ -9,11 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "core/perf/perf_model.hpp"
 #include "core/perf/memory_verdict.hpp"
 #include "validation/model_validation.hpp"
 #include "validation/published_tables.hpp"
 
 namespace paratune {
+
+/// What torch's max allocated bytes count of a stage's predicted memory:
+/// everything but the CUDA context, NCCL's own buffers and the allocator's
+/// slack (the model's overhead term).
+double predicted_allocated_mib(const memory_breakdown& m);
 
 /// Reads the rows whose layout the summary states; the others are counted
 /// in `skipped` with the reason. Throws input_error naming the file, line

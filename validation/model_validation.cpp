@@ -13,6 +13,7 @@
 #include "core/perf/perf_context.hpp"
 #include "core/perf/perf_model.hpp"
 #include "validation/maxtext_table.hpp"
+#include "validation/h100_megatron_table.hpp"
 #include "validation/megatron_ci_table.hpp"
 
 namespace paratune {
@@ -304,7 +305,8 @@ std::vector<table_validation> validate_all(const published_tables& tables) {
           validate_optico(tables.optico),
           validate_vtrain(tables.vtrain),
           validate_maxtext(tables.maxtext, maxtext_clusters(tables.maxtext)),
-          validate_megatron_ci(tables.megatron_ci)};
+          validate_megatron_ci(tables.megatron_ci),
+          validate_h100_megatron(tables.h100_megatron)};
 }
 
 } // namespace paratune

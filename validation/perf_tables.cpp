@@ -5,6 +5,7 @@
 
 #include "validation/csv_table.hpp"
 #include "validation/maxtext_table.hpp"
+#include "validation/h100_megatron_table.hpp"
 #include "validation/megatron_ci_table.hpp"
 
 namespace paratune {
@@ -128,7 +129,8 @@ published_tables read_published_tables(const std::string& data_dir) {
   return {read_sc21_table(data_dir), read_korthikanti_table(data_dir),
           read_megatron_core_table(data_dir), read_optico_fig5_table(data_dir),
           read_vtrain_multi_table(data_dir), read_maxtext_table(data_dir),
-          read_megatron_ci_table(data_dir)};
+          read_megatron_ci_table(data_dir),
+          read_h100_megatron_runs(data_dir)};
 }
 
 } // namespace paratune

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/megatron_args.hpp"
 #include "core/model_spec.hpp"
 #include "core/cluster_spec.hpp"
 #include "core/training_config.hpp"
@@ -93,6 +94,17 @@ struct megatron_ci_table {
   std::vector<skipped_row> skipped;
 };
 
+/// One of paratune's own Megatron-LM runs on one H100 (data/h100_1gpu/): the
+/// configuration its command line describes and what its log measured.
+struct h100_megatron_run {
+  std::string label;            ///< the files' stem: "s2048_mbs4_selective"
+  megatron_launch launch;       ///< read from <label>.cmd
+  double iteration_ms = 0;      ///< median over the steady iterations
+  int steady_iterations = 0;    ///< the iterations after the two warm-up ones
+  double peak_allocated_mib = 0;  ///< torch max allocated, the last memory report
+  double tokens_per_s = 0;      ///< global batch x sequence / iteration time
+};
+
 /// Every table validate-model checks.
 struct published_tables {
   std::vector<sc21_row> sc21;
@@ -102,6 +114,7 @@ struct published_tables {
   std::vector<vtrain_row> vtrain;
   std::vector<maxtext_row> maxtext;
   megatron_ci_table megatron_ci;
+  std::vector<h100_megatron_run> h100_megatron;
 };
 
 } // namespace paratune

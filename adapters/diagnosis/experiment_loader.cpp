@@ -27,8 +27,10 @@ namespace {
 // refused with the nearest known key, never read as its default.
 constexpr std::string_view experiment_keys[] = {"name", "model", "hardware", "mesh", "dcn_mesh",
                                                 "megatron", "batch", "per_device_batch", "seq",
-                                                "workload", "precision"};
-constexpr std::string_view hardware_keys[] = {"cluster", "slice", "num_slices", "nodes"};
+                                                "workload", "precision", "stack"};
+constexpr std::string_view hardware_keys[] = {"cluster", "slice", "num_slices", "nodes", "gpus"};
+constexpr std::string_view stack_keys[] = {"flash_attention", "tp_comm_overlap",
+                                           "p2p_scatter_gather"};
 constexpr std::string_view workload_keys[] = {"accumulation_steps", "remat", "seq_shards_weights",
                                               "optimizer_over_data", "cp_load_balanced"};
 
@@ -206,6 +208,12 @@ void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& w
               experiment_spec& e) {
   e.platform = device_platform::gpu;
   e.nodes = optional_int(hw, "nodes", where + ": hardware", {1, max_devices}, 1);
+  // A job on part of one node (a single-GPU run, say) names its GPUs instead.
+  if (hw["gpus"]) {
+    if (hw["nodes"])
+      throw input_error(where + ": hardware: give 'nodes' or 'gpus', not both");
+    e.gpus = optional_int(hw, "gpus", where + ": hardware", {1, e.cluster.devices_per_node}, 1);
+  }
   check_range(where + ": hardware: field 'nodes': nodes x " + std::to_string(e.cluster.devices_per_node)
                 + " devices",
               checked_product("nodes", {e.nodes, e.cluster.devices_per_node}), {1, max_devices});
@@ -220,6 +228,17 @@ void read_gpu(const YAML::Node& root, const YAML::Node& hw, const std::string& w
   if (root["seq"])
     c.seq = required_int(root, "seq", where, seq_range);
   e.megatron = c;
+  // What the software stack does that the layout does not say (predict's
+  // --stack): a run without flash attention keeps and moves the scores.
+  if (const auto stack = root["stack"]) {
+    if (!stack.IsMap())
+      throw input_error(where + ": stack: expected a mapping ({flash_attention: false})");
+    yaml_fields::refuse_unknown_keys(stack, stack_keys, where, "stack");
+    const auto at = where + ": stack";
+    e.stack.flash_attention = optional<bool>(stack, "flash_attention", at, true);
+    e.stack.tp_comm_overlap = optional<bool>(stack, "tp_comm_overlap", at, false);
+    e.stack.p2p_scatter_gather = optional<bool>(stack, "p2p_scatter_gather", at, false);
+  }
 }
 
 } // namespace

@@ -15,6 +15,7 @@ namespace paratune {
 ///     cluster: tpu-v5e           # catalog name or cluster YAML path
 ///     slice: 16x16               # TPU: chips per slice; num_slices: 2 for DCN
 ///     nodes: 1                   # GPU: node count
+///     gpus: 1                    # GPU, instead of nodes: part of one node
 ///   mesh: {data: 4, model: 4, seq: 16}      # TPU ICI mesh (or "data=4,model=4,seq=16")
 ///   dcn_mesh: {replica: 2}                  # TPU, several slices only
 ///   megatron: {tp: 8, pp: 1, mbs: 1, recompute: full}  # GPU
@@ -23,6 +24,8 @@ namespace paratune {
 ///   workload: {accumulation_steps: 1, remat: full, seq_shards_weights: true,
 ///              optimizer_over_data: false, cp_load_balanced: false}
 ///   precision: bf16
+///   stack: {flash_attention: true, tp_comm_overlap: false,   # GPU: what the software
+///           p2p_scatter_gather: false}                        # stack does (predict's --stack)
 ///
 /// Throws input_error naming the file and the field that is wrong: a mesh
 /// that does not span the slice, an unknown axis, a missing batch.

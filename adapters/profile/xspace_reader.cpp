@@ -136,30 +136,45 @@ struct walker {
     double ps = 0;
   };
 
-  // XEvent: 1 metadata_id, 3 duration_ps.
-  void event(wire_reader r, std::unordered_map<std::int64_t, event_total>& totals) const {
+  // An event's place on the plane's timeline, in picoseconds.
+  struct interval {
+    double start_ps = 0;
+    double duration_ps = 0;
+  };
+
+  // XEvent: 1 metadata_id, 2 offset_ps (from its line's timestamp), 3 duration_ps.
+  interval event(wire_reader r, std::unordered_map<std::int64_t, event_total>& totals) const {
     std::int64_t id = 0;
-    std::uint64_t duration = 0;
+    interval at;
     while (!r.done()) {
       field f = r.next();
       if (f.type != varint)
         continue;
       if (f.number == 1)
         id = static_cast<std::int64_t>(f.integer);
+      else if (f.number == 2)
+        at.start_ps = static_cast<double>(f.integer);
       else if (f.number == 3)
-        duration = f.integer;
+        at.duration_ps = static_cast<double>(f.integer);
     }
     auto& t = totals[id];
     ++t.count;
-    t.ps += static_cast<double>(duration);
+    t.ps += at.duration_ps;
+    return at;
   }
 
-  // XLine: 2 name, 11 display_name, 4 events.
-  xspace_line_summary line(wire_reader r, std::unordered_map<std::int64_t, event_total>& totals) const {
+  // XLine: 2 name, 3 timestamp_ns, 11 display_name, 4 events. The events'
+  // intervals go to `timeline` when it is given (device planes).
+  xspace_line_summary line(wire_reader r, std::unordered_map<std::int64_t, event_total>& totals,
+                           std::vector<interval>* timeline) const {
     xspace_line_summary s;
     std::string display;
+    double line_start_ps = 0;
+    const std::size_t first = timeline ? timeline->size() : 0;
     while (!r.done()) {
       field f = r.next();
+      if (f.number == 3 && f.type == varint)
+        line_start_ps = 1000.0 * static_cast<double>(f.integer);
       if (f.type != length_delimited)
         continue;
       if (f.number == 2)
@@ -167,13 +182,32 @@ struct walker {
       else if (f.number == 11)
         display = f.bytes;
       else if (f.number == 4) {
-        event(sub(r, f.bytes), totals);
+        const interval at = event(sub(r, f.bytes), totals);
+        if (timeline)
+          timeline->push_back(at);
         ++s.event_count;
       }
     }
+    if (timeline)  // the timestamp may follow the events on the wire
+      for (auto i = first; i < timeline->size(); ++i)
+        (*timeline)[i].start_ps += line_start_ps;
     if (s.name.empty())
       s.name = display;
     return s;
+  }
+
+  static std::vector<xspace_busy_period> busy_periods(std::vector<interval> timeline) {
+    std::sort(timeline.begin(), timeline.end(),
+              [](const interval& a, const interval& b) { return a.start_ps < b.start_ps; });
+    std::vector<xspace_busy_period> out;
+    for (const auto& e : timeline) {
+      if (out.empty() || e.start_ps - out.back().end_ps >= xspace_step_gap_ps)
+        out.push_back({e.start_ps, e.start_ps, 0});
+      auto& p = out.back();
+      p.end_ps = std::max(p.end_ps, e.start_ps + e.duration_ps);
+      p.event_ps += e.duration_ps;
+    }
+    return out;
   }
 
   std::vector<xspace_event_total> top_events(
@@ -203,6 +237,8 @@ struct walker {
     xspace_plane_summary p;
     std::unordered_map<std::int64_t, std::string> names;
     std::unordered_map<std::int64_t, event_total> totals;
+    std::vector<interval> timeline;
+    std::vector<std::string_view> lines;  // walked once the plane's name is known
     while (!r.done()) {
       field f = r.next();
       if (f.number == 1 && f.type == varint)
@@ -211,15 +247,20 @@ struct walker {
         continue;
       else if (f.number == 2)
         p.name = f.bytes;
-      else if (f.number == 3) {
-        p.lines.push_back(line(sub(r, f.bytes), totals));
-        p.event_count += p.lines.back().event_count;
-      } else if (f.number == 4) {
+      else if (f.number == 3)
+        lines.push_back(f.bytes);
+      else if (f.number == 4) {
         metadata_entry(sub(r, f.bytes), names);
         ++p.event_metadata_count;
       }
     }
+    const bool device = p.name.starts_with("/device:");
+    for (const auto bytes : lines) {
+      p.lines.push_back(line(sub(r, bytes), totals, device ? &timeline : nullptr));
+      p.event_count += p.lines.back().event_count;
+    }
     p.top_events = top_events(totals, names);
+    p.busy_periods = busy_periods(std::move(timeline));
     return p;
   }
 };
@@ -259,6 +300,21 @@ xspace_summary read_xspace_file(const std::filesystem::path& path, std::size_t t
   if (f.truncated)
     throw input_error(path.string() + ": gzip stream is truncated");
   return parse_xspace(f.data, path.string(), top_n);
+}
+
+double xspace_step_time_s(const xspace_plane_summary& plane) {
+  const auto& periods = plane.busy_periods;
+  if (periods.empty())
+    return 0;
+  if (periods.size() == 1)
+    return (periods[0].end_ps - periods[0].start_ps) / 1e12;
+  std::vector<double> intervals;
+  for (std::size_t i = 1; i < periods.size(); ++i)
+    intervals.push_back(periods[i].start_ps - periods[i - 1].start_ps);
+  std::sort(intervals.begin(), intervals.end());
+  const auto n = intervals.size();
+  const double median = n % 2 ? intervals[n / 2] : (intervals[n / 2 - 1] + intervals[n / 2]) / 2;
+  return median / 1e12;
 }
 
 std::string xspace_converter_hint() {

@@ -4,6 +4,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/perf/perf_model.hpp"
 #include "core/diagnosis/diagnosis_evidence.hpp"
 #include "core/tpu/mesh_workload.hpp"
 #include "core/tpu/tpu_mesh.hpp"
@@ -29,11 +30,15 @@ struct experiment_spec {
 
   // GPU jobs.
   int nodes = 1;
+  int gpus = 0;  ///< part of one node (hardware: gpus:); 0 means whole nodes
   training_config megatron;  ///< includes gbs and seq
   precision prec = precision::bf16;
+  perf_calibration stack;    ///< stack facts (experiment `stack:`), flash attention by default
 
   int devices() const {
-    return platform == device_platform::tpu ? slice.chips() : nodes * cluster.devices_per_node;
+    if (platform == device_platform::tpu)
+      return slice.chips();
+    return gpus > 0 ? gpus : nodes * cluster.devices_per_node;
   }
 };
 

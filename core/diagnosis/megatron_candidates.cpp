@@ -190,7 +190,7 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
   candidate_pool pool;
   const int world = exp.devices();
   const auto metric = metric_for(report.bottleneck);
-  const auto base = predict(exp.model, exp.cluster, world, exp.megatron, exp.prec);
+  const auto base = predict(exp.model, exp.cluster, world, exp.megatron, exp.prec, exp.stack);
   pool.baseline.config = exp.megatron;
   pool.baseline.step_s = base.iteration_time_s;
   pool.baseline.mfu = base.mfu;
@@ -214,7 +214,7 @@ candidate_pool megatron_candidates(const experiment_spec& exp, const diagnosis_r
       ++invalid;
       continue;
     }
-    const auto p = predict(exp.model, exp.cluster, world, cfg, exp.prec);
+    const auto p = predict(exp.model, exp.cluster, world, cfg, exp.prec, exp.stack);
     // Advice to a person names only a layout predicted within the device:
     // a tight one is for a tuning run to try, not for a report to recommend
     // when its peak is already past the memory.

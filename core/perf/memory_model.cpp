@@ -188,6 +188,20 @@ double embedding_activation_bytes(const perf_context& x) {
   return ids + mask;
 }
 
+// Without flash attention, the backward of one layer's core attention holds
+// several score-sized tensors (a s^2 b / t, bf16) at once: counted in
+// Megatron-LM's DotProductAttention, the softmax output, the gradient of the
+// probabilities and the gradient of the scores. With no recompute the output
+// is already among the stored activations; with recompute all three are
+// made again. paratune's own H100 runs (data/h100_1gpu/) showed the term
+// missing: 3.3-8.4 GiB under selective and full recompute.
+double unfused_attention_working_bytes(const perf_context& x) {
+  if (x.cal.flash_attention)
+    return 0;
+  const double score_tensor = 2 * (x.heads / x.tp) * x.seq * x.tokens;
+  return (x.config->recompute == recompute_mode::none ? 2 : 3) * score_tensor;
+}
+
 } // namespace
 
 double stage_activation_bytes(const perf_context& x, int stage) {
@@ -226,11 +240,12 @@ memory_breakdown stage_memory(const perf_context& x, int stage) {
   b.optimizer_mib = (params.dense * dense.optimizer + params.experts * expert.optimizer) / mib;
   b.activations_mib = stage_activation_bytes(x, stage) / mib;
   b.logits_mib = stage == x.pp - 1 ? logits_bytes(x) / mib : 0;
+  b.attention_working_mib = unfused_attention_working_bytes(x) / mib;
   const double scale = x.cal.memory_overhead_scale;
   b.overhead_mib = scale * (x.profile->context_mib
                             + x.profile->fragmentation * (b.activations_mib + b.logits_mib));
   b.total_mib = b.weights_mib + b.gradients_mib + b.optimizer_mib
-                + b.activations_mib + b.logits_mib + b.overhead_mib;
+                + b.activations_mib + b.logits_mib + b.attention_working_mib + b.overhead_mib;
   return b;
 }
 

@@ -38,6 +38,9 @@ struct memory_breakdown {
   double optimizer_mib = 0;
   double activations_mib = 0;   ///< in-flight micro-batches, all layers of the stage
   double logits_mib = 0;        ///< output layer and loss buffers (last stage)
+  /// Without flash attention: the score-sized tensors one layer's attention
+  /// backward holds at once, beyond the stored activations (a transient).
+  double attention_working_mib = 0;
   double overhead_mib = 0;      ///< CUDA context, communicators, allocator, workspaces
   double total_mib = 0;
 };

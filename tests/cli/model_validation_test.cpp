@@ -11,6 +11,7 @@
 
 #include "validation/perf_tables.hpp"
 #include "core/input_error.hpp"
+#include "validation/h100_megatron_table.hpp"
 #include "validation/megatron_ci_table.hpp"
 #include "validation/model_validation.hpp"
 #include "tests/fixtures/test_paths.hpp"
@@ -62,7 +63,7 @@ TEST_F(published, readers_return_every_row_with_the_stated_configuration) {
 // The values of docs/performance_model.md's "measured errors" table.
 TEST_F(published, every_table_passes_with_the_documented_errors) {
   const auto all = validate_all(tables());
-  ASSERT_EQ(all.size(), 8u);
+  ASSERT_EQ(all.size(), 9u);
   for (const auto& t : all)
     EXPECT_TRUE(t.pass()) << t.id;
   EXPECT_NEAR(stat(all[0], "MAPE").value, 5.5, 0.1);
@@ -72,7 +73,7 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[2], "MAPE").value, 0.6, 0.1);
   EXPECT_NEAR(stat(all[2], "max |error|").value, 2.4, 0.1);
   EXPECT_NEAR(stat(all[3], "MAPE").value, 7.7, 0.1);
-  EXPECT_EQ(stat(all[4], "verdicts right").value, 16);
+  EXPECT_EQ(stat(all[4], "verdicts right").value, 15);
   EXPECT_EQ(stat(all[4], "of them tight").value, 4);
   EXPECT_NEAR(stat(all[4], "max memory MAPE").value, 7.9, 0.1);
   EXPECT_NEAR(stat(all[5], "MAPE").value, 6.7, 0.1);
@@ -82,8 +83,12 @@ TEST_F(published, every_table_passes_with_the_documented_errors) {
   EXPECT_NEAR(stat(all[6], "MFU MAPE").value, 5.1, 0.1);
   EXPECT_EQ(stat(all[6], "runs predicted to fit").value, 23);
   EXPECT_EQ(stat(all[7], "runs predicted to fit").value, 147);
-  // 10.1 before the learned position table of the GPT rows was counted.
-  EXPECT_NEAR(stat(all[7], "memory MAPE").value, 10.0, 0.1);
+  // 10.1 before the learned position table of the GPT rows was counted,
+  // 10.0 before the unfused-attention working set (paratune's own H100 runs).
+  EXPECT_NEAR(stat(all[7], "memory MAPE").value, 9.2, 0.1);
+  EXPECT_NEAR(stat(all[8], "memory MAPE").value, 1.9, 0.1);
+  EXPECT_NEAR(stat(all[8], "iteration time MAPE").value, 41.7, 0.1);
+  EXPECT_NEAR(stat(all[8], "Spearman tokens/s").value, 0.94, 0.01);
   EXPECT_EQ(stat(all[7], "rows skipped").value, 209);
   EXPECT_EQ(stat(all[7], "skipped: device gb200 not in the cluster catalog").value, 126);
 }
@@ -107,6 +112,35 @@ TEST_F(published, megatron_ci_golden_values_read_and_compared) {
   // 48.6 GiB predicted: 14% under the measured 56.6.
   EXPECT_NEAR(v.rows[0].values[0].predicted, 48.6, 0.1);
   EXPECT_TRUE(v.rows[0].right);
+}
+
+// paratune's own Megatron-LM runs on one H100: each command line read back
+// as the run's configuration (--recompute-activations is selective), the
+// steady iteration time and torch's peak from its log.
+TEST_F(published, h100_runs_read_from_their_commands_and_logs) {
+  const auto& runs = tables().h100_megatron;
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[0].label, "s2048_mbs1_none");
+  const auto& none = runs[3];
+  EXPECT_EQ(none.label, "s2048_mbs4_none");
+  EXPECT_EQ(none.launch.config.mbs, 4);
+  EXPECT_EQ(none.launch.config.gbs, 8);
+  EXPECT_EQ(none.launch.model.layers, 22);
+  EXPECT_EQ(none.launch.model.kv_heads, 4);
+  EXPECT_EQ(none.steady_iterations, 14);
+  EXPECT_DOUBLE_EQ(none.iteration_ms, 873.3);
+  EXPECT_DOUBLE_EQ(none.peak_allocated_mib, 56726.49);
+  EXPECT_EQ(runs[4].launch.config.recompute, recompute_mode::selective);
+  EXPECT_EQ(runs[2].launch.config.recompute, recompute_mode::full);
+  EXPECT_EQ(runs[5].launch.config.seq, 4096);
+  const auto v = validate_h100_megatron(runs);
+  ASSERT_EQ(v.rows.size(), 6u);
+  // Micro-batch 4, no recompute: 54.7 GiB predicted against 55.4 measured;
+  // 0.553 s against 0.873 (the model prices Transformer Engine's kernels,
+  // the run had Megatron-LM's local implementation).
+  EXPECT_NEAR(v.rows[3].values[1].predicted, 54.7, 0.1);
+  EXPECT_NEAR(v.rows[3].values[0].predicted, 0.553, 0.001);
+  EXPECT_TRUE(v.pass());
 }
 
 // The fit verdict's error band is the one this table measures: core/perf's
@@ -146,20 +180,25 @@ TEST_F(published, maxtext_rows_read_as_mesh_jobs) {
   EXPECT_EQ(v4.workload.global_batch, 7 * 192);
 }
 
-TEST_F(published, the_optico_oom_the_flat_margin_missed_is_tight) {
-  // tp 1 pp 8 ran out of memory at a predicted 66 GB: a flat 8% margin called
-  // it a fit. Within the model's measured error band it is tight, as are two
-  // runs that fit and one more OOM; every verdict is right or says only a
-  // run can tell.
+TEST_F(published, the_optico_verdicts_over_the_measured_band) {
+  // Over the band the golden values measure (-15.5%..+19.1%), one verdict is
+  // wrong: tp 1 pp 8 ran out of memory at a predicted 66 GB, which the band
+  // calls a fit (see docs/performance_model.md: nothing in the configuration
+  // tells it from tp 1 pp 4, which ran). Before the unfused-attention working
+  // set, the golden values' large unfused runs were under-predicted by more,
+  // the band reached +30.3%, and this verdict was tight. The two tp 1 pp 1
+  // OOMs and tp 2 mbs 2 are tight, as is tp 1 pp 2, which ran at 94%.
   const auto t = validate_optico(tables().optico);
-  std::vector<std::string> tight;
+  std::vector<std::string> tight, wrong;
   for (const auto& r : t.rows) {
-    EXPECT_TRUE(r.right) << r.label;
+    if (!r.right)
+      wrong.push_back(r.label);
     if (r.note.find("predicted tight") != std::string::npos)
       tight.push_back(r.label);
   }
-  EXPECT_EQ(tight, (std::vector<std::string>{"tp 1 pp 2 mbs 1 gbs 512", "tp 1 pp 4 mbs 1 gbs 512",
-                                             "tp 1 pp 8 mbs 1 gbs 512",
+  EXPECT_EQ(wrong, std::vector<std::string>{"tp 1 pp 8 mbs 1 gbs 512"});
+  EXPECT_EQ(tight, (std::vector<std::string>{"tp 1 pp 1 mbs 1 gbs 512", "tp 1 pp 2 mbs 1 gbs 512",
+                                             "tp 1 pp 1 mbs 1 gbs 512",
                                              "tp 2 pp 1 mbs 2 gbs 512"}));
 }
 

@@ -34,7 +34,7 @@ TEST_F(predict_cli, nvidia_llama31_405b_recipe_on_1024_h100_fits) {
   const auto text = test::run_paratune(llama405b_recipe);
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("memory: tight (peak 75657 MiB; the model's measured error, "
-                          "-10%..+30%, puts the real peak at 68091..98581 MiB, around the "
+                          "-16%..+19%, puts the real peak at 63930..90107 MiB, around the "
                           "81920 MiB of the device: only a run can tell)"),
             std::string::npos)
     << text.out;
@@ -98,17 +98,19 @@ TEST_F(predict_cli, readable_report_names_every_part) {
   for (const char* text : {"iteration time", "TFLOP/s per GPU", "MFU", "HFU", "tokens/s per GPU",
                            "pipeline stage 0 of 16", "weights", "gradients", "optimizer",
                            "activations", "logits", "overhead", "memory: fits (peak",
-                           "the model's measured error, -10%..+30%",
+                           "the model's measured error, -16%..+19%",
                            "pipeline bubble", "recompute", "TP/SP communication",
                            "limiting factor: compute", "data parallel 8, 192 micro-batches"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
 }
 
 TEST_F(predict_cli, a_config_that_does_not_fit_says_so) {
-  // Llama3-8B with no parallelism and no recompute: OptiCo's first OOM.
+  // Llama3-8B with no parallelism, no recompute and micro-batch 2: twice the
+  // activations of OptiCo's first OOM (micro-batch 1, 91.8 GB predicted,
+  // which the measured error band leaves tight).
   const auto r = test::run_paratune(
     "predict --model llama3-8b --cluster dgx-a100-80g --gpus 8 --precision fp16 --json "
-    "--config tp=1,pp=1,mbs=1,gbs=512,seq=8192,dist_opt=true,overlap_grad=true,overlap_param=true");
+    "--config tp=1,pp=1,mbs=2,gbs=512,seq=8192,dist_opt=true,overlap_grad=true,overlap_param=true");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["fits"].get<bool>());

@@ -19,10 +19,11 @@ TEST_F(validate_model_cli, every_table_passes_and_is_printed) {
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   for (const char* text : {"SC21 Table 1", "Korthikanti Table 5", "Korthikanti Figure 1",
                            "Megatron-Core r0.8", "OptiCo Figure 5", "vTrain multi-node",
-                           "MAPE 5.5", "verdicts right 16/16", "of them tight 4/16",
+                           "MAPE 5.5", "verdicts right 15/16", "of them tight 4/16",
                            "mean Spearman 0.82", "ran, predicted tight (peak 70104 MiB",
-                           "OOM, predicted tight (peak 66132 MiB", "Megatron-LM golden values",
-                           "runs predicted to fit 147/147", "8/8 tables pass"})
+                           "OOM, predicted fits (peak 66132 MiB, stage 0)  <-- wrong verdict", "Megatron-LM golden values",
+                           "runs predicted to fit 147/147", "paratune's own runs: Megatron-LM on one H100",
+                           "9/9 tables pass"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
 }
 
@@ -31,7 +32,8 @@ TEST_F(validate_model_cli, json_lists_tables_rows_and_gates) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["pass"].get<bool>());
-  ASSERT_EQ(j["tables"].size(), 8u);
+  ASSERT_EQ(j["tables"].size(), 9u);
+  EXPECT_EQ(j["tables"][8]["id"], "h100_megatron_1gpu");
   EXPECT_EQ(j["tables"][7]["id"], "megatron_ci");
   EXPECT_EQ(j["tables"][7]["rows"].size(), 147u);
   const auto& sc21 = j["tables"][0];

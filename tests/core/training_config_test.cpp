@@ -194,6 +194,19 @@ TEST(megatron_args, reads_the_architecture_as_megatron_lm_does) {
   }
 }
 
+TEST(megatron_args, recompute_activations_is_selective_recomputation) {
+  // validate_args sets selective granularity for --recompute-activations
+  // (arguments.py:607 at d98e8a64), over a --recompute-granularity given too.
+  EXPECT_EQ(parse_megatron_args({"--recompute-activations"}).config.recompute,
+            recompute_mode::selective);
+  EXPECT_EQ(parse_megatron_args({"--recompute-granularity", "full", "--recompute-activations"})
+              .config.recompute,
+            recompute_mode::selective);
+  EXPECT_EQ(parse_megatron_args({"--recompute-granularity", "full"}).config.recompute,
+            recompute_mode::full);
+  EXPECT_EQ(parse_megatron_args({}).config.recompute, recompute_mode::none);
+}
+
 } // namespace
 } // namespace paratune
 

@@ -100,9 +100,15 @@ TEST(perf_model, mfu_conventions_are_consistent) {
 }
 
 TEST(perf_model, single_gpu_llama3_8b_does_not_fit) {
-  const auto p = predict(llama3_8b(), dgx_a100(), 8, llama_config(1, 1), precision::fp16);
+  // Micro-batch 2 does not fit even at the band's low end (-15.5%).
+  const auto p = predict(llama3_8b(), dgx_a100(), 8, llama_config(1, 1, 2), precision::fp16);
   EXPECT_FALSE(p.fits);
   EXPECT_EQ(p.limiting_factor, "memory");
+  // Micro-batch 1, OptiCo's first OOM at a predicted 91.8 GB: within the
+  // band's reach of the 80 GB, so tight; only a run can tell.
+  const auto one = predict(llama3_8b(), dgx_a100(), 8, llama_config(1, 1), precision::fp16);
+  EXPECT_NEAR(one.peak_memory_mib, 91806, 1);
+  EXPECT_EQ(one.memory, memory_verdict::tight);
 }
 
 TEST(perf_model, pipeline_reports_every_stage) {

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
 
 namespace paratune {
 namespace {
@@ -45,6 +48,35 @@ TEST(XspaceReader, ReadsPlanesLinesAndTopEvents) {
   EXPECT_EQ(s.planes[5].lines.size(), 122u);
   EXPECT_EQ(s.planes[5].event_count, 19270u);
   EXPECT_EQ(s.planes[5].top_events[0].name, "Scheduled TfrtTpuLoadedExecutable::Execute");
+}
+
+// paratune's own JAX run on one H100 (data/h100_1gpu/): three traced steps
+// of a jitted training step that waits for each loss. The device's busy
+// periods are the steps; their spacing is the wall clock the loop measured.
+TEST(XspaceReader, GpuStepTimeAgreesWithTheMeasuredWallClock) {
+  const auto s = read_xspace_file(fs::path(test::data_dir()) / "h100_1gpu" / "jax_step.xplane.pb.gz");
+  const auto gpu = std::find_if(s.planes.begin(), s.planes.end(),
+                                [](const auto& p) { return p.name == "/device:GPU:0"; });
+  ASSERT_NE(gpu, s.planes.end());
+  EXPECT_EQ(gpu->event_count, 2064u);
+  ASSERT_EQ(gpu->busy_periods.size(), 3u);
+  EXPECT_NEAR(gpu->busy_periods[0].event_ps / 1e9, 51.645, 0.001);  // ms of kernels
+  EXPECT_NEAR((gpu->busy_periods[0].end_ps - gpu->busy_periods[0].start_ps) / 1e9, 51.703, 0.001);
+  // Host planes carry no busy periods.
+  for (const auto& p : s.planes)
+    if (!p.name.starts_with("/device:"))
+      EXPECT_TRUE(p.busy_periods.empty()) << p.name;
+  // Steps 10-12 of jax_steps.json, timed around block_until_ready():
+  // 57.56, 57.27 and 57.13 ms, median 57.27.
+  std::ifstream in(fs::path(test::data_dir()) / "h100_1gpu" / "jax_steps.json");
+  const auto steps = nlohmann::json::parse(in)["step_seconds"];
+  std::vector<double> traced = {steps[10], steps[11], steps[12]};
+  std::sort(traced.begin(), traced.end());
+  const double wall = traced[1];
+  const double step = xspace_step_time_s(*gpu);
+  EXPECT_NEAR(step * 1e3, 57.227, 0.001);
+  EXPECT_NEAR(step / wall, 1.0, 0.10);
+  EXPECT_NEAR(step / wall, 1.0, 0.01);  // within 1% in fact
 }
 
 TEST(XspaceReader, DirectoryWithOnlyXspaceIsPartialWithConverterHint) {

@@ -137,7 +137,7 @@ job_setup resolve_gpu_experiment(const experiment_spec& e, const job_options& o)
   if (job.prec == precision::fp8 && job.cluster.device.peak_tflops_fp8 <= 0)
     throw input_error(o.experiment + ": precision fp8: " + job.cluster.device.name
                       + " has no FP8 peak");
-  job.cal = parse_stack(o.stack);
+  job.cal = o.stack.empty() ? e.stack : parse_stack(o.stack);
   return job;
 }
 

@@ -42,6 +42,7 @@ constexpr memory_part memory_parts[] = {
   {"optimizer", &memory_breakdown::optimizer_mib},
   {"activations", &memory_breakdown::activations_mib},
   {"logits", &memory_breakdown::logits_mib},
+  {"attention_working", &memory_breakdown::attention_working_mib},
   {"overhead", &memory_breakdown::overhead_mib},
 };
 
@@ -65,10 +66,14 @@ void write_memory(std::ostream& out, const perf_prediction& p) {
                      p.stages.size());
   for (const auto& part : memory_parts) {
     const double mib = p.peak.*part.field;
-    out << fmt::format("  {:<12} {:>10.0f} MiB {:>5.1f}%\n", part.name, mib,
+    // Only a stack without flash attention has this transient: no row of
+    // zeros for everyone else.
+    if (part.field == &memory_breakdown::attention_working_mib && mib == 0)
+      continue;
+    out << fmt::format("  {:<17} {:>10.0f} MiB {:>5.1f}%\n", part.name, mib,
                        p.peak.total_mib > 0 ? 100 * mib / p.peak.total_mib : 0.0);
   }
-  out << fmt::format("  {:<12} {:>10.0f} MiB of {:.0f} MiB\n", "total", p.peak_memory_mib,
+  out << fmt::format("  {:<17} {:>10.0f} MiB of {:.0f} MiB\n", "total", p.peak_memory_mib,
                      p.memory_limit_mib);
   if (p.stages.size() > 1) {
     out << "  per stage (MiB):";
