@@ -1,5 +1,8 @@
 #include "actors/bottleneck_analyst.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -9,22 +12,85 @@
 
 namespace paratune {
 
-analyst_state::analyst_state(caf::event_based_actor* self) : agent_state(self) {
-  on<wire::analysis_request>([this](const wire::envelope& e, const wire::analysis_request& r) {
-    const auto session = e.session;
-    with_history(session, [this, session, r](std::vector<wire::envelope> history) {
-      analyse(session, r, history);
-    });
-  });
+namespace {
+
+/// What a session's history says of request `number`: the highest request
+/// number it holds, and its stored report for `number`, if any.
+struct analyst_request_standing {
+  int latest_requested = 0;
+  const wire::envelope* report = nullptr;
+};
+
+analyst_request_standing analyst_standing_of(const std::vector<wire::envelope>& history,
+                                             int number) {
+  analyst_request_standing out;
+  for (const auto& e : history)
+    if (e.type == wire::type_name<wire::analysis_request>())
+      out.latest_requested =
+        std::max(out.latest_requested, wire::body_of<wire::analysis_request>(e).request);
+    else if (e.type == wire::type_name<wire::analysis_report>()
+             && wire::body_of<wire::analysis_report>(e).request == number)
+      out.report = &e;
+  return out;
 }
 
-void analyst_state::analyse(const std::string& session, const wire::analysis_request& request,
-                            const std::vector<wire::envelope>& history) {
+} // namespace
+
+analysis_worker_state::analysis_worker_state(caf::event_based_actor* self) : agent_state(self) {
+}
+
+void analysis_worker_state::run(const wire::envelope& e, caf::typed_response_promise<bool> done) {
+  const auto session = e.session;
+  wire::analysis_request request;
+  try {
+    request = wire::body_of<wire::analysis_request>(e);
+  } catch (const std::exception& err) {
+    spdlog::warn("analysis_worker: session {}: {}", session, err.what());
+    done.deliver(false);
+    return;
+  }
+  with_history(
+    session,
+    [this, session, request, done](std::vector<wire::envelope> history) mutable {
+      bool analysed = false;
+      try {
+        analysed = answer(session, request, history, [done]() mutable { done.deliver(true); });
+      } catch (const std::exception& err) {
+        spdlog::error("analysis_worker: session {}: {}", session, err.what());
+      }
+      if (!analysed)
+        done.deliver(false);
+    },
+    [session, done](const caf::error& err) mutable {
+      spdlog::error("analysis_worker: cannot read session {}: {}", session, describe(err));
+      done.deliver(false);
+    });
+}
+
+bool analysis_worker_state::answer(const std::string& session,
+                                   const wire::analysis_request& request,
+                                   const std::vector<wire::envelope>& history,
+                                   std::function<void()> stored) {
   const int after_trial = request.after_trial;
   const auto* opened = find_first<wire::session_opened>(history);
   if (!opened) {
     spdlog::warn("bottleneck_analyst: session {} has no session_opened record", session);
-    return;
+    return false;
+  }
+  const auto standing = analyst_standing_of(history, request.request);
+  switch (analysis_verdict_of(request.request, standing.latest_requested, standing.report)) {
+  case analysis_verdict::superseded:
+    spdlog::debug("bottleneck_analyst: session {}: request {} superseded by {}, skipped", session,
+                  request.request, standing.latest_requested);
+    return false;
+  case analysis_verdict::answered:
+    // A re-ask of a request already reported on (its answer was lost on the
+    // bus, or it came while the first copy ran): the stored report again,
+    // which the generator answers as it would a fresh one.
+    publish_only(topics::report(session), *standing.report);
+    return false;
+  case analysis_verdict::analyse:
+    break;
   }
   wire::analysis_report report;
   try {
@@ -32,7 +98,8 @@ void analyst_state::analyse(const std::string& session, const wire::analysis_req
     auto ctx = wire::context_of(session_record);
     const auto outcomes = wire::outcomes_of(history);
     const auto pending = wire::pending_of(history);
-    auto a = analyze(ctx, outcomes, pending);
+    const auto space = spaces ? spaces->of(session) : nullptr;
+    auto a = analyze(ctx, outcomes, pending, space.get());
     for (auto& x : model_turn(session_record, ctx, outcomes, pending, a, after_trial,
                               request.request))
       store(wire::make_envelope(session, after_trial, x));
@@ -46,10 +113,107 @@ void analyst_state::analyse(const std::string& session, const wire::analysis_req
   }
   report.request = request.request;
   report.slots = request.slots;
-  store_and_publish(topics::report(session), wire::make_envelope(session, after_trial, report));
+  store_and_publish(
+    topics::report(session), wire::make_envelope(session, after_trial, report),
+    [stored](uint64_t) { stored(); },
+    [this, session, stored](const caf::error& err) {
+      spdlog::error("{}: cannot store the analysis of session {}: {}", self->name(), session,
+                    describe(err));
+      stored();
+    });
+  return true;
 }
 
-caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps) {
+std::shared_ptr<runnable_space> runnable_spaces::of(const std::string& session) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto& entry = spaces_[session];
+  entry.first = ++clock_;
+  if (!entry.second)
+    entry.second = std::make_shared<runnable_space>();
+  auto out = entry.second;
+  if (spaces_.size() > capacity_) {
+    auto oldest = spaces_.begin();
+    for (auto it = spaces_.begin(); it != spaces_.end(); ++it)
+      if (it->second.first < oldest->second.first)
+        oldest = it;
+    spaces_.erase(oldest);
+  }
+  return out;
+}
+
+caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, agent_deps deps,
+                              std::shared_ptr<runnable_spaces> spaces) {
+  self->state.start(std::move(deps));
+  self->state.spaces = std::move(spaces);
+  return {
+    [self](analyse_atom, const wire::envelope& e) -> caf::result<bool> {
+      auto done = self->make_response_promise<bool>();
+      self->state.run(e, done);
+      return done;
+    },
+  };
+}
+
+analyst_state::analyst_state(caf::event_based_actor* self) : agent_state(self) {
+  on<wire::analysis_request>([this](const wire::envelope& e, const wire::analysis_request& r) {
+    admit(e, r);
+  });
+}
+
+void analyst_state::admit(const wire::envelope& e, const wire::analysis_request& r) {
+  if (queue.push(e.session, r.request, e) != analysis_admission::queued) {
+    ++skipped;
+    spdlog::debug("bottleneck_analyst: session {}: request {} waits behind a newer one, dropped",
+                  e.session, r.request);
+  }
+  hand_out();
+}
+
+void analyst_state::hand_out() {
+  while (!idle.empty()) {
+    auto next = queue.take();
+    if (!next)
+      return;
+    auto worker = idle.back();
+    idle.pop_back();
+    self->request(worker, caf::infinite, analyse_atom_v, next->second)
+      .then(
+        [this, worker, session = next->first](bool ran) {
+          if (ran)
+            ++analysed;
+          else
+            ++skipped;
+          queue.done(session);
+          idle.push_back(worker);
+          hand_out();
+        },
+        [this, worker, session = next->first](caf::error& err) {
+          // A worker that died takes the analyst down with it (linked);
+          // any other refusal frees the session for its next request.
+          spdlog::error("bottleneck_analyst: session {}: {}", session, describe(err));
+          queue.done(session);
+          idle.push_back(worker);
+          hand_out();
+        });
+  }
+}
+
+int analysis_worker_count(int requested) {
+  if (requested > 0)
+    return requested;
+  return std::max(1, int(std::thread::hardware_concurrency()));
+}
+
+caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps,
+                                 int workers) {
+  auto& st = self->state;
+  auto spaces = std::make_shared<runnable_spaces>();
+  for (int i = 0; i < analysis_worker_count(workers); ++i) {
+    // Linked: a worker that dies ends the analyst, which the watchdog
+    // reports; the analyst's end stops its workers.
+    auto w = self->spawn<caf::detached + caf::linked>(analysis_worker, deps, spaces);
+    st.idle.push_back(w);
+  }
   return bus_agent(self, std::move(deps));
 }
 

@@ -45,6 +45,7 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   rt->session_tick_ = opts.session_tick;
   rt->keep_jobs_ = opts.keep_jobs_on_stop;
   rt->relay_master_ = opts.relay_master;
+  rt->analysis_workers_ = opts.analysis_workers;
   rt->watchdog_ = sys.spawn(watchdog);
   if (opts.bus.publish.empty()) {
     static std::atomic<int> counter{0};
@@ -77,7 +78,9 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
 
 caf::expected<void> runtime::start_tuning_agents() {
   auto& b = *bridge_;
-  auto analyst = sys_.spawn<caf::detached>(bottleneck_analyst, deps_);
+  // The analyst only queues and hands out; its workers, detached, analyse
+  // different sessions in parallel.
+  auto analyst = sys_.spawn(bottleneck_analyst, deps_, analysis_workers_);
   auto generator = sys_.spawn(strategy_generator, deps_);
   auto valid = sys_.spawn(validator, deps_, validator_options{keep_jobs_, relay_master_});
   auto failures = sys_.spawn<caf::detached>(failure_analyst, deps_);

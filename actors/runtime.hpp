@@ -38,6 +38,9 @@ struct runtime_options {
   /// The secret relayed trials' keys derive from; the relay ingress in
   /// front of this bus holds the same (validator_options::relay_master).
   std::optional<relay_key> relay_master = std::nullopt;
+  /// How many sessions' analyses may run at once (the bottleneck analyst's
+  /// workers); 0: one per core.
+  int analysis_workers = 0;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor
@@ -103,6 +106,7 @@ private:
   std::chrono::milliseconds session_tick_;
   bool keep_jobs_ = false;
   std::optional<relay_key> relay_master_;
+  int analysis_workers_ = 0;
   caf::actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;

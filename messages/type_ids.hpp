@@ -67,4 +67,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, placed_atom, "placed")
   /// Daemon -> session: (cancel_atom, reason) ends it as cancelled.
   CAF_ADD_ATOM(paratune, paratune, cancel_atom, "cancel")
+  /// Bottleneck analyst -> one of its workers: (analyse_atom, analysis_request
+  /// envelope), answered once the report is stored (actors/bottleneck_analyst.hpp).
+  CAF_ADD_ATOM(paratune, paratune, analyse_atom, "analyse")
 CAF_END_TYPE_ID_BLOCK(paratune)

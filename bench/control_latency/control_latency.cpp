@@ -35,7 +35,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "adapters/process/child_process.hpp"
+#include "bench/daemon_harness/bench_daemon.hpp"
 #include "daemon/control_client.hpp"
 #include "messages/ec.hpp"
 
@@ -139,48 +139,13 @@ std::string job_text(int seed) {
          + ", train_iters: 12, time_scale: 0.02}\n";
 }
 
-/// Starts the daemon and waits for the line that says where it listens.
-std::string start_daemon(std::unique_ptr<child_process>& p, const options& o,
-                         const std::string& state, int& http_port) {
-  std::mutex m;
-  std::string control;
-  p = std::make_unique<child_process>(
-    std::vector<std::string>{o.paratune, "daemon", "--state", state, "--bus-publish", "tcp://127.0.0.1:*",
-                             "--bus-subscribe", "tcp://127.0.0.1:*", "--http", "127.0.0.1:*",
-                             "--log-level", "warn", "--max-sessions", "1000",
-                             "--relay-ingress", "tcp://127.0.0.1:*"},
-    [&](const std::string& line) {
-      const std::string key = "paratune daemon: control ";
-      if (line.rfind(key, 0) == 0) {
-        std::lock_guard<std::mutex> g{m};
-        const auto http = line.find(", http 127.0.0.1:");
-        if (http != std::string::npos)
-          http_port = std::atoi(line.c_str() + http + 17);
-        control = line.substr(key.size(), line.find(',') - key.size());
-      }
-    },
-    nullptr);
-  for (int i = 0; i < 600; ++i) {
-    {
-      std::lock_guard<std::mutex> g{m};
-      if (!control.empty())
-        return control;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return {};
-}
-
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, size_t(q * double(v.size())))];
 }
 
 control::request request_of(control_op op, const std::string& session = {}) {
-  control::request r;
-  r.op = control::to_string(op);
-  r.session = session;
-  return r;
+  return bench::control_request(op, session);
 }
 
 } // namespace
@@ -199,11 +164,9 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(state);
   std::unique_ptr<child_process> daemon;
   int http_port = 0;
-  const auto endpoint = start_daemon(daemon, o, state.string(), http_port);
-  if (endpoint.empty()) {
-    std::fprintf(stderr, "the daemon did not start\n");
+  const auto endpoint = bench::start_bench_daemon(daemon, o.paratune, state.string(), http_port);
+  if (endpoint.empty())
     return 1;
-  }
   control_client client{endpoint, std::chrono::seconds(30)};
   std::vector<std::string> ids;
   for (int i = 1; i <= o.sessions; ++i) {
@@ -287,9 +250,7 @@ int main(int argc, char** argv) {
                 percentile(v, 0.9), percentile(v, 0.99), percentile(v, 1.0));
   std::printf("%-8s %8.3f %8.3f %8.3f %8.3f\n", "all", percentile(all, 0.5), percentile(all, 0.9),
               percentile(all, 0.99), percentile(all, 1.0));
-  ::kill(daemon->pid(), SIGTERM);
-  while (!daemon->finished())
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  bench::stop_bench_daemon(*daemon);
   std::filesystem::remove_all(state);
   return 0;
 }

@@ -185,12 +185,13 @@ std::string split_of(const training_config& c) {
 /// The model's best configurations in the whole search space, by score.
 /// At most two per split: a split's flag variants are within a percent of
 /// each other, and twenty-four of them would crowd out every other split.
-void model_candidates(const tuning_context& ctx, const training_config& b,
-                      const candidate_scorer& rank,
-                      const safety_guards& guards, double base_tflops, candidate_list& out) {
+/// Every configuration of the search space walked from `b` that can run,
+/// in the walk's order (runnable_space).
+std::vector<training_config> runnable_configs(const tuning_context& ctx, const training_config& b,
+                                              const safety_guards& guards) {
   std::vector<std::pair<std::string, std::vector<std::string>>> dims(ctx.search.begin(),
                                                                      ctx.search.end());
-  std::vector<std::pair<double, training_config>> scored;
+  std::vector<training_config> out;
   std::function<void(size_t, training_config&)> walk = [&](size_t i, training_config& c) {
     if (i == dims.size()) {
       training_config r = c;
@@ -199,10 +200,7 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
       // unmeasured one) takes no slot from one that can.
       if (!check_megatron_rules(ctx.model, r, ctx.world_size).empty() || !guards.available(r))
         return;
-      const auto& p = rank.estimator().raw(r);
-      if (guards.duplicate(r) || guards.known_failure(r) || guards.memory(r, p))
-        return;
-      scored.emplace_back(rank.score(r).value, r);
+      out.push_back(r);
       return;
     }
     const auto saved = get_value(c, dims[i].first);
@@ -214,6 +212,29 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
   };
   training_config c = b;
   walk(0, c);
+  return out;
+}
+
+void model_candidates(const tuning_context& ctx, const training_config& b,
+                      const candidate_scorer& rank, const safety_guards& guards,
+                      double base_tflops, runnable_space* space, candidate_list& out) {
+  std::vector<training_config> walked;
+  if (!space || !space->fits(ctx, b)) {
+    walked = runnable_configs(ctx, b, guards);
+    if (space) {
+      space->from = runnable_space::mask(ctx, b);
+      space->configs = walked;
+      space->walked = true;
+    }
+  }
+  const auto& runnable = space ? space->configs : walked;
+  std::vector<std::pair<double, training_config>> scored;
+  for (const auto& r : runnable) {
+    const auto& p = rank.estimator().raw(r);
+    if (guards.duplicate(r) || guards.known_failure(r) || guards.memory(r, p))
+      continue;
+    scored.emplace_back(rank.score(r).value, r);
+  }
   std::sort(scored.begin(), scored.end(),
             [](const auto& x, const auto& y) { return x.first > y.first; });
   std::unordered_map<std::string, int> per_split;
@@ -318,8 +339,15 @@ bool parse_candidate_group(const std::string& text, candidate_group& out) {
                        out);
 }
 
+training_config runnable_space::mask(const tuning_context& ctx, training_config base) {
+  for (const auto& [key, values] : ctx.search)
+    if (!values.empty())
+      set_value(base, key, values.front());
+  return base;
+}
+
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
-                 const std::vector<pending_trial>& pending) {
+                 const std::vector<pending_trial>& pending, runnable_space* space) {
   analysis a;
   throughput_estimator estimator(ctx, history);
   const auto predictor = [&estimator](const training_config& c) -> const perf_prediction& {
@@ -389,7 +417,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   if (any_result)
     standard_candidates(a.base, base_run, cands);
   const double base_tflops = a.base_trial >= 0 ? base_run.tflops_per_gpu : 0;
-  model_candidates(ctx, a.base, rank, guards, base_tflops, cands);
+  model_candidates(ctx, a.base, rank, guards, base_tflops, space, cands);
 
   // Directive and memory-relief candidates keep their priority and their
   // OptiCo order; the rest compete on score.

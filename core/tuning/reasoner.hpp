@@ -53,6 +53,28 @@ struct analysis {
   std::string reasoning;                ///< the chain of reasoning in words
 };
 
+/// The configurations of a session's search space that can run, as the
+/// reasoner walks them from a base run: each repaired, within Megatron-LM's
+/// rules, and available (a replay pool's table). They depend on the tuning
+/// context and on the base run's values of the keys the search leaves alone,
+/// nothing else, so an analyst keeps one per session between analyses
+/// instead of checking every configuration of the space again for each
+/// trial (issue 24: most of an analysis's time). Holding one changes no
+/// result: analyze() walks the space again whenever `fits` says no.
+struct runnable_space {
+  training_config from;                 ///< the base it was walked from, masked
+  std::vector<training_config> configs; ///< in the walk's order
+  bool walked = false;
+
+  /// `base` with every searched key at its first value: two bases with the
+  /// same mask give the same walk.
+  static training_config mask(const tuning_context& ctx, training_config base);
+  /// Whether `configs` is the walk from `base`.
+  bool fits(const tuning_context& ctx, const training_config& base) const {
+    return walked && from == mask(ctx, base);
+  }
+};
+
 /// The deterministic built-in reasoner: OptiCo appendix D.2 as code, with
 /// the performance model ranking candidates and screening memory.
 ///
@@ -71,7 +93,11 @@ struct analysis {
 ///
 /// `pending` are the trials running now: a candidate never repeats one, so
 /// that trials launched together each measure something new.
+///
+/// `space`, when given, is the session's runnable space from an earlier
+/// analysis (read when it fits this one's base, written when it does not).
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
-                 const std::vector<pending_trial>& pending = {});
+                 const std::vector<pending_trial>& pending = {},
+                 runnable_space* space = nullptr);
 
 } // namespace paratune

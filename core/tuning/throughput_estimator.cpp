@@ -58,12 +58,17 @@ throughput_estimator::throughput_estimator(const tuning_context& ctx,
     m.deviation = m.log_ratio_sum - m.runs * trend_.at(history_[m.first].config);
 }
 
+size_t throughput_estimator::config_hash::operator()(const training_config& c) const {
+  size_t h = 0xcbf29ce484222325ull;
+  for (const auto& key : config_key_table())
+    h = (h ^ size_t(uint32_t(key.read(c)))) * 0x100000001b3ull;
+  return h;
+}
+
 const perf_prediction& throughput_estimator::raw(const training_config& c) {
-  auto key = fingerprint(c);
-  auto it = cache_.find(key);
+  auto it = cache_.find(c);
   if (it == cache_.end())
-    it = cache_.emplace(std::move(key), predict(ctx_.model, ctx_.cluster, ctx_.world_size, c,
-                                                ctx_.prec)).first;
+    it = cache_.emplace(c, predict(ctx_.model, ctx_.cluster, ctx_.world_size, c, ctx_.prec)).first;
   return it->second;
 }
 

@@ -77,7 +77,13 @@ private:
     double deviation = 0;      ///< log_ratio_sum less the error trend's, over its runs
   };
 
-  std::unordered_map<std::string, perf_prediction> cache_;
+  /// Every key's value mixed, read as fingerprint() reads them but with no
+  /// string built: raw() runs several times per configuration of the space
+  /// in every analysis. Equality is the configuration's own (every field).
+  struct config_hash {
+    size_t operator()(const training_config& c) const;
+  };
+  std::unordered_map<training_config, perf_prediction, config_hash> cache_;
   std::vector<measured_config> measured_;  ///< in order of first run
   error_trend trend_;                      ///< the model's error across splits
 };

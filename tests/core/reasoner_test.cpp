@@ -190,6 +190,50 @@ TEST(reasoner, stops_when_nothing_new_and_valid_remains) {
   EXPECT_NE(a.reasoning.find("nothing new and valid remains"), std::string::npos);
 }
 
+/// What two analyses decided, candidate by candidate.
+std::vector<std::string> ranking_of(const analysis& a) {
+  std::vector<std::string> out;
+  for (const auto& s : a.ranked)
+    out.push_back(canonical_key(s.config) + " " + std::to_string(s.score) + " " + s.why);
+  for (const auto& s : a.rejected)
+    out.push_back(canonical_key(s.config) + " rejected: " + s.rejected.value_or(""));
+  return out;
+}
+
+TEST(reasoner, a_kept_runnable_space_changes_no_analysis) {
+  // A session of eight steps, each running what the last analysis chose:
+  // the analysis with the space kept from the steps before is the
+  // analysis without it, candidate by candidate.
+  auto ctx = appendix_d_context();
+  std::vector<trial_outcome> history;
+  runnable_space space;
+  for (int step = 0; step < 8; ++step) {
+    const auto fresh = analyze(ctx, history);
+    const auto kept = analyze(ctx, history, {}, &space);
+    ASSERT_TRUE(space.walked);
+    EXPECT_EQ(ranking_of(kept), ranking_of(fresh)) << "step " << step;
+    ASSERT_TRUE(fresh.selected);
+    ASSERT_TRUE(kept.selected);
+    EXPECT_EQ(kept.selected->config, fresh.selected->config);
+    const auto& c = fresh.selected->config;
+    // A made-up cluster: faster with less recomputation and larger micro batches.
+    history.push_back(ran(c, 0.30 + 0.02 * c.mbs + (c.recompute == recompute_mode::none) * 0.1,
+                          20000 + 9000.0 * c.mbs, 70));
+  }
+  EXPECT_FALSE(space.configs.empty());
+  // A base that differs outside the search (the global batch) walks again.
+  const auto walked_from = space.from;
+  auto other = history;
+  other.back().config.gbs = 512;
+  other.back().tflops_per_gpu = 1000; // the best run, so the base
+  const auto fresh = analyze(ctx, other);
+  EXPECT_FALSE(space.fits(ctx, other.back().config));
+  const auto kept = analyze(ctx, other, {}, &space);
+  EXPECT_EQ(ranking_of(kept), ranking_of(fresh));
+  EXPECT_NE(space.from, walked_from);
+  EXPECT_EQ(space.from.gbs, 512);
+}
+
 TEST(safety_guards, known_oom_covers_configurations_needing_more_memory) {
   auto failed = parse_config("mbs=4,recompute=selective", base_config());
   EXPECT_TRUE(needs_at_least_as_much_memory(parse_config("mbs=8", failed), failed));
