@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,8 +22,25 @@ constexpr size_t max_line = 1 << 16;
 
 // argv and envp are built before fork: the child of a threaded process
 // must not allocate.
+// A vfork child shares the daemon's memory until it execs, so no handler of
+// the daemon's may run in it: every caught signal goes back to its default
+// (the child has its own dispositions; vfork does not share them), then the
+// mask the parent blocked everything with is lifted.
+void default_signals_then_unblock(const sigset_t& old_mask) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_IGN
+        && current.sa_handler != SIG_DFL)
+      sigaction(sig, &dfl, nullptr);
+  }
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+}
+
 [[noreturn]] void exec_child(char** args, char** envp, const char* error, size_t error_size,
-                             int out_fd, pid_t parent) {
+                             int out_fd, pid_t parent, const sigset_t& old_mask) {
+  default_signals_then_unblock(old_mask);
   // Its own process group, so that ending the trial ends what it started
   // (a launcher's workers too), and a restarted daemon can end a group
   // left behind by the one that died. The kernel kills it when the thread
@@ -71,16 +89,23 @@ child_process::child_process(std::vector<std::string> argv, line_handler on_line
   // daemon hosting hundreds of sessions and make every page copy-on-write
   // for all its threads, for each trial (issue 24: a fifth of the daemon's
   // CPU at 200 sessions). The child only makes system calls before exec.
+  // Signals stay blocked from before vfork until the child has reset its
+  // handlers (exec_child), as posix_spawn does.
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old_mask);
   pid_ = vfork();
-  if (pid_ < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw std::system_error(errno, std::generic_category(), "vfork");
-  }
   if (pid_ == 0) {
     close(fds[0]);
     exec_child(args.data(), envp ? envp->get() : nullptr, error.data(), error.size(), fds[1],
-               parent);
+               parent, old_mask);
+  }
+  const int vfork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (pid_ < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::system_error(vfork_errno, std::generic_category(), "vfork");
   }
   setpgid(pid_, pid_); // also here: a terminate() right after fork finds the group
   close(fds[1]);

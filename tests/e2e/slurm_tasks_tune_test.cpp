@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "storage/message_pool.hpp"
 #include "tests/e2e/local_slurm.hpp"
