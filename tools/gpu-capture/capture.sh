@@ -3,8 +3,12 @@
 # for a ~1.1B Llama-shaped model under six-plus configurations, a Kineto trace
 # of one of them, a JAX XSpace with wall-clock step times, and the machine's
 # description. Run from the repository root on the device machine, with the
-# vendored Megatron-LM unpacked in .gpu-run/megatron-lm (a carried, ignored path):
+# vendored Megatron-LM unpacked in .gpu-run/megatron-lm (a carried, ignored path;
+# here: mkdir -p .gpu-run && tar -xzf ../shared/vendor/megatron-lm_d98e8a64.tar.gz -C .gpu-run,
+# then the device tool's run with carry [".gpu-run"]):
 #   OUT=/some/dir tools/gpu-capture/capture.sh [BUDGET_SECONDS]
+# SKIP_JAX=1 / SKIP_FALLBACK=1 leave out the JAX step and the plain-PyTorch
+# trace (the second run of 2026-11-27 used both).
 # Everything lands in $OUT as at most eight files, since that is what the
 # device tool brings back.
 set -u
