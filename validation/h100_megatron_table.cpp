@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "adapters/config/job_loader.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "core/input_error.hpp"
 #include "core/perf/perf_model.hpp"
@@ -23,19 +23,10 @@ namespace fs = std::filesystem;
 // and the optimizer's first step: not what a configuration costs.
 constexpr int warmup_iterations = 2;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw input_error(path.string() + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The arguments after pretrain_gpt.py of a launcher line such as
 // "torchrun --nproc_per_node 1 ... pretrain_gpt.py --num-layers 22 ...".
 std::vector<std::string> script_args(const fs::path& cmd) {
-  std::istringstream words(read_text(cmd));
+  std::istringstream words(read_text_file(cmd.string()));
   std::vector<std::string> args;
   bool after_script = false;
   for (std::string w; words >> w;) {

@@ -2,11 +2,12 @@
 # Captures real measurements on one lent GPU (issue 28): Megatron-LM's own logs
 # for a ~1.1B Llama-shaped model under six-plus configurations, a Kineto trace
 # of one of them, a JAX XSpace with wall-clock step times, and the machine's
-# description. Run from the repository root on the device machine, with the
-# vendored Megatron-LM unpacked in .gpu-run/megatron-lm (a carried, ignored path;
-# here: mkdir -p .gpu-run && tar -xzf ../shared/vendor/megatron-lm_d98e8a64.tar.gz -C .gpu-run,
-# then the device tool's run with carry [".gpu-run"]):
-#   OUT=/some/dir tools/gpu-capture/capture.sh [BUDGET_SECONDS]
+# description. Run from the repository root on the device machine, with a
+# checkout of NVIDIA/Megatron-LM at d98e8a64 (the commit data/h100_1gpu/ ran;
+# its pretrain_gpt.py and megatron/ are what is used): in the ignored folder
+# .gpu-run/megatron-lm, named in the device tool's carry, or wherever
+# MEGATRON_LM points. It is never committed.
+#   OUT=/some/dir [MEGATRON_LM=DIR] tools/gpu-capture/capture.sh [BUDGET_SECONDS]
 # SKIP_JAX=1 / SKIP_FALLBACK=1 leave out the JAX step and the plain-PyTorch
 # trace (the second run of 2026-11-27 used both).
 # Everything lands in $OUT as at most eight files, since that is what the
@@ -15,7 +16,16 @@ set -u
 budget=${1:-400}
 start=$SECONDS
 here=$(cd "$(dirname "$0")" && pwd)
-mlm=$PWD/.gpu-run/megatron-lm
+mlm=${MEGATRON_LM:-$PWD/.gpu-run/megatron-lm}
+out=${OUT:?OUT must name the folder to fill}
+if [[ ! -d $out ]]; then
+  echo "capture.sh: OUT=$out is not a folder" >&2
+  exit 2
+fi
+if [[ ! -f $mlm/pretrain_gpt.py ]]; then
+  echo "capture.sh: no Megatron-LM checkout at $mlm (pretrain_gpt.py missing); set MEGATRON_LM" >&2
+  exit 2
+fi
 work=/tmp/capture
 rm -rf "$work" && mkdir -p "$work/megatron" "$work/jax"
 left() { echo $((budget - (SECONDS - start))); }
@@ -125,7 +135,6 @@ if [[ -z ${SKIP_FALLBACK:-} ]] && ! ls "$work"/megatron/torch_profile/*.json.gz 
   gzip -f "$work"/kineto_fallback/*.json 2>/dev/null
 fi
 
-out=${OUT:?OUT must name the folder to fill}
 cp "$work/env.txt" "$out/"
 for f in "$work"/megatron/torch_profile/rank-0.json.gz "$work"/kineto_fallback/*.json.gz; do
   [[ -f $f ]] && cp "$f" "$out/kineto_$(basename "$f")"
