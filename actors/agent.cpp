@@ -44,9 +44,14 @@ void agent_state::dispatch(const wire::envelope& e) {
   if (!wants(e))
     return;
   auto it = handlers_.find(e.type);
-  if (it == handlers_.end())
-    return;
-  guarded(e.session, [&] { it->second(e); });
+  if (it != handlers_.end())
+    guarded(e.session, [&] { it->second(e); });
+  // An ended session's ledger is of no more use to this agent.
+  if (e.type == wire::type_name<wire::session_status>())
+    guarded(e.session, [&] {
+      if (is_final(wire::body_of<wire::session_status>(e).state))
+        ledgers->forget(e.session);
+    });
 }
 
 void agent_state::guarded(const std::string& session, const std::function<void()>& body) {
@@ -121,6 +126,19 @@ void agent_state::with_history(const std::string& session, history_handler then,
           return failed(err);
         spdlog::error("{}: cannot read session {}: {}", self->name(), session, describe(err));
       });
+}
+
+void agent_state::with_ledger(const std::string& session, ledger_handler then,
+                              failure_handler failed) {
+  auto ledger = ledgers->of(session);
+  with_history(
+    session,
+    [ledger, then](std::vector<wire::envelope> records) {
+      // Records already applied (two reads in flight at once) are skipped.
+      ledger->apply(records);
+      then(*ledger);
+    },
+    std::move(failed), ledger->last_seq());
 }
 
 } // namespace paratune

@@ -33,6 +33,7 @@
 
 #include "actors/interfaces.hpp"
 #include "adapters/process/process_environment.hpp"
+#include "ledger/ledger_book.hpp"
 #include "messages/codec.hpp"
 
 namespace paratune {
@@ -49,6 +50,7 @@ class agent_state {
 public:
   using history_handler = std::function<void(std::vector<wire::envelope>)>;
   using failure_handler = std::function<void(const caf::error&)>;
+  using ledger_handler = std::function<void(const session_ledger&)>;
 
   explicit agent_state(caf::event_based_actor* self);
   virtual ~agent_state() = default;
@@ -113,11 +115,19 @@ public:
   void with_history(const std::string& session, history_handler then,
                     failure_handler failed = {}, uint64_t after_seq = 0);
 
+  /// Brings the agent's ledger of `session` up to date (a read of what the
+  /// pool gained since it was last brought up to date: the whole session
+  /// only the first time), then calls `then` with it. A read the pool
+  /// refuses goes to `failed`, or is logged when there is none.
+  void with_ledger(const std::string& session, ledger_handler then, failure_handler failed = {});
+
   /// Messages that did not decode or whose handler threw.
   uint64_t dropped() const { return dropped_; }
 
   caf::event_based_actor* self;
   agent_deps deps;
+  /// The sessions' ledgers this agent keeps (shared by an agent's workers).
+  std::shared_ptr<ledger_book> ledgers = std::make_shared<ledger_book>(ledger_book_capacity);
 
 protected:
   /// Runs `body`, logging an exception with the session instead of dying.

@@ -12,30 +12,6 @@
 
 namespace paratune {
 
-namespace {
-
-/// What a session's history says of request `number`: the highest request
-/// number it holds, and its stored report for `number`, if any.
-struct analyst_request_standing {
-  int latest_requested = 0;
-  const wire::envelope* report = nullptr;
-};
-
-analyst_request_standing analyst_standing_of(const std::vector<wire::envelope>& history,
-                                             int number) {
-  analyst_request_standing out;
-  for (const auto& e : history)
-    if (e.type == wire::type_name<wire::analysis_request>())
-      out.latest_requested =
-        std::max(out.latest_requested, wire::body_of<wire::analysis_request>(e).request);
-    else if (e.type == wire::type_name<wire::analysis_report>()
-             && wire::body_of<wire::analysis_report>(e).request == number)
-      out.report = &e;
-  return out;
-}
-
-} // namespace
-
 analysis_worker_state::analysis_worker_state(caf::event_based_actor* self) : agent_state(self) {
 }
 
@@ -49,12 +25,12 @@ void analysis_worker_state::run(const wire::envelope& e, caf::typed_response_pro
     done.deliver(false);
     return;
   }
-  with_history(
+  with_ledger(
     session,
-    [this, session, request, done](std::vector<wire::envelope> history) mutable {
+    [this, session, request, done](const session_ledger& ledger) mutable {
       bool analysed = false;
       try {
-        analysed = answer(session, request, history, [done]() mutable { done.deliver(true); });
+        analysed = answer(session, request, ledger, [done]() mutable { done.deliver(true); });
       } catch (const std::exception& err) {
         spdlog::error("analysis_worker: session {}: {}", session, err.what());
       }
@@ -69,35 +45,37 @@ void analysis_worker_state::run(const wire::envelope& e, caf::typed_response_pro
 
 bool analysis_worker_state::answer(const std::string& session,
                                    const wire::analysis_request& request,
-                                   const std::vector<wire::envelope>& history,
+                                   const session_ledger& ledger,
                                    std::function<void()> stored) {
   const int after_trial = request.after_trial;
-  const auto* opened = find_first<wire::session_opened>(history);
-  if (!opened) {
+  const auto* job = ledger.job();
+  if (!job) {
     spdlog::warn("bottleneck_analyst: session {} has no session_opened record", session);
     return false;
   }
-  const auto standing = analyst_standing_of(history, request.request);
-  switch (analysis_verdict_of(request.request, standing.latest_requested, standing.report)) {
+  const auto* stored_report = ledger.report_for(request.request);
+  switch (analysis_verdict_of(request.request, ledger.latest_request(), stored_report != nullptr)) {
   case analysis_verdict::superseded:
     spdlog::debug("bottleneck_analyst: session {}: request {} superseded by {}, skipped", session,
-                  request.request, standing.latest_requested);
+                  request.request, ledger.latest_request());
     return false;
   case analysis_verdict::answered:
     // A re-ask of a request already reported on (its answer was lost on the
     // bus, or it came while the first copy ran): the stored report again,
     // which the generator answers as it would a fresh one.
-    publish_only(topics::report(session), *standing.report);
+    publish_only(topics::report(session), *stored_report);
     return false;
   case analysis_verdict::analyse:
     break;
   }
   wire::analysis_report report;
   try {
-    const auto session_record = wire::body_of<wire::session_opened>(*opened);
+    if (!ledger.unreadable().empty())
+      throw std::runtime_error("the session's history does not read: " + ledger.unreadable());
+    const auto& session_record = *job;
     auto ctx = wire::context_of(session_record);
-    const auto outcomes = wire::outcomes_of(history);
-    const auto pending = wire::pending_of(history);
+    const auto outcomes = ledger.outcomes();
+    const auto pending = ledger.pending();
     const auto space = spaces ? spaces->of(session) : nullptr;
     auto a = analyze(ctx, outcomes, pending, space.get());
     for (auto& x : model_turn(session_record, ctx, outcomes, pending, a, after_trial,
@@ -124,27 +102,12 @@ bool analysis_worker_state::answer(const std::string& session,
   return true;
 }
 
-std::shared_ptr<runnable_space> runnable_spaces::of(const std::string& session) {
-  std::lock_guard<std::mutex> guard{mutex_};
-  auto& entry = spaces_[session];
-  entry.first = ++clock_;
-  if (!entry.second)
-    entry.second = std::make_shared<runnable_space>();
-  auto out = entry.second;
-  if (spaces_.size() > capacity_) {
-    auto oldest = spaces_.begin();
-    for (auto it = spaces_.begin(); it != spaces_.end(); ++it)
-      if (it->second.first < oldest->second.first)
-        oldest = it;
-    spaces_.erase(oldest);
-  }
-  return out;
-}
-
 caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, agent_deps deps,
-                              std::shared_ptr<runnable_spaces> spaces) {
+                              std::shared_ptr<runnable_spaces> spaces,
+                              std::shared_ptr<ledger_book> ledgers) {
   self->state.start(std::move(deps));
   self->state.spaces = std::move(spaces);
+  self->state.ledgers = std::move(ledgers);
   return {
     [self](analyse_atom, const wire::envelope& e) -> caf::result<bool> {
       auto done = self->make_response_promise<bool>();
@@ -207,11 +170,14 @@ int analysis_worker_count(int requested) {
 caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps,
                                  int workers) {
   auto& st = self->state;
-  auto spaces = std::make_shared<runnable_spaces>();
+  auto spaces = std::make_shared<runnable_spaces>(runnable_space_capacity);
+  // One book for all workers: a session's ledger stays current whichever
+  // worker answers its next request.
+  auto ledgers = std::make_shared<ledger_book>(ledger_book_capacity);
   for (int i = 0; i < analysis_worker_count(workers); ++i) {
     // Linked: a worker that dies ends the analyst, which the watchdog
     // reports; the analyst's end stops its workers.
-    auto w = self->spawn<caf::detached + caf::linked>(analysis_worker, deps, spaces);
+    auto w = self->spawn<caf::detached + caf::linked>(analysis_worker, deps, spaces, ledgers);
     st.idle.push_back(w);
   }
   return bus_agent(self, std::move(deps));

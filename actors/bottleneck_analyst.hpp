@@ -14,30 +14,21 @@
 
 #include "actors/agent.hpp"
 #include "core/analysis_queue.hpp"
+#include "core/session_cache.hpp"
 #include "core/tuning/reasoner.hpp"
 
 namespace paratune {
 
 /// The runnable spaces of the sessions an analyst serves (core/tuning's
-/// runnable_space), shared by its workers. The analyst's queue runs one
-/// analysis per session at a time, so no two workers hold one session's
-/// space at once. Holds the `capacity` sessions analysed last.
-class runnable_spaces {
-public:
-  explicit runnable_spaces(size_t capacity = 1024) : capacity_(capacity) {}
-  /// `session`'s space, empty (not walked) the first time.
-  std::shared_ptr<runnable_space> of(const std::string& session);
-
-private:
-  std::mutex mutex_;
-  size_t capacity_;
-  uint64_t clock_ = 0;
-  std::map<std::string, std::pair<uint64_t, std::shared_ptr<runnable_space>>> spaces_;
-};
+/// runnable_space, empty until walked), shared by its workers. The
+/// analyst's queue runs one analysis per session at a time, so no two
+/// workers hold one session's space at once.
+using runnable_spaces = session_cache<runnable_space>;
+constexpr size_t runnable_space_capacity = 1024;
 
 /// One worker of the Bottleneck Analysis agent (a detached actor: a
 /// language model's latency blocks its own thread only). For each request
-/// it is handed it reads the session's history from the pool, decides by
+/// it is handed it brings the session's ledger up to date, decides by
 /// `analysis_verdict_of` whether the request still needs an analysis, runs
 /// the built-in reasoner (health state, candidates, guards) and the model's
 /// turn, and publishes an analysis_report on "report.<session>".
@@ -49,11 +40,11 @@ struct analysis_worker_state : agent_state {
   /// once the report is stored.
   void run(const wire::envelope& e, caf::typed_response_promise<bool> done);
 
-  /// Analyses `session` from its stored history for `request`: its
-  /// results, and the trials still running, which no candidate repeats.
-  /// Whether an analysis ran; `stored` runs once its report is stored.
+  /// Analyses `session` from its ledger for `request`: its results, and
+  /// the trials still running, which no candidate repeats. Whether an
+  /// analysis ran; `stored` runs once its report is stored.
   bool answer(const std::string& session, const wire::analysis_request& request,
-              const std::vector<wire::envelope>& history, std::function<void()> stored);
+              const session_ledger& ledger, std::function<void()> stored);
 
   std::shared_ptr<runnable_spaces> spaces;
 
@@ -61,7 +52,8 @@ struct analysis_worker_state : agent_state {
 };
 
 caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, agent_deps deps,
-                              std::shared_ptr<runnable_spaces> spaces);
+                              std::shared_ptr<runnable_spaces> spaces,
+                              std::shared_ptr<ledger_book> ledgers);
 
 /// The Bottleneck Analysis agent. Subscribes to "analysis." (requests) and
 /// hands them to its workers through `analysis_queue` (core/analysis_queue.hpp):

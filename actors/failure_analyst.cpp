@@ -26,25 +26,25 @@ failure_analyst_state::failure_analyst_state(caf::event_based_actor* self) : age
     if (r.status != trial_status::failed)
       return;
     const auto session = e.session;
-    with_history(
-      session,
-      [this, session, r](std::vector<wire::envelope> history) { diagnose(session, r, history); },
-      [this, session, r](const caf::error&) { diagnose(session, r, {}); });
+    with_ledger(
+      session, [this, session, r](const session_ledger& ledger) { diagnose(session, r, &ledger); },
+      [this, session, r](const caf::error&) { diagnose(session, r, nullptr); });
   });
 }
 
 void failure_analyst_state::diagnose(const std::string& session, const wire::trial_result& r,
-                                     const std::vector<wire::envelope>& history) {
+                                     const session_ledger* ledger) {
   failure_decision d;
-  const auto* opened = find_first<wire::session_opened>(history);
   try {
-    if (!opened)
+    if (!ledger)
+      throw std::runtime_error("the session's records did not read");
+    if (!ledger->job())
       throw std::runtime_error("no session_opened record");
-    const auto s = wire::body_of<wire::session_opened>(*opened);
+    const auto& s = *ledger->job();
     const auto settings = wire::reasoners_of(s).of(reasoning_agent::failure_analysis);
     const auto ctx = wire::context_of(s);
     d = analyse_failure_with_llm(settings.mode, s.failure_prompt, job_label(s.job_name, ctx), ctx,
-                                 wire::outcomes_of(history), failed_of(r),
+                                 ledger->outcomes(), failed_of(r),
                                  settings.mode == reasoner_mode::builtin ? chat_fn{}
                                                                          : model_chat(settings));
     if (!d.turns.empty() && !d.from_model)

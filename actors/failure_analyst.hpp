@@ -19,7 +19,7 @@ struct failure_analyst_state : agent_state {
   explicit failure_analyst_state(caf::event_based_actor* self);
 
   void diagnose(const std::string& session, const wire::trial_result& r,
-                const std::vector<wire::envelope>& history);
+                const session_ledger* ledger);
 
   static inline const char* name = "failure_analyst";
 };

@@ -49,8 +49,10 @@ void retry_held_writes(pool_actor::stateful_pointer<pool_state> self) {
 } // namespace
 
 pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
-                               std::shared_ptr<message_pool> db) {
+                               std::shared_ptr<message_pool> db,
+                               std::shared_ptr<pool_read_log> reads) {
   self->state.pool = std::move(db);
+  self->state.reads = std::move(reads);
   return {
     [=](append_atom, wire::envelope& e) -> caf::result<uint64_t> {
       auto& st = self->state;
@@ -80,6 +82,11 @@ pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
       auto records = self->state.pool->session_history(session, after_seq);
       if (!records)
         return records.error();
+      if (auto& log = self->state.reads) {
+        const auto& sender = self->current_sender();
+        const auto* reader = sender ? dynamic_cast<const caf::local_actor*>(sender->get()) : nullptr;
+        log->note(reader ? reader->name() : "unknown", after_seq, records->size());
+      }
       return std::move(*records);
     },
     [=](tick_atom) { retry_held_writes(self); },

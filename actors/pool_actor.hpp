@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "actors/interfaces.hpp"
+#include "actors/pool_read_log.hpp"
 
 namespace paratune {
 
@@ -22,6 +23,7 @@ struct pool_state {
   /// behind it, so records keep the order they were sent in.
   std::deque<held_append> held;
   int attempts = 0; ///< retries of the oldest held write so far
+  std::shared_ptr<pool_read_log> reads; ///< counts session reads by reader, when set
   static inline const char* name = "pool";
 };
 
@@ -29,6 +31,7 @@ struct pool_state {
 /// A write refused for want of space is held and retried (its writer waits,
 /// its session pauses) until it is stored; reads are served meanwhile.
 pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
-                               std::shared_ptr<message_pool> db);
+                               std::shared_ptr<message_pool> db,
+                               std::shared_ptr<pool_read_log> reads = nullptr);
 
 } // namespace paratune

@@ -64,7 +64,7 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   }
   std::shared_ptr<message_pool> shared{std::move(*db)};
   rt->pool_ = shared;
-  rt->deps_.pool = sys.spawn<caf::detached>(paratune::pool, shared);
+  rt->deps_.pool = sys.spawn<caf::detached>(paratune::pool, shared, opts.pool_reads);
   rt->deps_.egress = rt->bridge_->egress();
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.pool),
                  std::string("pool"));

@@ -11,6 +11,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/agent.hpp"
+#include "actors/pool_read_log.hpp"
 #include "adapters/bus/zmq_bus.hpp"
 #include "adapters/relay/relay_auth.hpp"
 #include "messages/wire_types.hpp"
@@ -41,6 +42,9 @@ struct runtime_options {
   /// How many sessions' analyses may run at once (the bottleneck analyst's
   /// workers); 0: one per core.
   int analysis_workers = 0;
+  /// When set, the pool actor counts every session read by reader (tests
+  /// check that the agents read incrementally).
+  std::shared_ptr<pool_read_log> pool_reads = nullptr;
 };
 
 /// One process's paratune runtime: the bus (proxy, bridge), the pool actor

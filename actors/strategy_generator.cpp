@@ -19,98 +19,39 @@ namespace paratune {
 
 namespace {
 
-/// What a session's records say about its trials, for placing the next ones.
-struct trial_ledger {
-  int next_trial = 1;   ///< one past the highest trial number in use
-  int latest_request = 0;
-  std::map<int, wire::proposal> in_flight;        ///< proposed, no result yet
-  std::map<int, wire::trial_result> failed;       ///< failed trials, by number
-  std::map<int, wire::failure_diagnosis> diagnosed;
-  std::set<int> retried;                          ///< failed trials already run again
-  std::map<std::string, failure_kind> last_end;   ///< by pool: how its latest trial ended
-  std::set<int> used;                             ///< trials that count against the budget
-  /// By pool: its trials that never reached training, in a row (in record
-  /// order), and the last one's message (the scheduler's words).
-  std::map<std::string, int> launch_failures;
-  std::map<std::string, std::string> last_launch_error;
-};
-
-trial_ledger ledger_of(const std::vector<wire::envelope>& history) {
-  trial_ledger l;
-  std::map<std::string, int> last_trial_of_pool;
-  for (const auto& e : history) {
-    if (e.type == wire::type_name<wire::analysis_request>()) {
-      l.latest_request = std::max(l.latest_request, wire::body_of<wire::analysis_request>(e).request);
-    } else if (e.type == wire::type_name<wire::proposal>()) {
-      auto p = wire::body_of<wire::proposal>(e);
-      if (p.retry_of > 0)
-        l.retried.insert(p.retry_of);
-      if (p.trial > 0) {
-        l.used.insert(p.trial);
-        l.next_trial = std::max(l.next_trial, p.trial + 1);
-        l.in_flight[p.trial] = std::move(p);
-      }
-    } else if (e.type == wire::type_name<wire::trial_result>()) {
-      auto r = wire::body_of<wire::trial_result>(e);
-      l.next_trial = std::max(l.next_trial, r.trial + 1);
-      l.in_flight.erase(r.trial);
-      if (r.status != trial_status::skipped)
-        l.used.insert(r.trial);
-      else
-        l.used.erase(r.trial); // refused before launch: no budget spent
-      if (!r.pool.empty() && r.trial >= last_trial_of_pool[r.pool]) {
-        last_trial_of_pool[r.pool] = r.trial;
-        l.last_end[r.pool] = r.status == trial_status::failed ? r.error_kind : failure_kind::none;
-      }
-      if (!r.pool.empty()) {
-        const bool never_started =
-          r.status == trial_status::failed && r.error_kind == failure_kind::launcher_error;
-        l.launch_failures[r.pool] = never_started ? l.launch_failures[r.pool] + 1 : 0;
-        if (never_started)
-          l.last_launch_error[r.pool] = r.error_message;
-      }
-      if (r.status == trial_status::failed)
-        l.failed[r.trial] = std::move(r);
-    } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
-      auto d = wire::body_of<wire::failure_diagnosis>(e);
-      l.diagnosed[d.trial] = std::move(d);
-    }
-  }
-  return l;
-}
-
 /// The job's pools and what runs on each; a job without pools has one
 /// simulated pool that runs one trial at a time.
-std::vector<pool_load> loads_of(const wire::session_opened& s, const trial_ledger& l) {
+std::vector<pool_load> loads_of(const wire::session_opened& s, const session_ledger& l) {
   std::vector<pool_load> loads;
   for (const auto& p : s.pools)
     loads.push_back({p.name, p.capacity, 0, false});
   if (loads.empty())
     loads.push_back({"sim", 1, 0, false});
+  const auto in_flight = l.in_flight();
   for (auto& load : loads) {
-    for (const auto& [_, p] : l.in_flight)
-      load.in_flight += p.pool == load.name;
-    const auto end = l.last_end.find(load.name);
-    load.down = end != l.last_end.end() && end->second == failure_kind::launcher_error;
-    const auto failures = l.launch_failures.find(load.name);
-    load.paused = failures != l.launch_failures.end() && failures->second >= max_launch_failures;
+    for (const auto* t : in_flight)
+      load.in_flight += t->proposal->pool == load.name;
+    const auto pool = l.pools().find(load.name);
+    if (pool == l.pools().end())
+      continue;
+    load.down = pool->second.last_end == failure_kind::launcher_error;
+    load.paused = pool->second.launch_failures >= max_launch_failures;
   }
   return loads;
 }
 
 /// The paused pools in words: "pool 'a100': 3 trials in a row never
 /// started (last: sbatch: error: ...)", one per pool, joined by "; ".
-std::string paused_pools_text(const std::vector<pool_load>& loads, const trial_ledger& l) {
+std::string paused_pools_text(const std::vector<pool_load>& loads, const session_ledger& l) {
   std::string out;
   for (const auto& load : loads) {
     if (!load.paused)
       continue;
-    const auto error = l.last_launch_error.find(load.name);
+    const auto& pool = l.pools().at(load.name);
     out += (out.empty() ? "" : "; ") + std::string("pool '") + load.name + "': "
-           + std::to_string(l.launch_failures.at(load.name)) + " trials in a row never started"
-           + (error == l.last_launch_error.end() || error->second.empty()
-                ? std::string()
-                : " (last: " + error->second + ")");
+           + std::to_string(pool.launch_failures) + " trials in a row never started"
+           + (pool.last_launch_error.empty() ? std::string()
+                                              : " (last: " + pool.last_launch_error + ")");
   }
   return out;
 }
@@ -254,12 +195,13 @@ wire::proposal nothing_to_run(const wire::analysis_report& r) {
 /// The failed trials due a retry: infrastructure or low-confidence
 /// failures (the failure analyst's `retry`), each once; a retry is not
 /// retried.
-std::vector<int> retries_due(const trial_ledger& l) {
-  std::vector<int> due;
-  for (const auto& [trial, r] : l.failed) {
-    const auto d = l.diagnosed.find(trial);
-    if (d != l.diagnosed.end() && d->second.retry && r.retry_of == 0 && !l.retried.count(trial))
-      due.push_back(trial);
+std::vector<const ledger_trial*> retries_due(const session_ledger& l) {
+  std::vector<const ledger_trial*> due;
+  for (const auto& [number, t] : l.trials()) {
+    const bool failed = t.result && t.result->status == trial_status::failed;
+    if (failed && t.diagnosis && t.diagnosis->retry && t.result->retry_of == 0
+        && !l.retried().count(number))
+      due.push_back(&t);
   }
   return due;
 }
@@ -269,14 +211,15 @@ std::vector<int> retries_due(const trial_ledger& l) {
 /// failed on, then the ranked suggestions in order, skipping any
 /// configuration running now.
 std::vector<wire::proposal> choose(const wire::analysis_report& report,
-                                   const wire::session_opened& job, const trial_ledger& ledger) {
+                                   const wire::session_opened& job, const session_ledger& ledger) {
   auto loads = loads_of(job, ledger);
   int want = std::min(report.slots, free_slots(loads));
-  int trial = ledger.next_trial;
+  int trial = ledger.next_trial();
   std::vector<wire::proposal> out;
   std::set<std::string> taken; // configurations running or chosen now
-  for (const auto& [_, p] : ledger.in_flight)
-    taken.insert(fingerprint(wire::from_wire(p.config)));
+  const auto in_flight = ledger.in_flight();
+  for (const auto* t : in_flight)
+    taken.insert(fingerprint(wire::from_wire(t->proposal->config)));
   const auto take = [&](wire::proposal p, const std::string& avoid) {
     const auto at = place_trial(loads, avoid);
     if (!at)
@@ -290,12 +233,12 @@ std::vector<wire::proposal> choose(const wire::analysis_report& report,
     return true;
   };
   int waiting = 0; // retries due that wait for a slot on another pool
-  for (int failed : retries_due(ledger)) {
-    const auto& r = ledger.failed.at(failed);
-    waiting += want <= 0 || !take(retry_of(report, r, ledger.diagnosed.at(failed), trial), r.pool);
+  for (const auto* failed : retries_due(ledger)) {
+    const auto& r = *failed->result;
+    waiting += want <= 0 || !take(retry_of(report, r, *failed->diagnosis, trial), r.pool);
   }
   // The budget a waiting retry will need is not spent on new candidates.
-  const int budget_left = job.trials - int(ledger.used.size()) - int(out.size());
+  const int budget_left = job.trials - ledger.trials_used() - int(out.size());
   want = std::min(want, budget_left - waiting);
   // One tight configuration at a time (within the model's measured error of
   // the device): the first the ranking names runs, and its run, fitting or
@@ -305,8 +248,8 @@ std::vector<wire::proposal> choose(const wire::analysis_report& report,
     return judge_memory(peak, limit, measured_memory_error) == memory_verdict::tight;
   };
   bool tight_out = false;
-  for (const auto& [_, p] : ledger.in_flight)
-    tight_out = tight_out || tight(p.predicted_peak_mib);
+  for (const auto* t : in_flight)
+    tight_out = tight_out || tight(t->proposal->predicted_peak_mib);
   for (const auto& s : report.ranked) {
     if (want <= 0)
       break;
@@ -324,29 +267,27 @@ std::vector<wire::proposal> choose(const wire::analysis_report& report,
 generator_state::generator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::analysis_report>([this](const wire::envelope& e, wire::analysis_report report) {
     const auto session = e.session;
-    with_history(session, [this, session, report](std::vector<wire::envelope> history) {
-      generate(session, report, history);
+    with_ledger(session, [this, session, report](const session_ledger& ledger) {
+      generate(session, report, ledger);
     });
   });
 }
 
 void generator_state::generate(const std::string& session, const wire::analysis_report& report,
-                               const std::vector<wire::envelope>& history) {
-  const auto* opened = find_first<wire::session_opened>(history);
-  if (!opened || !report.error.empty())
+                               const session_ledger& ledger) {
+  const auto* job = ledger.job();
+  if (!job || !report.error.empty())
     return; // an analysis that failed ends the session (tuning_session)
-  const auto ledger = ledger_of(history);
-  if (report.request != ledger.latest_request)
+  if (report.request != ledger.latest_request())
     return; // a stale report: the session has asked again since
-  if (republish_answer(session, report.request, history))
+  if (republish_answer(session, report.request, ledger))
     return;
-  if (ledger.next_trial == 1)
+  if (ledger.next_trial() == 1)
     if (auto skipped = skipped_initial(report))
       return store_and_publish(topics::trial_state(session, 1),
                                wire::make_envelope(session, 1, *skipped));
-  const auto job = wire::body_of<wire::session_opened>(*opened);
-  auto proposals = choose(report, job, ledger);
-  const auto loads = loads_of(job, ledger);
+  auto proposals = choose(report, *job, ledger);
+  const auto loads = loads_of(*job, ledger);
   const auto paused = paused_pools_text(loads, ledger);
   if (!paused.empty() && logged_pauses[session] != paused) {
     logged_pauses[session] = paused;
@@ -358,19 +299,15 @@ void generator_state::generate(const std::string& session, const wire::analysis_
       proposals.back().no_pool = "no pool is left to run trials on: " + paused;
   }
   for (auto& p : proposals)
-    publish_proposal(session, job, p);
+    publish_proposal(session, *job, p);
 }
 
 bool generator_state::republish_answer(const std::string& session, int request,
-                                       const std::vector<wire::envelope>& history) {
-  bool found = false;
-  for (const auto& e : history)
-    if (e.type == wire::type_name<wire::proposal>()
-        && wire::body_of<wire::proposal>(e).request == request) {
-      publish_only(topics::proposal(session), e);
-      found = true;
-    }
-  return found;
+                                       const session_ledger& ledger) {
+  const auto answers = ledger.proposals_for(request);
+  for (const auto& e : answers)
+    publish_only(topics::proposal(session), e);
+  return !answers.empty();
 }
 
 void generator_state::publish_proposal(const std::string& session, const wire::session_opened& job,

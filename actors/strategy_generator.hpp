@@ -26,10 +26,9 @@ struct generator_state : agent_state {
   explicit generator_state(caf::event_based_actor* self);
 
   void generate(const std::string& session, const wire::analysis_report& report,
-                const std::vector<wire::envelope>& history);
+                const session_ledger& ledger);
   /// Publishes the stored proposals answering `request`; false when none.
-  bool republish_answer(const std::string& session, int request,
-                        const std::vector<wire::envelope>& history);
+  bool republish_answer(const std::string& session, int request, const session_ledger& ledger);
   /// Renders `p`'s command for its pool and records it; a command that does
   /// not render records the trial as failed (a launcher error) instead.
   void publish_proposal(const std::string& session, const wire::session_opened& job,

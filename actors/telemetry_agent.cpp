@@ -102,19 +102,18 @@ trial_telemetry& trial_entry(telemetry_agent_state& a, const std::string& sessio
 void telemetry_agent_state::on_started(const std::string& session, const wire::trial_started& s) {
   trial_entry(*this, session, s.trial);
   const auto key = trial_key_of(session, s.trial);
-  with_history(session, [this, key, pool = s.pool](std::vector<wire::envelope> history) {
-    watch_gpus(key, history, pool);
+  with_ledger(session, [this, key, pool = s.pool](const session_ledger& ledger) {
+    watch_gpus(key, ledger.job(), pool);
   });
 }
 
 void telemetry_agent_state::watch_gpus(const std::string& key,
-                                       const std::vector<wire::envelope>& history,
+                                       const wire::session_opened* opened,
                                        const std::string& pool) {
   const auto it = trials.find(key);
-  const auto* opened = find_first<wire::session_opened>(history);
   if (it == trials.end() || !opened || it->second->scraping || !it->second->dcgm_template.empty())
     return; // ended already, or not a tuning session, or watched already
-  const auto job = wire::body_of<wire::session_opened>(*opened);
+  const auto& job = *opened;
   const auto* p = wire::pool_named(job, pool);
   if (!p || p->dcgm.empty())
     return;

@@ -35,7 +35,7 @@ struct telemetry_agent_state : agent_state {
   /// exporter URL is scraped on each of them from now on.
   void on_placed(const std::string& session, const wire::trial_job& j);
   /// Starts scraping the pool's dcgm-exporter, if it has one.
-  void watch_gpus(const std::string& key, const std::vector<wire::envelope>& history,
+  void watch_gpus(const std::string& key, const wire::session_opened* job,
                   const std::string& pool);
   /// Scrapes from now on, once the exporters' URLs are known.
   void start_scraping(const std::string& key);

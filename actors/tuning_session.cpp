@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/bus_bridge.hpp"
+#include "core/input_error.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "messages/topics.hpp"
@@ -197,6 +198,9 @@ void tuning_session_state::replay() {
   with_history(
     id,
     [this](std::vector<wire::envelope> history) {
+      // The session's own ledger follows the same reads: finish() needs
+      // only what came after the last of them.
+      ledgers->of(id)->apply(history);
       for (const auto& e : history) {
         replayed_to = std::max(replayed_to, e.seq);
         dispatch(e); // each record counts once; a bad one is logged and skipped
@@ -247,12 +251,14 @@ void tuning_session_state::finish(session_state end) {
   if (phase == session_phase::ending)
     return;
   phase = session_phase::ending;
-  with_history(
+  with_ledger(
     id,
-    [this, end](std::vector<wire::envelope> history) {
+    [this, end](const session_ledger& ledger) {
       wire::session_status s;
       try {
-        s = status_of(end, wire::outcomes_of(history));
+        if (!ledger.unreadable().empty())
+          throw input_error(ledger.unreadable());
+        s = status_of(end, ledger.outcomes());
         if (end == session_state::cancelled && !cancel_reason.empty())
           s.text = "cancelled: " + cancel_reason;
       } catch (const std::exception& e) {

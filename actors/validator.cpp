@@ -78,59 +78,9 @@ early_stop_policy policy_of(const wire::early_stop_wire& w) {
 }
 
 /// The best measured run of the session so far: what a new trial must beat.
-incumbent_rate incumbent_of(const std::vector<wire::envelope>& history) {
-  incumbent_rate best;
-  for (const auto& e : history) {
-    if (e.type != wire::type_name<wire::trial_result>())
-      continue;
-    const auto r = wire::body_of<wire::trial_result>(e);
-    const bool measured = r.status == trial_status::succeeded || r.status == trial_status::stopped;
-    if (measured && r.tflops_per_gpu > best.tflops_per_gpu)
-      best = {r.tflops_per_gpu, r.iteration_ms};
-  }
-  return best;
-}
-
-/// What the pool holds of one trial's run: a daemon that restarts finds
-/// trials it started and never saw end.
-struct past_run {
-  const wire::envelope* started = nullptr; ///< its trial_started record
-  bool ended = false;                      ///< a trial_result is stored
-  std::optional<wire::trial_job> job;      ///< where it ran, when that was recorded
-};
-
-past_run past_run_of(const std::vector<wire::envelope>& history, int trial) {
-  past_run r;
-  for (const auto& h : history) {
-    if (h.trial != trial)
-      continue;
-    if (h.type == wire::type_name<wire::trial_result>())
-      r.ended = true;
-    else if (h.type == wire::type_name<wire::trial_started>())
-      r.started = &h;
-    else if (h.type == wire::type_name<wire::trial_job>())
-      r.job = wire::body_of<wire::trial_job>(h);
-    else if (h.type == wire::type_name<wire::trial_interrupted>())
-      r.started = nullptr, r.job.reset(); // that run is over; a new one may follow
-  }
-  return r;
-}
-
-/// The proposal the session's own generator stored at `seq`, which is what
-/// runs: the bus only says that it exists. None for a proposal the pool does
-/// not hold at that number (forged, or from a process that is not one of
-/// the session's agents), and none once the session has ended.
-std::optional<wire::proposal> stored_proposal(const std::vector<wire::envelope>& history,
-                                              uint64_t seq) {
-  std::optional<wire::proposal> found;
-  for (const auto& h : history) {
-    if (h.seq == seq && h.type == wire::type_name<wire::proposal>())
-      found = wire::body_of<wire::proposal>(h);
-    else if (h.type == wire::type_name<wire::session_status>()
-             && is_final(wire::body_of<wire::session_status>(h).state))
-      return std::nullopt;
-  }
-  return found;
+incumbent_rate incumbent_of(const session_ledger& ledger) {
+  const auto& best = ledger.incumbent();
+  return {best.tflops_per_gpu, best.iteration_ms};
 }
 
 /// The program a process runs, from /proc; empty when it is gone.
@@ -450,16 +400,20 @@ validator_state::validator_state(caf::event_based_actor* self) : agent_state(sel
     // A replay pool's proposal has no command: consider() answers it.
     if (p.exhausted || p.trial <= 0 || running.count(trial_key_of(session, p.trial)))
       return;
-    with_history(session, [this, session, seq = e.seq, trial = p.trial](
-                            std::vector<wire::envelope> history) {
-      const auto stored = stored_proposal(history, seq);
+    with_ledger(session, [this, session, seq = e.seq, trial = p.trial](
+                           const session_ledger& ledger) {
+      // What runs is the proposal the session's own generator stored at
+      // `seq`: the bus only says that one exists. None for a record the
+      // pool does not hold (forged, or from another process), or once the
+      // session has ended.
+      const auto stored = ledger.proposal_at(seq);
       if (!stored || stored->trial != trial) {
         spdlog::warn("validator: session {}: a proposal for trial {} (record {}) that the "
                      "session's pool does not hold, or for a session that has ended: ignored",
                      session, trial, seq);
         return;
       }
-      consider(session, *stored, history);
+      consider(session, *stored, ledger);
     });
   });
   on<wire::session_status>([this](const wire::envelope& e, const wire::session_status& s) {
@@ -488,34 +442,35 @@ validator_state::~validator_state() {
 }
 
 void validator_state::consider(const std::string& session, const wire::proposal& p,
-                               const std::vector<wire::envelope>& history) {
-  const auto past = past_run_of(history, p.trial);
-  if (past.ended)
+                               const session_ledger& ledger) {
+  const auto* past = ledger.trial(p.trial);
+  if (past && past->ended())
     return; // already ran (a republished proposal)
-  const auto* opened = find_first<wire::session_opened>(history);
   const auto key = trial_key_of(session, p.trial);
-  if (!opened || running.count(key) || resuming.count(key))
+  if (!ledger.job() || running.count(key) || resuming.count(key))
     return;
-  const auto job = wire::body_of<wire::session_opened>(*opened);
+  const auto& job = *ledger.job();
+  const auto* started = past && past->started ? &*past->started : nullptr;
+  const auto& placed = past ? past->job : std::nullopt;
   const auto* pool = wire::pool_named(job, p.pool);
   if (pool && pool->kind == pool_kind::replay)
-    return answer_from_table(session, p, job, *pool, bool(past.started));
+    return answer_from_table(session, p, job, *pool, started != nullptr);
   if (p.argv.empty())
     return;
-  if (!past.started)
-    return launch(session, p, job, incumbent_of(history));
+  if (!started)
+    return launch(session, p, job, incumbent_of(ledger));
   // Started by a validator that is gone (a daemon killed or stopped): a
   // Slurm job still runs and is attached to; a local run died with it and
   // runs again under the same number.
-  if (pool && pool->kind == pool_kind::slurm && past.job && past.job->slurm_job_id > 0)
-    return attach(session, p, job, *past.job, past.started->ts_ms, incumbent_of(history));
+  if (pool && pool->kind == pool_kind::slurm && placed && placed->slurm_job_id > 0)
+    return attach(session, p, job, *placed, started->ts_ms, incumbent_of(ledger));
   wire::trial_interrupted note{p.trial, "its run was lost with the daemon that watched it ("
-                                          + (past.job ? end_orphan(*past.job)
-                                                      : std::string("no process was recorded"))
+                                          + (placed ? end_orphan(*placed)
+                                                    : std::string("no process was recorded"))
                                           + "); it runs again"};
   resuming.insert(key); // a proposal repeated meanwhile is not interrupted twice
   store(wire::make_envelope(session, p.trial, note),
-        [this, key, session, p, job, incumbent = incumbent_of(history)](uint64_t) {
+        [this, key, session, p, job, incumbent = incumbent_of(ledger)](uint64_t) {
           resuming.erase(key);
           if (!running.count(key))
             launch(session, p, job, incumbent);

@@ -45,7 +45,7 @@ struct validator_state : agent_state {
 
   /// Launches `p` unless it already ran (a republished proposal).
   void consider(const std::string& session, const wire::proposal& p,
-                const std::vector<wire::envelope>& history);
+                const session_ledger& ledger);
   void launch(const std::string& session, const wire::proposal& p,
               const wire::session_opened& opened, incumbent_rate incumbent);
   /// Takes up a trial a validator that is gone started on Slurm: follows

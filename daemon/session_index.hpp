@@ -3,13 +3,13 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <caf/expected.hpp>
 
 #include "core/trial_outcome.hpp"
+#include "ledger/session_ledger.hpp"
 #include "messages/control_wire.hpp"
 
 namespace paratune {
@@ -45,18 +45,14 @@ public:
 
 private:
   struct entry {
-    control::session_row row;
-    bool opened = false;      ///< its session_opened record was seen
-    bool ended = false;       ///< a final session_status was seen
-    uint64_t read_to = 0;     ///< the last sequence number read
-    std::set<int> proposed, started;
-    std::map<int, trial_status> results;
+    session_ledger ledger;  ///< the session's records, folded as they come
     std::string unreadable; ///< why its records do not read ("" when they do)
+    /// Listed: a tuning session (its session_opened was seen), or one
+    /// whose records do not read.
+    bool listed() const { return ledger.job() || !unreadable.empty(); }
   };
   /// The row as list shows it: paused while the pool holds one of its writes.
   control::session_row shown(const std::string& id, const entry& e) const;
-  static void apply(entry& e, const wire::envelope& record);
-  static void settle(entry& e);
 
   mutable std::mutex mutex_;
   std::map<std::string, entry> entries_;

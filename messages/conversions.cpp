@@ -149,63 +149,11 @@ tuning_context context_of(const session_opened& s) {
   return ctx;
 }
 
-std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history) {
-  std::map<int, trial_outcome> by_trial;
-  for (const auto& e : history) {
-    if (e.type == type_name<trial_result>()) {
-      auto r = body_of<trial_result>(e);
-      trial_outcome o;
-      o.trial = r.trial;
-      o.config = from_wire(r.config);
-      o.status = r.status;
-      o.tflops_per_gpu = r.tflops_per_gpu;
-      o.mfu = r.mfu;
-      o.peak_memory_mib = r.peak_memory_mib;
-      o.memory_limit_mib = r.memory_limit_mib;
-      o.gpu_util_pct = r.gpu_util_pct;
-      o.reason = r.reason;
-      if (!o.ran())
-        o.failure = r.error_kind == failure_kind::none ? failure_kind::other : r.error_kind;
-      by_trial[r.trial] = o;
-    } else if (e.type == type_name<failure_diagnosis>()) {
-      auto d = body_of<failure_diagnosis>(e);
-      auto it = by_trial.find(d.trial);
-      if (it == by_trial.end())
-        continue;
-      it->second.failure = d.kind;
-      it->second.blamed = d.blamed;
-      it->second.confidence = d.confidence;
-      it->second.reason = d.summary;
-    }
-  }
-  std::vector<trial_outcome> out;
-  for (auto& [_, o] : by_trial)
-    out.push_back(std::move(o));
-  return out;
-}
-
 const pool_wire* pool_named(const session_opened& s, const std::string& name) {
   for (const auto& p : s.pools)
     if (p.name == name)
       return &p;
   return nullptr;
-}
-
-std::vector<pending_trial> pending_of(const std::vector<envelope>& history) {
-  std::map<int, pending_trial> proposed;
-  for (const auto& e : history) {
-    if (e.type == type_name<proposal>()) {
-      auto p = body_of<proposal>(e);
-      if (p.trial > 0 && !p.exhausted)
-        proposed[p.trial] = {p.trial, from_wire(p.config)};
-    } else if (e.type == type_name<trial_result>()) {
-      proposed.erase(e.trial);
-    }
-  }
-  std::vector<pending_trial> out;
-  for (auto& [_, p] : proposed)
-    out.push_back(std::move(p));
-  return out;
 }
 
 } // namespace paratune::wire

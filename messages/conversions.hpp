@@ -34,13 +34,7 @@ const measured_run_wire* measured_run_of(const pool_wire& pool, const training_c
 /// The reasoner's context for a session.
 tuning_context context_of(const session_opened& s);
 
-/// The session's trials as the reasoner sees them, in trial order: every
-/// trial_result, with the failure diagnosis of that trial folded in.
-std::vector<trial_outcome> outcomes_of(const std::vector<envelope>& history);
 /// The job's pool called `name`, or nullptr (the built-in simulated pool).
 const pool_wire* pool_named(const session_opened& s, const std::string& name);
-
-/// The session's trials that were proposed and have no result yet.
-std::vector<pending_trial> pending_of(const std::vector<envelope>& history);
 
 } // namespace paratune::wire

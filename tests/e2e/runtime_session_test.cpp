@@ -13,6 +13,7 @@
 
 #include "actors/runtime.hpp"
 #include "actors/tuning_session.hpp"
+#include "ledger/session_ledger.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
@@ -93,7 +94,9 @@ TEST_F(runtime_session, runs_over_the_bus_survives_garbage_and_stores_every_step
   EXPECT_EQ(count["proposal"], 5);
   EXPECT_GE(count["analysis_report"], 5);
   EXPECT_EQ(count["session_status"], 1);
-  auto outcomes = wire::outcomes_of(*history);
+  session_ledger ledger;
+  ledger.apply(*history);
+  auto outcomes = ledger.outcomes();
   ASSERT_EQ(outcomes.size(), 5u);
   std::set<std::string> configs;
   for (const auto& o : outcomes)
@@ -128,7 +131,9 @@ TEST_F(runtime_session, the_pool_reopens_with_the_whole_session_in_order) {
   ASSERT_TRUE(pool);
   auto history = (*pool)->session_history("e2e-2");
   ASSERT_TRUE(history);
-  EXPECT_EQ(wire::outcomes_of(*history).size(), 2u);
+  session_ledger ledger;
+  ledger.apply(*history);
+  EXPECT_EQ(ledger.outcomes().size(), 2u);
   EXPECT_EQ(history->front().type, "session_opened");
   // The session's end is its coordinator's last record. The telemetry
   // agent (its own thread) records the last trial's series when that

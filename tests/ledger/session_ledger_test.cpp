@@ -1,0 +1,265 @@
+// The session ledger over histories built in memory: what each record does
+// to it, replays and repeats, and the questions the agents ask of it.
+
+#include <gtest/gtest.h>
+
+#include "ledger/ledger_book.hpp"
+#include "ledger/session_ledger.hpp"
+#include "messages/codec.hpp"
+#include "messages/conversions.hpp"
+
+namespace paratune {
+namespace {
+
+/// Builds a session's records with consecutive sequence numbers, as the
+/// pool would store them.
+struct history_builder {
+  std::string session = "s1";
+  uint64_t seq = 0;
+  std::vector<wire::envelope> records;
+
+  template <class T>
+  history_builder& add(int trial, const T& body) {
+    auto e = wire::make_envelope(session, trial, body);
+    e.seq = ++seq;
+    records.push_back(std::move(e));
+    return *this;
+  }
+};
+
+wire::config_map config_with_mbs(int mbs) {
+  training_config c;
+  c.mbs = mbs;
+  return wire::to_wire(c);
+}
+
+wire::session_opened job_with_pools() {
+  wire::session_opened j;
+  j.trials = 6;
+  wire::pool_wire a;
+  a.name = "a100";
+  a.capacity = 2;
+  j.pools.push_back(a);
+  return j;
+}
+
+wire::analysis_report report_for_request(int request) {
+  wire::analysis_report r;
+  r.request = request;
+  return r;
+}
+
+wire::proposal proposal_for(int trial, int request, int mbs, const std::string& pool = "a100") {
+  wire::proposal p;
+  p.trial = trial;
+  p.request = request;
+  p.config = config_with_mbs(mbs);
+  p.pool = pool;
+  p.predicted_peak_mib = 1000.0 * mbs;
+  return p;
+}
+
+wire::trial_result result_of(int trial, trial_status status, double tflops,
+                             failure_kind kind = failure_kind::none,
+                             const std::string& pool = "a100") {
+  wire::trial_result r;
+  r.trial = trial;
+  r.status = status;
+  r.tflops_per_gpu = tflops;
+  r.iteration_ms = tflops > 0 ? 1e5 / tflops : 0;
+  r.error_kind = kind;
+  r.pool = pool;
+  r.config = config_with_mbs(trial);
+  if (kind == failure_kind::launcher_error)
+    r.error_message = "sbatch: error: invalid partition";
+  return r;
+}
+
+/// Two trials proposed on request 1; trial 1 ran at 150, trial 2 ran out of
+/// memory and was diagnosed; request 2 was answered by trial 3, still running.
+history_builder three_trials() {
+  history_builder h;
+  h.add(0, job_with_pools())
+    .add(0, wire::analysis_request{0, 1, 2})
+    .add(0, report_for_request(1))
+    .add(1, proposal_for(1, 1, 1))
+    .add(2, proposal_for(2, 1, 4))
+    .add(1, wire::trial_started{1, config_with_mbs(1), {"sim"}, "a100"})
+    .add(1, result_of(1, trial_status::succeeded, 150))
+    .add(2, result_of(2, trial_status::failed, 0, failure_kind::oom))
+    .add(2, wire::failure_diagnosis{2, failure_kind::oom, {"micro_batch_size"}, 92, false,
+                                    "MBS 4 caused CUDA OutOfMemoryError"})
+    .add(0, wire::analysis_request{2, 2, 1})
+    .add(3, proposal_for(3, 2, 2));
+  return h;
+}
+
+TEST(SessionLedger, FoldsTrialsRequestsAndTheIncumbent) {
+  const auto h = three_trials();
+  session_ledger l;
+  l.apply(h.records);
+  EXPECT_EQ(l.session(), "s1");
+  EXPECT_EQ(l.last_seq(), 11u);
+  ASSERT_NE(l.job(), nullptr);
+  EXPECT_EQ(l.job()->trials, 6);
+  EXPECT_EQ(l.latest_request(), 2);
+  EXPECT_EQ(l.next_trial(), 4);
+  EXPECT_EQ(l.trials_used(), 3);
+  EXPECT_EQ(l.results(), 2);
+  const auto flying = l.in_flight();
+  ASSERT_EQ(flying.size(), 1u);
+  EXPECT_EQ(flying[0]->number, 3);
+  EXPECT_EQ(l.incumbent().trial, 1);
+  EXPECT_DOUBLE_EQ(l.incumbent().tflops_per_gpu, 150);
+  EXPECT_EQ(l.pools().at("a100").last_trial, 2);
+  EXPECT_EQ(l.pools().at("a100").last_end, failure_kind::oom);
+  EXPECT_FALSE(l.ended());
+  EXPECT_TRUE(l.unreadable().empty());
+}
+
+TEST(SessionLedger, OutcomesCarryTheDiagnosisAndPendingTheTrialsInFlight) {
+  session_ledger l;
+  l.apply(three_trials().records);
+  const auto outcomes = l.outcomes();
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].trial, 1);
+  EXPECT_EQ(outcomes[0].status, trial_status::succeeded);
+  EXPECT_EQ(outcomes[0].failure, failure_kind::none);
+  EXPECT_EQ(outcomes[1].trial, 2);
+  EXPECT_EQ(outcomes[1].failure, failure_kind::oom);
+  EXPECT_EQ(outcomes[1].confidence, 92);
+  ASSERT_EQ(outcomes[1].blamed.size(), 1u);
+  EXPECT_EQ(outcomes[1].blamed[0], "micro_batch_size");
+  EXPECT_EQ(outcomes[1].reason, "MBS 4 caused CUDA OutOfMemoryError");
+  const auto pending = l.pending();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].trial, 3);
+  EXPECT_EQ(pending[0].config.mbs, 2);
+}
+
+TEST(SessionLedger, ReplayingFromAnySequenceNumberChangesNothing) {
+  const auto h = three_trials();
+  session_ledger once;
+  once.apply(h.records);
+  // Applied in two reads that overlap (the second from seq 5), and the
+  // whole history once more on top.
+  session_ledger twice;
+  twice.apply(std::vector<wire::envelope>(h.records.begin(), h.records.begin() + 7));
+  twice.apply(std::vector<wire::envelope>(h.records.begin() + 4, h.records.end()));
+  twice.apply(h.records);
+  EXPECT_EQ(twice.last_seq(), once.last_seq());
+  EXPECT_EQ(twice.applied(), once.applied());
+  EXPECT_EQ(twice.applied(), 11u);
+  EXPECT_EQ(twice.trials_used(), once.trials_used());
+  EXPECT_EQ(twice.results(), 2);
+  EXPECT_EQ(twice.outcomes().size(), 2u);
+}
+
+TEST(SessionLedger, AnswersByRequestAndTheStoredProposalUntilTheEnd) {
+  auto h = three_trials();
+  session_ledger l;
+  l.apply(h.records);
+  ASSERT_NE(l.report_for(1), nullptr);
+  EXPECT_EQ(l.report_for(1)->seq, 3u);
+  EXPECT_EQ(l.report_for(2), nullptr);
+  const auto answers = l.proposals_for(1);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].trial, 1);
+  EXPECT_EQ(answers[1].trial, 2);
+  // The validator runs what the pool holds at the number the bus named.
+  ASSERT_TRUE(l.proposal_at(11));
+  EXPECT_EQ(l.proposal_at(11)->trial, 3);
+  EXPECT_FALSE(l.proposal_at(10)); // a request, not a proposal
+  EXPECT_FALSE(l.proposal_at(99));
+  wire::session_status end;
+  end.state = session_state::cancelled;
+  h.add(0, end);
+  l.apply(h.records.back());
+  EXPECT_TRUE(l.ended());
+  EXPECT_EQ(l.end()->state, session_state::cancelled);
+  EXPECT_FALSE(l.proposal_at(11)); // nothing new runs once it has ended
+}
+
+TEST(SessionLedger, ASkippedTrialSpendsNoBudget) {
+  history_builder h;
+  h.add(0, job_with_pools()).add(1, proposal_for(1, 1, 1));
+  session_ledger l;
+  l.apply(h.records);
+  EXPECT_EQ(l.trials_used(), 1);
+  h.add(1, result_of(1, trial_status::skipped, 0));
+  l.apply(h.records.back());
+  EXPECT_EQ(l.trials_used(), 0);
+  EXPECT_EQ(l.results(), 1);
+  EXPECT_EQ(l.next_trial(), 2);
+}
+
+TEST(SessionLedger, CountsAPoolsLaunchFailuresInARowAndResetsOnAStart) {
+  history_builder h;
+  h.add(0, job_with_pools());
+  for (int t = 1; t <= 3; ++t)
+    h.add(t, result_of(t, trial_status::failed, 0, failure_kind::launcher_error));
+  session_ledger l;
+  l.apply(h.records);
+  EXPECT_EQ(l.pools().at("a100").launch_failures, 3);
+  EXPECT_EQ(l.pools().at("a100").last_launch_error, "sbatch: error: invalid partition");
+  EXPECT_EQ(l.pools().at("a100").last_end, failure_kind::launcher_error);
+  h.add(4, result_of(4, trial_status::succeeded, 120));
+  l.apply(h.records.back());
+  EXPECT_EQ(l.pools().at("a100").launch_failures, 0);
+  EXPECT_EQ(l.pools().at("a100").last_end, failure_kind::none);
+}
+
+TEST(SessionLedger, AnInterruptedRunIsNoLongerStarted) {
+  history_builder h;
+  h.add(0, job_with_pools()).add(1, proposal_for(1, 1, 1));
+  h.add(1, wire::trial_started{1, config_with_mbs(1), {"sim"}, "a100"});
+  wire::trial_job j;
+  j.trial = 1;
+  j.slurm_job_id = 77;
+  h.add(1, j);
+  session_ledger l;
+  l.apply(h.records);
+  ASSERT_TRUE(l.trial(1)->started);
+  EXPECT_EQ(l.trial(1)->job->slurm_job_id, 77);
+  h.add(1, wire::trial_interrupted{1, "its run was lost"});
+  l.apply(h.records.back());
+  EXPECT_FALSE(l.trial(1)->started);
+  EXPECT_FALSE(l.trial(1)->job);
+  EXPECT_TRUE(l.trial(1)->in_flight());
+}
+
+TEST(SessionLedger, ARecordThatDoesNotDecodeIsNamedAndSkipped) {
+  auto h = three_trials();
+  h.records[6].body = "\xc1"; // the trial 1 result: a msgpack byte that is never valid
+  session_ledger l;
+  l.apply(h.records);
+  EXPECT_NE(l.unreadable().find("record 7 (trial_result)"), std::string::npos) << l.unreadable();
+  EXPECT_EQ(l.results(), 1);
+  EXPECT_EQ(l.last_seq(), 11u);
+}
+
+TEST(SessionLedger, RecordsOfAnotherSessionAreNotApplied) {
+  auto h = three_trials();
+  session_ledger l("other");
+  l.apply(h.records);
+  EXPECT_EQ(l.applied(), 0u);
+  EXPECT_EQ(l.job(), nullptr);
+}
+
+TEST(LedgerBook, KeepsOneLedgerPerSessionAndDropsTheLeastRecentlyUsed) {
+  ledger_book book(2);
+  EXPECT_EQ(book.of("a")->session(), "a");
+  auto a = book.of("a");
+  a->apply(three_trials().records); // session "s1" records do not apply to "a"
+  EXPECT_EQ(book.of("a"), a);
+  book.of("b");
+  book.of("a"); // "b" is now the least recently used
+  book.of("c");
+  EXPECT_EQ(book.size(), 2u);
+  EXPECT_EQ(book.of("a"), a);
+  book.forget("a");
+  EXPECT_NE(book.of("a"), a);
+}
+
+} // namespace
+} // namespace paratune
