@@ -61,7 +61,9 @@ mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
   // What MaxText itself refuses, or would run as another configuration, in
   // MaxText's words: the guard reads the same table as the export and the
   // simulator (maxtext_rule_table).
-  maxtext_launch launch{m, ici, dcn, w, ici.chips() * dcn.chips()};
+  // The per-device batch is over the chips MaxText is given (the slices'),
+  // whatever the mesh spans.
+  maxtext_launch launch{m, ici, dcn, w, slice.chips()};
   for (const auto& f : check_maxtext_overrides(render_maxtext_args(launch),
                                                {slice.chips_per_slice(), slice.num_slices,
                                                 w.global_batch}))

@@ -82,9 +82,12 @@ tpu_run simulate_tpu_run(const experiment_spec& exp, const tpu_mesh& mesh, std::
   tpu_run run;
   // MaxText's own start-up checks first, on the overrides this run stands
   // for: a refused run stops with MaxText's exception, as train.py would.
-  const maxtext_launch launch{exp.model, mesh, exp.dcn_mesh, exp.workload,
-                              mesh.chips() * exp.dcn_mesh.chips()};
-  for (const auto& f : check_maxtext_overrides(render_maxtext_args(launch), target_of(launch)))
+  // The slice is the experiment's, whatever the mesh spans: MaxText sees
+  // every chip it is given (jax.devices()).
+  const maxtext_launch launch{exp.model, mesh, exp.dcn_mesh, exp.workload, exp.slice.chips()};
+  const maxtext_target target{exp.slice.chips_per_slice(), exp.slice.num_slices,
+                              exp.workload.global_batch};
+  for (const auto& f : check_maxtext_overrides(render_maxtext_args(launch), target))
     if (f.refuses()) {
       run.error = f.printed();
       run.refused_by = f.rule;
