@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/model_spec.hpp"
+#include "core/tpu/maxtext_rules.hpp"
 #include "core/tpu/mesh_workload.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 
@@ -22,10 +23,21 @@ struct maxtext_launch {
 /// MaxText's key=value arguments (after `MaxText/train.py
 /// MaxText/configs/base.yml`), as its config names them:
 /// ici_<axis>_parallelism and dcn_<axis>_parallelism for every axis (data,
-/// fsdp, sequence, tensor, expert; paratune's replica axis is data
-/// parallelism and counts into data), per_device_batch_size,
-/// max_target_length, gradient_accumulation_steps, remat_policy, and the
-/// model's base_* sizes. Each is one argv entry; no shell reads them.
+/// fsdp, context, tensor, expert; paratune's replica axis is data
+/// parallelism and counts into data, its seq axis is MaxText's context),
+/// per_device_batch_size (the global batch over chips and accumulation
+/// steps), max_target_length, gradient_accumulation_steps, remat_policy
+/// (with pure_nnx_decoder=true for `none`), and the model's base_* sizes
+/// (an MoE model's expert width in base_moe_mlp_dim and base_mlp_dim).
+/// Each is one argv entry; no shell reads them.
 std::vector<std::string> render_maxtext_args(const maxtext_launch& launch);
+
+/// The slice, slices and batch the rules check `launch`'s overrides against.
+maxtext_target target_of(const maxtext_launch& launch);
+
+/// render_maxtext_args, checked against MaxText's rule table: throws
+/// input_error naming every rule the overrides trip (a refusal, or a run
+/// MaxText would change), so nothing MaxText refuses is ever written.
+std::vector<std::string> checked_maxtext_args(const maxtext_launch& launch);
 
 } // namespace paratune

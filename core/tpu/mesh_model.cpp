@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/perf/device_profile.hpp"
+#include "core/tpu/maxtext_args.hpp"
 #include "core/tpu/mesh_parts.hpp"
 
 namespace paratune {
@@ -57,6 +58,17 @@ mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
   p.dcn = dcn;
   const auto shapes = make_mesh_shapes(m, ici, dcn, w);
   p.problems = shapes.problems;
+  // What MaxText itself refuses, or would run as another configuration, in
+  // MaxText's words: the guard reads the same table as the export and the
+  // simulator (maxtext_rule_table).
+  // The per-device batch is over the chips MaxText is given (the slices'),
+  // whatever the mesh spans.
+  maxtext_launch launch{m, ici, dcn, w, slice.chips()};
+  for (const auto& f : check_maxtext_overrides(render_maxtext_args(launch),
+                                               {slice.chips_per_slice(), slice.num_slices,
+                                                w.global_batch}))
+    p.problems.push_back("MaxText " + std::string(f.refuses() ? "refuses" : "changes") + " it ("
+                         + std::string(f.row().id) + "): " + f.printed());
   if (ici.chips() != slice.chips_per_slice())
     p.problems.push_back("mesh " + to_string(ici) + " spans " + std::to_string(ici.chips())
                          + " chips, the slice has " + std::to_string(slice.chips_per_slice()));

@@ -10,7 +10,7 @@ namespace {
 constexpr std::array<std::pair<remat_policy, const char*>, 11> names{{
     {remat_policy::none, "none"},
     {remat_policy::minimal, "minimal"},
-    {remat_policy::minimal_flash, "minimal_flash"},
+    {remat_policy::minimal_with_context, "minimal_with_context"},
     {remat_policy::save_dot_with_context_except_mlp, "save_dot_with_context_except_mlp"},
     {remat_policy::save_dot_except_mlpwi, "save_dot_except_mlpwi"},
     {remat_policy::save_dot_except_mlp, "save_dot_except_mlp"},
@@ -30,7 +30,7 @@ remat_plan kept_by(remat_policy p) {
     case remat_policy::minimal_offloaded:
       k.qkv = k.out_proj = k.mlp_in = k.mlp_out = true;
       break;
-    case remat_policy::minimal_flash:
+    case remat_policy::minimal_with_context:
       k.qkv = k.context = k.out_proj = k.mlp_in = k.mlp_out = true;
       break;
     case remat_policy::save_dot_with_context_except_mlp:
@@ -60,6 +60,11 @@ const char* to_string(remat_policy p) {
 }
 
 bool parse_remat_policy(std::string_view text, remat_policy& out) {
+  // The old name still runs in MaxText, with a warning: read it as the new.
+  if (text == "minimal_flash") {
+    out = remat_policy::minimal_with_context;
+    return true;
+  }
   for (const auto& [policy, name] : names)
     if (text == name) {
       out = policy;

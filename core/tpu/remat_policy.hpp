@@ -7,11 +7,13 @@ namespace paratune {
 
 /// MaxText's remat_policy (layers/decoders.py, get_remat_policy): which
 /// activations of a decoder layer the backward pass finds saved and which
-/// it recomputes. The names are MaxText's; `none` saves everything.
+/// it recomputes. The names are MaxText's; `none` saves everything, which
+/// is what MaxText's NNX decoder does with it (the Linen decoder saves
+/// nothing: core/tpu/maxtext_rule_table.hpp, remat_none_decoder).
 enum class remat_policy {
   none,
   minimal,                           ///< every matmul output without batch dims
-  minimal_flash,                     ///< minimal plus the attention output
+  minimal_with_context,              ///< minimal plus the attention output (was minimal_flash)
   save_dot_with_context_except_mlp,  ///< qkv, attention output, out projection
   save_dot_except_mlpwi,             ///< qkv, out projection, MLP down projection
   save_dot_except_mlp,               ///< qkv, out projection
@@ -23,7 +25,9 @@ enum class remat_policy {
 };
 
 const char* to_string(remat_policy p);
-/// Accepts MaxText's names (above). Returns false for anything else.
+/// Accepts MaxText's names (above), and `minimal_flash`, MaxText's
+/// deprecated name of minimal_with_context (layers/decoders.py:354), read
+/// as that. Returns false for anything else.
 bool parse_remat_policy(std::string_view text, remat_policy& out);
 /// "none, minimal, ..., full": for error messages.
 std::string remat_policy_names();

@@ -261,9 +261,9 @@ TEST(maxtext_args, renders_the_mesh_and_step_as_maxtext_names_them) {
   EXPECT_EQ(render_maxtext_args(l),
             (std::vector<std::string>{
                 "ici_data_parallelism=1", "ici_fsdp_parallelism=16",
-                "ici_sequence_parallelism=1", "ici_tensor_parallelism=4",
+                "ici_context_parallelism=1", "ici_tensor_parallelism=4",
                 "ici_expert_parallelism=1", "dcn_data_parallelism=1", "dcn_fsdp_parallelism=1",
-                "dcn_sequence_parallelism=1", "dcn_tensor_parallelism=1",
+                "dcn_context_parallelism=1", "dcn_tensor_parallelism=1",
                 "dcn_expert_parallelism=1", "per_device_batch_size=6", "max_target_length=2048",
                 "gradient_accumulation_steps=1", "remat_policy=minimal", "base_emb_dim=8192",
                 "base_num_query_heads=64", "base_num_kv_heads=64", "head_dim=128",

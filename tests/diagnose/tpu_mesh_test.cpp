@@ -162,7 +162,7 @@ TEST(remat_policy, plans_follow_from_the_saved_tensors) {
   EXPECT_TRUE(minimal.recompute_attention);
   EXPECT_FALSE(minimal.recompute_qkv || minimal.recompute_out || minimal.recompute_mlp_in);
   EXPECT_FALSE(minimal.mlp_out);  // nothing in backward reads it
-  EXPECT_FALSE(plan_of(remat_policy::minimal_flash).recomputes_any());
+  EXPECT_FALSE(plan_of(remat_policy::minimal_with_context).recomputes_any());
   const auto except_mlp = plan_of(remat_policy::save_dot_except_mlp);
   EXPECT_TRUE(except_mlp.recompute_mlp_in && except_mlp.recompute_attention);
   EXPECT_FALSE(except_mlp.recompute_out || except_mlp.recompute_qkv);

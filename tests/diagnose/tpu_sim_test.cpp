@@ -89,6 +89,22 @@ TEST_F(tpu_sim, a_mesh_that_does_not_fit_fails_like_xla) {
   EXPECT_EQ(missing.status, 2);
 }
 
+// The simulator refuses what MaxText refuses, with MaxText's exception
+// (core/tpu/maxtext_rule_table.cpp, ici_product: max_utils.py:479).
+TEST_F(tpu_sim, a_mesh_short_of_the_slice_is_refused_as_maxtext_refuses_it) {
+  const auto exp = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  auto r = run({sim(), "run", "--experiment", exp, "--mesh", "data=2,model=2", "--out",
+                dir + "/x"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.out.find("AssertionError: Number of devices per slice 16 does not match the "
+                       "product of the ICI parallelism 4"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/x/op_profile.json"));
+  // The experiment's own mesh (seq=4, MaxText's context axis) runs.
+  EXPECT_EQ(run({sim(), "run", "--experiment", exp, "--out", dir + "/y"}).status, 0);
+}
+
 TEST_F(tpu_sim, the_fixture_mode_rebuilds_the_committed_asap_profiles) {
   const auto s = test::asap_dir("v6e-16-hbm");
   ASSERT_EQ(run({sim(), "fixture", "--spec", s + "/paper.yaml", "--out", dir + "/f"}).status, 0);

@@ -99,5 +99,43 @@ TEST_F(parse_log_cli, unreadable_file_exits_2_naming_it) {
   EXPECT_NE(r.err.find("/nonexistent/run.log"), std::string::npos) << r.err;
 }
 
+// A MaxText log (AI-Hypercomputer/maxtext PR #4847's, tests/fixtures/maxtext)
+// is told from a Megatron-LM one and printed in the same shape.
+TEST_F(parse_log_cli, a_maxtext_log_in_megatron_s_shape) {
+  const std::string log = "'" + test::source_dir()
+                          + "/tests/fixtures/maxtext/pr4847_async_dispatch_2026.log'";
+  const auto r = run_paratune("parse-log --json " + log);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "maxtext");
+  ASSERT_EQ(j["iterations"].size(), 3u);
+  EXPECT_EQ(j["iterations"][2]["iteration"], 3);
+  EXPECT_DOUBLE_EQ(j["iterations"][2]["elapsed_ms"].get<double>(), 10344.0);
+  EXPECT_DOUBLE_EQ(j["iterations"][2]["tflops_per_device"].get<double>(), 346.932);
+  EXPECT_DOUBLE_EQ(j["iterations"][2]["tokens_per_s_per_device"].get<double>(), 19006.461);
+  EXPECT_EQ(j["iterations"][0]["scored"], false);
+  EXPECT_EQ(j["score"]["scored"], 2);
+  const auto text = run_paratune("parse-log " + log);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("format: maxtext\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("scored 2 steps: mean 10286.0 ms, 348.9 TFLOP/s/device"),
+            std::string::npos) << text.out;
+  // A Megatron-LM log says which it is too.
+  const auto megatron = run_paratune(
+      "parse-log --json " + corpus("jindajia_Megatron-LM_debug_terminal_oom_issue525.txt"));
+  ASSERT_EQ(megatron.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(megatron.out)["format"], "megatron");
+}
+
+TEST_F(parse_log_cli, a_maxtext_run_that_failed_before_its_first_step) {
+  const auto r = run_paratune("parse-log --json '" + test::source_dir()
+                              + "/tests/fixtures/maxtext/mesh_mismatch.log'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "maxtext");
+  ASSERT_EQ(j["errors"].size(), 1u);
+  EXPECT_EQ(j["errors"][0]["kind"], "config_invalid");
+}
+
 } // namespace
 } // namespace paratune

@@ -8,6 +8,8 @@
 #include <functional>
 #include <random>
 
+#include "core/tpu/maxtext_args.hpp"
+
 namespace paratune::tpusim {
 
 namespace {
@@ -78,6 +80,19 @@ mesh_calibration hidden_calibration(const experiment_spec& exp, std::uint64_t se
 tpu_run simulate_tpu_run(const experiment_spec& exp, const tpu_mesh& mesh, std::uint64_t seed,
                          int steps) {
   tpu_run run;
+  // MaxText's own start-up checks first, on the overrides this run stands
+  // for: a refused run stops with MaxText's exception, as train.py would.
+  // The slice is the experiment's, whatever the mesh spans: MaxText sees
+  // every chip it is given (jax.devices()).
+  const maxtext_launch launch{exp.model, mesh, exp.dcn_mesh, exp.workload, exp.slice.chips()};
+  const maxtext_target target{exp.slice.chips_per_slice(), exp.slice.num_slices,
+                              exp.workload.global_batch};
+  for (const auto& f : check_maxtext_overrides(render_maxtext_args(launch), target))
+    if (f.refuses()) {
+      run.error = f.printed();
+      run.refused_by = f.rule;
+      return run;
+    }
   run.truth = predict_mesh(exp.model, exp.cluster, exp.slice, mesh, exp.dcn_mesh, exp.workload,
                            hidden_calibration(exp, seed));
   if (!run.truth.valid()) {

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/tpu/profile_synthesis.hpp"
 #include "core/diagnosis/experiment_spec.hpp"
+#include "core/tpu/maxtext_rule_table.hpp"
 #include "core/tpu/mesh_model.hpp"
 
 namespace paratune::tpusim {
@@ -20,7 +22,9 @@ struct tpu_run {
   mesh_prediction truth;
   synthetic_profile profile;
   bool oom = false;
-  std::string error;       ///< XLA's wording when the run fails
+  std::string error;       ///< XLA's (or MaxText's) wording when the run fails
+  /// The MaxText rule that stopped the run at start-up, if one did.
+  std::optional<maxtext_rule> refused_by;
 };
 
 tpu_run simulate_tpu_run(const experiment_spec& exp, const tpu_mesh& mesh, std::uint64_t seed,

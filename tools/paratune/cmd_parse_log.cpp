@@ -1,7 +1,10 @@
 // `paratune parse-log FILE [--json] [--cluster NAME [--gpus N]]`: reads a
-// Megatron-LM training log and prints what the tuner sees in it (iterations,
-// memory, errors, arguments); told the cluster, it also checks the reported
-// TFLOP/s per GPU against the device (core/diagnosis/plausibility.hpp).
+// Megatron-LM or MaxText training log (the format is detected) and prints
+// what the tuner sees in it (iterations, memory, errors, arguments; for
+// MaxText each step's phase and the scored means); told the cluster, it
+// also checks the reported TFLOP/s per GPU against the device
+// (core/diagnosis/plausibility.hpp), and a MaxText step beyond the device's
+// peak is not scored.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,7 +14,13 @@
 #include <vector>
 
 #include "adapters/config/catalog.hpp"
+#include "adapters/maxtext/training_log_format.hpp"
+#include "adapters/maxtext/maxtext_log_json.hpp"
+#include "adapters/maxtext/maxtext_log_parser.hpp"
+#include "adapters/maxtext/maxtext_log_summary.hpp"
+#include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/diagnosis/evidence_readers.hpp"
+#include "adapters/megatron/log_chunks.hpp"
 #include "adapters/megatron/megatron_log_json.hpp"
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/megatron/megatron_log_summary.hpp"
@@ -25,15 +34,23 @@ namespace paratune::cli {
 
 namespace {
 
-// "-" reads standard input, so that a running job can be piped in.
-megatron_log parse_stdin() {
-  megatron_log_parser parser;
-  std::string buf(1 << 16, '\0');
-  const auto size = static_cast<std::streamsize>(buf.size());
-  while (std::cin.read(buf.data(), size) || std::cin.gcount() > 0)
-    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(std::cin.gcount())));
-  parser.finish();
-  return parser.log();
+// Both readers read the same bytes, "-" being standard input (so that a
+// running job can be piped in); the format is decided after.
+struct both_logs {
+  megatron_log megatron;
+  maxtext_log maxtext;
+};
+
+both_logs parse_both(const std::string& file) {
+  megatron_log_parser megatron;
+  maxtext_log_parser maxtext;
+  read_log_chunks(file, "log", [&](std::string_view chunk) {
+    megatron.feed(chunk);
+    maxtext.feed(chunk);
+  });
+  megatron.finish();
+  maxtext.finish();
+  return {megatron.log(), maxtext.log()};
 }
 
 // The precision the log ran in, for the peak: fp8 when its argument dump
@@ -63,7 +80,8 @@ command_action setup_parse_log(CLI::App& sub) {
   auto json = std::make_shared<bool>(false);
   auto cluster = std::make_shared<std::string>();
   auto gpus = std::make_shared<int>(0);
-  sub.add_option("FILE", *file, "Megatron-LM log file (stdout/stderr of a run); - for stdin")
+  sub.add_option("FILE", *file,
+                 "Megatron-LM or MaxText log file (stdout/stderr of a run); - for stdin")
     ->required();
   sub.add_flag("--json", *json, "print the parsed log as JSON");
   sub.add_option("--cluster", *cluster,
@@ -76,15 +94,29 @@ command_action setup_parse_log(CLI::App& sub) {
     // An unreadable file or an unknown cluster throws input_error naming
     // it: main prints it and exits 2.
     const auto device = cluster->empty() ? std::optional<cluster_spec>{} : load_cluster(*cluster);
-    const megatron_log log = *file == "-" ? parse_stdin() : parse_megatron_log_file(*file);
-    if (!log.recognised())
+    auto logs = parse_both(*file);
+    const auto format = detect_training_log_format(logs.megatron, logs.maxtext);
+    if (format == training_log_format::unknown)
       throw input_error((*file == "-" ? std::string("standard input") : *file)
-                        + ": no Megatron-LM line found (" + std::to_string(log.lines)
-                        + " lines read)");
+                        + ": no Megatron-LM line found (" + std::to_string(logs.megatron.lines)
+                        + " lines read), nor a MaxText one");
+    if (format == training_log_format::maxtext) {
+      auto& log = logs.maxtext;
+      // Told the device, a step beyond its peak was timed before it ran.
+      if (device)
+        score_steps(log.steps, device->device.peak_tflops(precision::bf16));
+      if (*json)
+        print_json(to_json(log));
+      else
+        write_summary(std::cout, log);
+      return 0;
+    }
+    const megatron_log& log = logs.megatron;
     const auto warnings =
         device ? plausibility_warnings(log, *file, *device, *gpus) : std::vector<std::string>{};
     if (*json) {
       auto j = to_json(log);
+      j["format"] = "megatron";
       if (device)
         j["warnings"] = warnings;
       print_json(j);
@@ -100,6 +132,6 @@ command_action setup_parse_log(CLI::App& sub) {
 } // namespace
 
 static registrar parse_log_command{
-  {"parse-log", "Parse a Megatron-LM training log: iterations, memory, errors, arguments", setup_parse_log}};
+  {"parse-log", "Parse a Megatron-LM or MaxText training log: iterations, memory, errors, arguments", setup_parse_log}};
 
 } // namespace paratune::cli

@@ -92,7 +92,7 @@ std::vector<std::string> maxtext_overrides(const tpu_best_run& run) {
   l.dcn = exp.dcn_mesh;
   l.workload = exp.workload;
   l.chips = exp.slice.chips();
-  return render_maxtext_args(l);
+  return checked_maxtext_args(l);
 }
 
 } // namespace paratune::cli
