@@ -1,8 +1,7 @@
 #include "report/decision_chain.hpp"
 
-#include <map>
-
 #include "messages/codec.hpp"
+#include "report/readable_ledger.hpp"
 
 namespace paratune {
 
@@ -42,30 +41,26 @@ void take_diagnosis(decision& d, const wire::failure_diagnosis& f) {
 
 } // namespace
 
-std::vector<decision> decision_chain(const std::vector<wire::envelope>& history) {
-  std::map<int, decision> by_trial;
-  const auto at = [&](int trial) -> decision& {
-    auto& d = by_trial[trial];
-    d.trial = trial;
-    return d;
-  };
-  for (const auto& e : history) {
-    if (e.type == wire::type_name<wire::proposal>()) {
-      const auto p = wire::body_of<wire::proposal>(e);
-      if (p.trial > 0) // trial 0: an answer that launched nothing
-        take_proposal(at(p.trial), p);
-    } else if (e.type == wire::type_name<wire::trial_result>()) {
-      const auto r = wire::body_of<wire::trial_result>(e);
-      take_result(at(r.trial), r);
-    } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
-      const auto f = wire::body_of<wire::failure_diagnosis>(e);
-      take_diagnosis(at(f.trial), f);
-    }
-  }
+std::vector<decision> decision_chain(const session_ledger& ledger) {
   std::vector<decision> chain;
-  for (auto& [_, d] : by_trial)
+  for (const auto& [number, t] : ledger.trials()) {
+    if (!t.proposal && !t.result && !t.diagnosis)
+      continue; // only a run's start is known: nothing to explain yet
+    decision d;
+    d.trial = number;
+    if (t.proposal)
+      take_proposal(d, *t.proposal);
+    if (t.result)
+      take_result(d, *t.result);
+    if (t.diagnosis)
+      take_diagnosis(d, *t.diagnosis);
     chain.push_back(std::move(d));
+  }
   return chain;
+}
+
+std::vector<decision> decision_chain(const std::vector<wire::envelope>& history) {
+  return decision_chain(readable_ledger_of({}, history));
 }
 
 } // namespace paratune

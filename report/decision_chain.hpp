@@ -5,6 +5,7 @@
 
 #include "core/early_stop_policy.hpp"
 #include "core/trial_outcome.hpp"
+#include "ledger/session_ledger.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune {
@@ -38,7 +39,10 @@ struct decision {
   std::string diagnosis;
 };
 
-/// The chain of a GPU session's records, in trial order.
+/// The chain of a GPU session, in trial order.
+std::vector<decision> decision_chain(const session_ledger& ledger);
+/// The same from the session's records; throws wire::decode_error for a
+/// record that does not decode.
 std::vector<decision> decision_chain(const std::vector<wire::envelope>& history);
 
 } // namespace paratune

@@ -1,4 +1,5 @@
 #include "report/session_summary.hpp"
+#include "report/readable_ledger.hpp"
 
 #include "core/tuning/safety_guards.hpp"
 
@@ -93,35 +94,22 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   return row;
 }
 
-session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
+session_summary summarize(const session_ledger& ledger, model_usage model) {
   session_summary s;
-  s.session = session;
-  s.model = model_usage_of(history);
-  std::map<int, wire::proposal> proposals;
-  std::map<int, trial_row> rows;
-  for (const auto& e : history) {
-    if (e.type == wire::type_name<wire::session_opened>()) {
-      s.job = wire::body_of<wire::session_opened>(e);
-    } else if (e.type == wire::type_name<wire::proposal>()) {
-      auto p = wire::body_of<wire::proposal>(e);
-      proposals[p.trial] = p;
-    } else if (e.type == wire::type_name<wire::trial_result>()) {
-      auto r = wire::body_of<wire::trial_result>(e);
-      const auto it = proposals.find(r.trial);
-      rows[r.trial] = row_of(r, it != proposals.end() ? &it->second : nullptr);
-    } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
-      auto d = wire::body_of<wire::failure_diagnosis>(e);
-      if (auto it = rows.find(d.trial); it != rows.end()) {
-        it->second.reason = d.summary;
-        it->second.failure = d.kind;
-      }
-    } else if (e.type == wire::type_name<wire::session_status>()) {
-      auto st = wire::body_of<wire::session_status>(e);
-      if (is_final(st.state))
-        s.state = st.state;
+  s.session = ledger.session();
+  s.model = std::move(model);
+  if (const auto* job = ledger.job())
+    s.job = *job;
+  if (ledger.ended())
+    s.state = ledger.end()->state;
+  for (const auto& [_, t] : ledger.trials()) {
+    if (!t.result)
+      continue;
+    auto row = row_of(*t.result, t.proposal ? &*t.proposal : nullptr);
+    if (t.diagnosis) {
+      row.reason = t.diagnosis->summary;
+      row.failure = t.diagnosis->kind;
     }
-  }
-  for (auto& [_, row] : rows) {
     s.trials.push_back(row);
     if (!row.measured())
       continue;
@@ -130,6 +118,12 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
     if (!s.best || row.tflops_per_gpu > s.best->tflops_per_gpu)
       s.best = row;
   }
+  return s;
+}
+
+session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
+  auto s = summarize(readable_ledger_of({}, history), model_usage_of(history));
+  s.session = session; // also when the history is empty
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "core/full_run_cost.hpp"
 #include "core/session_state.hpp"
 #include "core/trial_outcome.hpp"
+#include "ledger/session_ledger.hpp"
 #include "messages/wire_types.hpp"
 #include "report/model_usage.hpp"
 
@@ -74,6 +75,10 @@ std::optional<full_run_value> full_run_of(const session_summary& s);
 /// the job named one: report/baseline_value.hpp), or null.
 nlohmann::json full_run_json(const session_summary& s);
 
+/// The summary of a session's ledger, with its language model's part.
+session_summary summarize(const session_ledger& ledger, model_usage model);
+/// The same from the session's records; throws wire::decode_error for a
+/// record that does not decode.
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);
 
 /// Megatron-LM arguments of a configuration of the session's job.
