@@ -6,6 +6,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/session_stop_policy.hpp"
 #include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
@@ -32,6 +33,10 @@ struct tuning_context {
   /// A replay pool's measured configurations (its table): when not empty,
   /// the only ones that can run; any other is unavailable.
   std::vector<training_config> measured;
+  /// When analyze() says the session has converged (`stop:`). Budget unless
+  /// a job sets it: `advise` and the tests that rank candidates ask for no
+  /// stop decision.
+  session_stop_policy stop = session_stop_policy::budget();
 };
 
 /// One change of one key, as OptiCo writes it.
