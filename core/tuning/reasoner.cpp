@@ -297,7 +297,9 @@ session_stop_inputs session_stop_inputs_of(const tuning_context& ctx, const std:
   session_stop_inputs in;
   in.incumbent_tflops = history[size_t(incumbent)].tflops_per_gpu;
   in.incumbent_trial = trial_number(history, size_t(incumbent));
-  in.sigma_scale = calibrate_predictions(ctx, history).sigma_scale;
+  const auto calibration = calibrate_predictions(ctx, history);
+  in.sigma_scale = calibration.sigma_scale;
+  in.checks = int(calibration.checks.size());
   for (const auto& s : a.ranked)
     in.candidates.push_back({s.text, s.predicted_tflops, s.uncertainty, 1 - s.oom_risk, false});
   for (const auto& p : pending) {

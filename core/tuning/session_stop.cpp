@@ -35,7 +35,13 @@ session_stop_decision decide_stop(const session_stop_policy& policy, const sessi
     return d;
   }
   if (in.incumbent_tflops <= 0) {
-    d.reason = "no run has been measured yet";
+    d.reason = "going on: no run has been measured yet";
+    return d;
+  }
+  if (in.checks < session_stop_min_checks) {
+    d.reason = fmt::format("going on: the model's error on this session is not known yet ({} of "
+                           "{} predictions held against a run)", in.checks,
+                           session_stop_min_checks);
     return d;
   }
   std::vector<double> chance(in.candidates.size());

@@ -26,8 +26,17 @@ struct session_stop_inputs {
   /// uncertainty said (prediction_calibration.hpp): every candidate's sigma
   /// is multiplied by it. 1: as the model said.
   double sigma_scale = 1;
+  /// How many predictions that scale rests on: measured configurations
+  /// held against what the runs before them predicted.
+  int checks = 0;
   std::vector<session_stop_candidate> candidates;
 };
+
+/// The checks the stop needs before it may fire: until the model's
+/// predictions have been held against two runs, its error on this session
+/// is the prior's, and on vTrain's small models it is several times that
+/// (a landscape's first two runs agreeing with the model say little).
+constexpr int session_stop_min_checks = 2;
 
 /// The chance one candidate beats `incumbent` by more than `min_gain`:
 /// fit_chance times P(throughput > (1 + min_gain) incumbent), the
@@ -51,7 +60,8 @@ struct session_stop_decision {
 /// chances: the candidates' errors are one model's, strongly correlated
 /// (two dozen flag variants of one split err together), so a union taken
 /// as independent would count one doubt two dozen times and never stop.
-/// Never stops without a measured incumbent, nor under `stop: budget`.
+/// Never stops without a measured incumbent, before
+/// session_stop_min_checks checks, nor under `stop: budget`.
 session_stop_decision decide_stop(const session_stop_policy& policy, const session_stop_inputs& in);
 
 } // namespace paratune

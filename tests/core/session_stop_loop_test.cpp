@@ -86,11 +86,13 @@ TEST(session_stop_loop, the_rule_stops_before_the_budget_with_the_budgets_best) 
     EXPECT_EQ(stopped.history[i].config, full.history[i].config) << i;
 }
 
-TEST(session_stop_loop, a_margin_nothing_can_reach_stops_after_the_first_run) {
+TEST(session_stop_loop, a_margin_nothing_can_reach_stops_once_the_model_was_checked_twice) {
   auto ctx = small_space();
   ctx.stop = {session_stop_mode::converged, 1.0, 0.9};  // only a doubling would do
   const auto r = tune(ctx, 8);
-  EXPECT_EQ(r.history.size(), 1u);
+  // Two predictions held against a run take three measured configurations.
+  EXPECT_EQ(r.history.size(), 3u);
+  EXPECT_EQ(r.stop_reason.rfind("converged: ", 0), 0u) << r.stop_reason;
 }
 
 TEST(prediction_calibration, a_model_right_on_every_run_is_trusted_more) {

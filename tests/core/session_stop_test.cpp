@@ -15,6 +15,7 @@ session_stop_inputs against_100(std::vector<session_stop_candidate> candidates) 
   session_stop_inputs in;
   in.incumbent_tflops = 100;
   in.incumbent_trial = 4;
+  in.checks = session_stop_min_checks;
   in.candidates = std::move(candidates);
   return in;
 }
@@ -92,6 +93,17 @@ TEST(session_stop, never_under_stop_budget_nor_before_a_measured_run) {
   auto nothing_measured = against_100({hopeless});
   nothing_measured.incumbent_tflops = 0;
   EXPECT_FALSE(decide_stop(rule(), nothing_measured).stop);
+}
+
+TEST(session_stop, holds_back_until_two_predictions_were_held_against_a_run) {
+  auto in = against_100({{"x", 50, 0.01, 1, false}});
+  in.checks = 1;
+  const auto d = decide_stop(rule(), in);
+  EXPECT_FALSE(d.stop);
+  EXPECT_EQ(d.reason, "going on: the model's error on this session is not known yet (1 of 2 "
+                      "predictions held against a run)");
+  in.checks = 2;
+  EXPECT_TRUE(decide_stop(rule(), in).stop);
 }
 
 TEST(session_stop, names_the_three_best_candidates_left_best_first) {
