@@ -117,8 +117,10 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
       }
     } else if (e.type == wire::type_name<wire::session_status>()) {
       auto st = wire::body_of<wire::session_status>(e);
-      if (is_final(st.state))
+      if (is_final(st.state)) {
         s.state = st.state;
+        s.end_text = st.text;
+      }
     }
   }
   for (auto& [_, row] : rows) {
@@ -160,6 +162,8 @@ nlohmann::json to_json(const session_summary& s) {
   nlohmann::json j;
   j["session"] = s.session;
   j["state"] = to_string(s.state);
+  if (!s.end_text.empty())
+    j["ended_because"] = s.end_text;
   if (s.best) {
     j["best"] = {{"trial", s.best->index},
                  {"config", s.best->config},
@@ -235,6 +239,8 @@ std::string render_trial_line(const trial_row& r, const trial_count& count) {
 std::string render_text(const session_summary& s) {
   std::string out = "\nsession " + s.session + " " + to_string(s.state) + " after "
                     + std::to_string(s.trials.size()) + " trial(s)\n";
+  if (!s.end_text.empty())
+    out += "why it ended: " + s.end_text + "\n";
   if (!s.best)
     return out + "no trial succeeded\n";
   char buf[256];
