@@ -6,6 +6,7 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/perf/perf_model.hpp"
 #include "core/session_stop_policy.hpp"
 #include "core/start_policy.hpp"
 #include "core/training_config.hpp"
@@ -37,6 +38,9 @@ struct tuning_context {
   /// a job sets it: `advise` and the tests that rank candidates ask for no
   /// stop decision.
   session_stop_policy stop = session_stop_policy::budget();
+  /// The performance model's knobs: the calibrated defaults, except where
+  /// the tuning benchmark refits one on held-out data.
+  perf_calibration cal;
 };
 
 /// One change of one key, as OptiCo writes it.
