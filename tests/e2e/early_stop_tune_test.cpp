@@ -19,7 +19,7 @@ std::string early_stop_job_text(const char* early_stop) {
   return std::string("name: llama3-8b-early-stop\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
                      "nodes: 1\nprecision: fp16\n"
                      "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-                     "trials: 8\nsimulation: {seed: 7, train_iters: 40}\n")
+                     "trials: 8\nstop: budget\nsimulation: {seed: 7, train_iters: 40}\n")
          + early_stop;
 }
 

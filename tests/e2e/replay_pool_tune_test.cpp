@@ -37,7 +37,7 @@ struct replay_pool : ::testing::Test {
     return test::write_file(dir, "job.yaml",
                             "name: replay\nmodel: gpt-vtrain-h1024-l24\ncluster: dgx-a100-80g\n"
                             "nodes: 1\nprecision: fp16\ninitial: " + initial
-                            + "\ntrials: 6\npools:\n  - {name: past, kind: replay, table: "
+                            + "\ntrials: 6\nstop: budget\npools:\n  - {name: past, kind: replay, table: "
                             + table + "}\n" + extra);
   }
 
