@@ -45,6 +45,10 @@ inline trial_log run_paratune_under(const scenario& s, const trial_runner& runne
   for (int refusals = 0; trials_spent(log) < budget && refusals < max_refusals;) {
     const int trial = trials_spent(log) + 1;
     if (retry) {
+      // The session analyses after the failure too, and a converged
+      // answer launches nothing, the retry included.
+      if (ctx.stop.mode == session_stop_mode::converged && analyze(ctx, history).stop.stop)
+        break;
       log.push_back(runner.run(*retry, trial_seed(seed, trial)));
       history.push_back(log.back().outcome);
       retry.reset();
