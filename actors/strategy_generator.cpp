@@ -187,6 +187,9 @@ wire::proposal nothing_to_run(const wire::analysis_report& r) {
   wire::proposal p;
   p.request = r.request;
   p.exhausted = r.ranked.empty();
+  p.converged = r.converged;
+  if (r.converged)
+    p.stop_reason = r.stop_reason;
   p.health = r.health;
   p.reasoning = r.reasoning;
   return p;
@@ -286,7 +289,9 @@ void generator_state::generate(const std::string& session, const wire::analysis_
     if (auto skipped = skipped_initial(report))
       return store_and_publish(topics::trial_state(session, 1),
                                wire::make_envelope(session, 1, *skipped));
-  auto proposals = choose(report, *job, ledger);
+  // A converged analysis launches nothing: its answer is the session's end.
+  auto proposals =
+    report.converged ? std::vector<wire::proposal>{} : choose(report, *job, ledger);
   const auto loads = loads_of(*job, ledger);
   const auto paused = paused_pools_text(loads, ledger);
   if (!paused.empty() && logged_pauses[session] != paused) {

@@ -79,6 +79,8 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
     if (p.request != requested || answered)
       return;
     answered = true;
+    if (p.converged)
+      stop_text = p.stop_reason;  // the validator ends the running trials
     if (p.exhausted)
       exhausted_after = int(results.size());
     if (!p.no_pool.empty())
@@ -166,6 +168,13 @@ void tuning_session_state::send_request(int number, int count) {
 void tuning_session_state::fill_slots() {
   if (phase != session_phase::running || !awaiting.empty() || !answered)
     return;
+  if (!stop_text.empty()) {
+    // Converged: nothing more is asked; the trials still running were told
+    // to end, and the session ends once their results are in.
+    if (in_flight.empty())
+      finish(session_state::converged);
+    return;
+  }
   if (!no_pool.empty()) {
     // Every pool is paused: the trials still running end, then the session.
     if (in_flight.empty())
@@ -261,6 +270,8 @@ void tuning_session_state::finish(session_state end) {
         s = status_of(end, ledger.outcomes());
         if (end == session_state::cancelled && !cancel_reason.empty())
           s.text = "cancelled: " + cancel_reason;
+        if (end == session_state::converged)
+          s.text = stop_text;
       } catch (const std::exception& e) {
         phase = session_phase::running; // let fail() record it
         return fail(std::string("the session's history does not read: ") + e.what());

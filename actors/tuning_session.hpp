@@ -96,6 +96,9 @@ struct tuning_session_state : agent_state {
   std::map<int, wire::envelope> unfinished;  ///< proposals with no result yet
   std::map<int, wire::envelope> undiagnosed; ///< failed results with no diagnosis yet
   std::string cancel_reason;
+  /// Why the session converged (the stop decision); once set, nothing more
+  /// is asked for and the session ends when no trial is in flight.
+  std::string stop_text;
   static inline const char* name = "tuning_session";
 };
 

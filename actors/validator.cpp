@@ -397,6 +397,9 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
     const auto session = e.session;
+    // The session converged: what runs can no longer matter.
+    if (p.converged)
+      return stop_session(session, "the session converged: this trial can no longer matter");
     // A replay pool's proposal has no command: consider() answers it.
     if (p.exhausted || p.trial <= 0 || running.count(trial_key_of(session, p.trial)))
       return;

@@ -12,7 +12,18 @@
 //   bench_tuning_quality [--reality simulated|independent] [--seeds N]
 //                        [--failure-rate P] [--scenarios DIR] [--truth-only] [--trace]
 //                        [--hidden-truth NAME] [--peer-python PATH]
-//                        [--strategies NAME,NAME] [JOB.yaml ...]
+//                        [--strategies NAME,NAME] [--fit-split] [JOB.yaml ...]
+//
+// Beside the shares at 3, 5, 10 and 20 trials, a table of each run whole,
+// until its strategy stopped: paratune by the job's `stop:` rule (the
+// default: converged), `paratune (stop: budget)` every trial, optuna-tpe
+// with a stop-on-plateau callback (no 1% gain in 5 trials), and the peers
+// without a stopping rule charged their budget: GPU-hours to the stop, the
+// share of the optimum there, trials run, failed trials by kind.
+// bench/scenarios-unseen holds four jobs no constant was set on (issue 25).
+// --fit-split (vtrain only) refits the host dispatch floor on the narrow
+// half of the landscapes and reports on the wide half, then the other way
+// round (split_fit.hpp).
 //
 // --strategies keeps only the named rows ("paratune,model-grid"): the
 // quick check while the reasoner changes; the tables in docs/benchmarks.md
@@ -37,17 +48,21 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bench/tuning_quality/metrics.hpp"
 #include "bench/tuning_quality/model_grid.hpp"
 #include "bench/tuning_quality/optuna_tpe.hpp"
+#include "bench/tuning_quality/plateau_stop.hpp"
 #include "bench/tuning_quality/reality.hpp"
+#include "bench/tuning_quality/split_fit.hpp"
 #include "bench/tuning_quality/truth_error.hpp"
 #include "bench/tuning_quality/vtrain_scenarios.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "core/input_error.hpp"
+#include "core/perf/device_profile.hpp"
 #include "core/text.hpp"
 
 using namespace paratune;
@@ -68,6 +83,9 @@ struct options {
   std::vector<std::string> files;
   /// --strategies a,b: only these rows (the default: every strategy).
   std::vector<std::string> only;
+  /// --fit-split (vtrain): refit the host dispatch floor on one half of the
+  /// landscapes by width and report on the other, both ways round.
+  bool fit_split = false;
 };
 
 options parse_options(int argc, char** argv) {
@@ -88,6 +106,7 @@ options parse_options(int argc, char** argv) {
     else if (a == "--peer-python") o.peer_python = value();
     else if (a == "--data") o.data_dir = value();
     else if (a == "--strategies") o.only = split(value(), ',');
+    else if (a == "--fit-split") o.fit_split = true;
     else if (a == "--reality") {
       const auto v = value();
       const auto r = parse_reality(v);
@@ -100,6 +119,8 @@ options parse_options(int argc, char** argv) {
   }
   if (o.seeds < 1)
     throw input_error("--seeds: expected at least 1");
+  if (o.fit_split && o.reality != reality::vtrain)
+    throw input_error("--fit-split: only with --reality vtrain (the tables the floor was fitted on)");
   return o;
 }
 
@@ -142,11 +163,21 @@ void print_truth_table(const std::vector<scenario>& all) {
               100 * mape / n, 100 * spread / n, kendall / n, matches, all.size(), 100 * share / n);
 }
 
+std::string fmt_percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * x);
+  return buf;
+}
+
 using strategy_fn = std::function<trial_log(const scenario&, const trial_runner&, int, uint64_t)>;
 
 struct strategy {
   const char* name;
   strategy_fn run;
+  /// A stopping rule over another strategy's log (optuna-tpe with a plateau
+  /// callback): its runs are that strategy's, cut where the rule stops.
+  const char* cut_from = nullptr;
+  std::function<trial_log(const trial_log&)> cut;
 };
 
 /// Runs of the optuna-tpe peer that ended before their budget because TPE
@@ -168,19 +199,25 @@ strategy_fn optuna_strategy(const options& o) {
 }
 
 std::vector<strategy> strategies_of(const options& o) {
-  std::vector<strategy> all{{"paratune", run_paratune},
-                            {"optuna-tpe", optuna_strategy(o)},
-                            {"model-grid", run_model_grid},
-                            {"random search", run_random},
-                            {"one change at a time", run_coordinate}};
+  const auto optuna = optuna_strategy(o);
+  const auto no_cut = std::function<trial_log(const trial_log&)>{};
+  std::vector<strategy> all{{"paratune", run_paratune, nullptr, no_cut},
+                            {"paratune (stop: budget)", run_paratune_budget, nullptr, no_cut},
+                            {"optuna-tpe", optuna, nullptr, no_cut},
+                            {"optuna-tpe (plateau)", optuna, "optuna-tpe",
+                             [](const trial_log& log) { return plateau_prefix(log); }},
+                            {"model-grid", run_model_grid, nullptr, no_cut},
+                            {"random search", run_random, nullptr, no_cut},
+                            {"one change at a time", run_coordinate, nullptr, no_cut}};
   if (o.only.empty())
     return all;
   std::vector<strategy> picked;
   for (const auto& name : o.only) {
     auto it = std::find_if(all.begin(), all.end(), [&](const strategy& s) { return name == s.name; });
     if (it == all.end())
-      throw input_error("--strategies: '" + name + "' is not paratune, optuna-tpe, model-grid, "
-                        "random search or one change at a time");
+      throw input_error("--strategies: '" + name + "' is not paratune, paratune (stop: budget), "
+                        "optuna-tpe, optuna-tpe (plateau), model-grid, random search or one "
+                        "change at a time");
     picked.push_back(*it);
   }
   return picked;
@@ -193,7 +230,15 @@ struct results {
   std::map<std::string, std::map<int, summary>> overall;
   // [scenario][strategy][budget]
   std::map<std::string, std::map<std::string, std::map<int, summary>>> per_scenario;
+  // [strategy]: each run whole, until the strategy stopped (or its budget)
+  std::map<std::string, stop_summary> at_stop;
+  // [strategy]: the sum over runs of its GPU-hours over paratune's with
+  // `stop: budget` on the same scenario and seed (when that row runs)
+  std::map<std::string, double> hours_ratio_sum;
 };
+
+/// paratune with every trial of its budget: what the stop rule is held to.
+constexpr const char* fixed_budget_row = "paratune (stop: budget)";
 
 void print_trace(const scenario& s, const char* strategy, uint64_t seed, const trial_log& log) {
   std::fprintf(stderr, "%s, %s, seed %llu (optimum %.1f TFLOP/s/GPU):\n", s.job.name.c_str(),
@@ -212,11 +257,20 @@ results run_all(const std::vector<scenario>& all, const options& o,
   results r;
   for (const auto& s : all) {
     const trial_runner runner(s, o.failure_rate);
-    for (const auto& st : strategies)
-      for (int seed = 1; seed <= o.seeds; ++seed) {
+    for (int seed = 1; seed <= o.seeds; ++seed) {
+      std::map<std::string, trial_log> logs;  // this seed's, by strategy
+      for (const auto& st : strategies) {
         // Each scenario draws its own noise and failures.
         const uint64_t session = mix64(hash_name(s.job.name) + uint64_t(seed)) % 1000000;
-        const auto log = st.run(s, runner, budgets[3], session);
+        trial_log log;
+        if (st.cut) {
+          const auto base = logs.find(st.cut_from);
+          log = st.cut(base != logs.end() ? base->second
+                                          : st.run(s, runner, budgets[3], session));
+        } else {
+          log = st.run(s, runner, budgets[3], session);
+        }
+        logs[st.name] = log;
         if (o.trace)
           print_trace(s, st.name, session, log);
         for (int b : budgets) {
@@ -224,9 +278,46 @@ results run_all(const std::vector<scenario>& all, const options& o,
           r.overall[st.name][b].add(m);
           r.per_scenario[s.job.name][st.name][b].add(m);
         }
+        r.at_stop[st.name].add(
+          measure_stop(log, budgets[3], s.optimum_tflops, s.context.world_size));
       }
+      if (const auto fixed = logs.find(fixed_budget_row); fixed != logs.end()) {
+        const auto hours = [&](const trial_log& log) {
+          return measure_run(log, budgets[3], s.optimum_tflops, s.context.world_size).gpu_hours;
+        };
+        const double fixed_hours = hours(fixed->second);
+        for (const auto& [name, log] : logs)
+          if (fixed_hours > 0)
+            r.hours_ratio_sum[name] += hours(log) / fixed_hours;
+      }
+    }
   }
   return r;
+}
+
+/// GPU-hours to the answer: each run whole, until its strategy stopped;
+/// a strategy without a stopping rule is charged its budget of 20.
+void print_at_stop(const results& r, const std::vector<strategy>& strategies) {
+  const auto fixed = r.at_stop.find(fixed_budget_row);
+  const double budget_hours = fixed != r.at_stop.end()
+                                ? fixed->second.run.mean_gpu_hours() : 0;
+  std::printf("\nUntil each run stopped (the stop rule, or the budget of %d):\n\n", budgets[3]);
+  std::printf("| strategy | trials run | GPU-hours to the stop | of paratune's 20 fixed trials | "
+              "mean of the runs' own ratios | share of optimum at the stop | worst run | OOM "
+              "trials | OOM after the first | infrastructure failures | other failures |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& st : strategies) {
+    const auto& s = r.at_stop.at(st.name);
+    const double hours = s.run.mean_gpu_hours();
+    const auto ratio = r.hours_ratio_sum.find(st.name);
+    std::printf("| %s | %.1f | %.1f | %s | %s | %.2f%% | %.1f%% | %.2f | %.2f | %.2f | %.2f |\n",
+                st.name, s.mean(s.run.trials), hours,
+                budget_hours > 0 ? fmt_percent(hours / budget_hours).c_str() : "-",
+                ratio != r.hours_ratio_sum.end() ? fmt_percent(s.mean(ratio->second)).c_str()
+                                                 : "-",
+                100 * s.run.mean_share(), 100 * s.run.min_share, s.mean(s.run.oom),
+                s.mean(s.oom_after_first), s.mean(s.infrastructure), s.mean(s.other_failures));
+  }
 }
 
 void print_summary(const results& r, const options& o, size_t scenarios,
@@ -248,6 +339,7 @@ void print_summary(const results& r, const options& o, size_t scenarios,
                   s.mean_trials_to_99(), 100 * s.failed_rate(), 100 * s.oom_rate(),
                   s.mean_gpu_hours());
     }
+  print_at_stop(r, strategies);
   if (o.reality == reality::vtrain) {
     // Asks outside the measured set, refused before launch at no trial cost.
     std::printf("\nRefused before launch (not measured), per run: ");
@@ -331,13 +423,40 @@ int main(int argc, char** argv) {
     // A measured landscape has no predictor error table: its peaks are unknown.
     if (o.reality != reality::vtrain)
       print_truth_table(all);
-    if (!o.truth_only) {
+    if (o.fit_split) {
+      const auto strategies = strategies_of(o);
+      const auto [narrow, wide] = split_by_width(all);
+      const std::pair<const char*, const std::vector<scenario>*> halves[] = {
+        {"narrow", &narrow}, {"wide", &wide}};
+      const double product = profile_for(all.front().job.cluster.device).host_layer_forward_s;
+      for (int k = 0; k < 2; ++k) {
+        const auto& [fit_name, fit_set] = halves[k];
+        const auto& [report_name, report_set] = halves[1 - k];
+        const double scale = fit_host_dispatch(*fit_set);
+        std::set<int> widths;
+        for (const auto& s : *fit_set)
+          widths.insert(s.job.model.hidden);
+        std::printf("#### Host dispatch floor fitted on the %s half (%zu landscapes, hidden %d to "
+                    "%d): x%.2f = %.2f ms (spread of log(measured/predicted) %.3f, %.3f at the "
+                    "product's %.2f ms); reported on the %s half (%zu landscapes)\n\n",
+                    fit_name, fit_set->size(), *widths.begin(), *widths.rbegin(), scale,
+                    1000 * product * scale, log_ratio_spread(*fit_set, scale),
+                    log_ratio_spread(*fit_set, 1), 1000 * product, report_name,
+                    report_set->size());
+        auto held_out = *report_set;
+        for (auto& s : held_out)
+          s.context.cal.host_dispatch_scale = scale;
+        const auto r = run_all(held_out, o, strategies);
+        print_summary(r, o, held_out.size(), strategies);
+      }
+    } else if (!o.truth_only) {
       const auto strategies = strategies_of(o);
       const auto r = run_all(all, o, strategies);
       print_summary(r, o, all.size(), strategies);
-      if (o.reality == reality::vtrain)
+      // Both tables set every strategy beside paratune: not with --strategies.
+      if (o.only.empty() && o.reality == reality::vtrain)
         print_worst_landscapes(r, strategies);
-      else
+      else if (o.only.empty())
         print_per_scenario(r);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

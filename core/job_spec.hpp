@@ -12,6 +12,7 @@
 #include "core/pool_spec.hpp"
 #include "core/model_spec.hpp"
 #include "core/reasoner_settings.hpp"
+#include "core/session_stop_policy.hpp"
 #include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
@@ -64,6 +65,10 @@ struct job_spec {
   /// End trials once their answer is known (the job's `early_stop:`); absent,
   /// every trial runs its command to the end.
   std::optional<early_stop_policy> early_stop;
+  /// When the session ends before its budget (`stop:`): once no candidate
+  /// left is likely to beat the best run by more than 1% (the default), or
+  /// never (`stop: budget`).
+  session_stop_policy stop;
   /// Where trials may run (the job's `pools:`); empty means one simulated
   /// pool running one trial at a time.
   std::vector<pool_spec> pools;

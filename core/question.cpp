@@ -95,6 +95,7 @@ const char* to_string(question_topic t) {
     case question_topic::trial: return "trial";
     case question_topic::failures: return "failures";
     case question_topic::sure: return "sure";
+    case question_topic::why_not: return "why_not";
     case question_topic::overview: return "overview";
   }
   return "overview";
@@ -104,7 +105,7 @@ bool parse_question_topic(const std::string& text, question_topic& out) {
   return parse_word_of(text,
                        {question_topic::why_first, question_topic::what_if, question_topic::best,
                         question_topic::trial, question_topic::failures, question_topic::sure,
-                        question_topic::overview},
+                        question_topic::why_not, question_topic::overview},
                        out);
 }
 
@@ -115,6 +116,9 @@ question_subject read_question(const std::string& text, const question_subject* 
   q.trial = trial_named(w);
   if (has(w, {"sure", "confident", "certain", "confidence", "trust", "accurate"}))
     q.topic = question_topic::sure;
+  else if (!q.keep.empty() && has(w, {"why"}) && has(w, {"not", "never", "no", "didn't", "didn",
+                                                         "skip", "skipped", "avoid", "avoided"}))
+    q.topic = question_topic::why_not;
   else if (!q.keep.empty() && has(w, {"if", "keep", "kept", "hold", "fix", "fixed", "stay",
                                       "stick", "with", "instead"}))
     q.topic = question_topic::what_if;

@@ -15,6 +15,7 @@ enum class question_topic {
   trial,      ///< "what happened in trial 3?"
   failures,   ///< "why did trial 3 fail?", "what failed?"
   sure,       ///< "are you sure?": how far the model's predictions were off
+  why_not,    ///< "why not mbs 4?": what kept values from being tried (an OOM's lesson)
   overview,   ///< anything else: where the session stands, and what can be asked
 };
 

@@ -75,6 +75,9 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
     s.baseline = {true, wire::to_wire(job.baseline->config), job.baseline->tflops_per_gpu};
   s.train_iters = job.train_iters;
   s.retry_transient = job.retry_transient;
+  s.stop = job.stop.mode;
+  s.stop_min_gain = job.stop.min_gain;
+  s.stop_confidence = job.stop.confidence;
   s.seed = job.seed;
   s.sim_time_scale = job.sim_time_scale;
   s.sim_path = sim_executable();

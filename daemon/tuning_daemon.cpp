@@ -302,7 +302,8 @@ std::string tuning_daemon::metrics() {
     ++by_state[row.state];
   std::string out = "# HELP paratune_sessions Sessions in the pool, by state.\n"
                     "# TYPE paratune_sessions gauge\n";
-  for (const auto* s : {"running", "paused", "finished", "exhausted", "failed", "cancelled"})
+  for (const auto* s : {"running", "paused", "finished", "exhausted", "converged", "failed",
+                        "cancelled"})
     out += fmt::format("paratune_sessions{{state=\"{}\"}} {}\n", s, by_state[s]);
   out += fmt::format("# HELP paratune_sessions_active Sessions this daemon runs now.\n"
                      "# TYPE paratune_sessions_active gauge\nparatune_sessions_active {}\n",

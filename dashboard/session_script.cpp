@@ -70,6 +70,7 @@ const char* session_script() {
     document.querySelector("#trials tbody").replaceChildren(...rows);
     document.getElementById("notes").replaceChildren(...s.trials.map(notes).filter((n) => n));
     document.getElementById("state").textContent = s.state;
+    document.getElementById("ended-because").textContent = s.ended_because || "";
     document.getElementById("done").textContent = s.trials.length + "/" + s.job.trials;
     document.getElementById("best").textContent = s.best
       ? fixed(s.best.tflops_per_gpu, 1) + " TFLOP/s/GPU, MFU " + fixed(s.best.mfu, 3) +

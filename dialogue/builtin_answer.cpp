@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <deque>
+
 #include <fmt/format.h>
+
+#include "core/perf/perf_model.hpp"
+#include "core/tuning/memory_screen.hpp"
+#include "messages/conversions.hpp"
 
 namespace paratune {
 
@@ -152,6 +158,84 @@ std::string what_if(const session_facts& f, const std::map<std::string, std::str
   return out;
 }
 
+/// What the session's OOMs say of its best run (or its initial
+/// configuration) with `keep` set: the lesson the memory screen learned,
+/// recomputed from the stored trials as every analysis computes it.
+std::optional<memory_screen::oom_lesson> lesson_for_held(
+  const session_facts& f, const std::map<std::string, std::string>& keep) {
+  const auto& job = f.summary.job;
+  const auto ctx = wire::context_of(job);
+  std::vector<trial_outcome> history;
+  for (const auto& r : f.summary.trials) {
+    trial_outcome o;
+    o.trial = r.index;
+    o.config = wire::from_wire(r.config);
+    o.status = r.status;
+    o.failure = r.failure;
+    o.tflops_per_gpu = r.tflops_per_gpu;
+    o.peak_memory_mib = r.peak_memory_mib;
+    o.memory_limit_mib = ctx.cluster.memory_mib();
+    history.push_back(std::move(o));
+  }
+  std::deque<perf_prediction> predictions;  // references stay valid as it grows
+  const memory_screen screen(history, [&](const training_config& c) -> const perf_prediction& {
+    return predictions.emplace_back(predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec));
+  });
+  auto held = f.summary.best ? wire::from_wire(f.summary.best->config) : ctx.initial;
+  for (const auto& [key, value] : keep)
+    set_value(held, key, value);
+  return screen.oom_lesson_for(held);
+}
+
+/// "why not mbs 4?": the trials that held the values and how they ended,
+/// then why no more were run: the latest analysis's refusals of
+/// candidates holding them, and the OOM lesson that covers the best run
+/// with them (it names the trial it learned from and the raised estimate).
+std::string why_not(const session_facts& f, const std::map<std::string, std::string>& keep) {
+  for (const auto& [key, value] : keep)
+    if (auto why = outside_space(f, key, value); !why.empty())
+      return why;
+  const auto held = keep_text(keep);
+  std::string out;
+  int measured = 0;
+  for (const auto& r : f.summary.trials) {
+    if (!holds(r.config, keep))
+      continue;
+    if (r.measured())
+      ++measured;
+    else if (r.status == trial_status::failed && r.failure == failure_kind::oom)
+      out += fmt::format(" Trial {} ({}) held {} and ran out of memory.", r.index,
+                         config_text(f, r.config), held);
+  }
+  if (measured > 0)
+    out += fmt::format(" {} measured trial(s) held {}.", measured, held);
+  if (const auto lesson = lesson_for_held(f, keep)) {
+    out += fmt::format(" With {}, the best run needs at least the memory of trial {}: {}.", held,
+                       lesson->trial, lesson->text);
+  } else if (f.latest) {
+    const wire::suggestion_wire* refused = nullptr;
+    int count = 0;
+    for (const auto& s : f.latest->rejected)
+      if (holds(s.config, keep) && ++count == 1)
+        refused = &s;
+    if (refused)
+      out += fmt::format(" The latest analysis (after trial {}) refused {} candidate(s) holding "
+                         "{}, for example {}: {}.", f.latest->after_trial, count, held,
+                         refused->text, refused->rejected);
+    for (size_t i = 0; !refused && i < f.latest->ranked.size(); ++i)
+      if (holds(f.latest->ranked[i].config, keep)) {
+        out += fmt::format(" Nothing refused it: the latest analysis ranks {} at {} of {}, "
+                           "expected at {:.1f} TFLOP/s/GPU.", f.latest->ranked[i].text, i + 1,
+                           f.latest->ranked.size(), f.latest->ranked[i].predicted_tflops);
+        break;
+      }
+  }
+  if (out.empty())
+    return fmt::format("No trial held {}, and no analysis ranked or refused a candidate holding "
+                       "it: the model did not rank any high enough to consider.", held);
+  return out.substr(1);
+}
+
 std::string best_answer(const session_facts& f) {
   const auto& s = f.summary;
   if (!s.best)
@@ -250,9 +334,11 @@ std::string overview(const session_facts& f) {
                                 to_string(s.state), s.trials.size(), s.job.trials);
   if (s.best)
     out += " Best so far: " + run_text(f, *s.best) + ".";
+  if (!s.end_text.empty())
+    out += " Why it ended: " + s.end_text + (s.end_text.back() == '.' ? "" : ".");
   return out + " Ask, for example: why this proposal first; what if I keep TP 8; which "
-               "configuration is best; what happened in trial 3; why did trial 3 fail; are you "
-               "sure.";
+               "configuration is best; what happened in trial 3; why did trial 3 fail; why not "
+               "MBS 4; are you sure.";
 }
 
 } // namespace
@@ -265,6 +351,7 @@ std::string builtin_answer(const session_facts& f, const question_subject& q) {
     case question_topic::trial: return trial_answer(f, q.trial);
     case question_topic::failures: return failures_answer(f, q.trial);
     case question_topic::sure: return sure_answer(f, q.keep);
+    case question_topic::why_not: return why_not(f, q.keep);
     case question_topic::overview: return overview(f);
   }
   return overview(f);

@@ -90,6 +90,8 @@ analysis_report to_wire(const analysis& a, int after_trial) {
   for (const auto& s : a.rejected)
     r.rejected.push_back(to_wire(s));
   r.exhausted = a.exhausted;
+  r.converged = a.stop.stop;
+  r.stop_reason = a.stop.reason;
   r.reasoning = a.reasoning;
   return r;
 }
@@ -143,6 +145,7 @@ tuning_context context_of(const session_opened& s) {
   ctx.start = s.start;
   ctx.search = s.search;
   ctx.retry_transient = s.retry_transient;
+  ctx.stop = {s.stop, s.stop_min_gain, s.stop_confidence};
   for (const auto& p : s.pools)
     for (const auto& r : p.measured)
       ctx.measured.push_back(from_wire(r.config));

@@ -17,6 +17,7 @@
 #include "core/question.hpp"
 #include "core/reasoner_settings.hpp"
 #include "core/session_state.hpp"
+#include "core/session_stop_policy.hpp"
 #include "core/start_policy.hpp"
 #include "core/telemetry/trial_metric.hpp"
 #include "core/trial_outcome.hpp"
@@ -36,6 +37,7 @@ inline bool parse_word(const std::string& w, start_policy& out) { return parse_s
 inline bool parse_word(const std::string& w, reasoner_mode& out) { return parse_reasoner_mode(w, out); }
 inline bool parse_word(const std::string& w, reasoning_agent& out) { return parse_reasoning_agent(w, out); }
 inline bool parse_word(const std::string& w, question_topic& out) { return parse_question_topic(w, out); }
+inline bool parse_word(const std::string& w, session_stop_mode& out) { return parse_session_stop_mode(w, out); }
 inline bool parse_word(const std::string& w, failure_kind& out) {
   if (w.empty()) { // records written before the enum said "" for no error
     out = failure_kind::none;
@@ -55,7 +57,8 @@ constexpr bool is_wire_enum = std::is_same_v<E, trial_status> || std::is_same_v<
                               || std::is_same_v<E, start_policy>
                               || std::is_same_v<E, reasoner_mode>
                               || std::is_same_v<E, reasoning_agent>
-                              || std::is_same_v<E, question_topic>;
+                              || std::is_same_v<E, question_topic>
+                              || std::is_same_v<E, session_stop_mode>;
 
 } // namespace paratune::wire
 

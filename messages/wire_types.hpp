@@ -188,11 +188,17 @@ struct session_opened {
   /// The names of the variables no trial sees and whose values are
   /// redacted from its output (core/secret_env.hpp): names, never values.
   std::vector<std::string> secret_env;
+  /// The job's `stop:` (core/session_stop_policy.hpp). Budget when absent:
+  /// a session stored before it resumes as it was opened.
+  session_stop_mode stop = session_stop_mode::budget;
+  double stop_min_gain = 0.01;
+  double stop_confidence = 0.9;
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
                      relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
-                     ranking_prompt, agent_reasoners, failure_prompt, env, secret_env)
+                     ranking_prompt, agent_reasoners, failure_prompt, env, secret_env, stop,
+                     stop_min_gain, stop_confidence)
 };
 
 /// One ranked candidate of an analysis.
@@ -221,8 +227,12 @@ struct analysis_report {
   std::string error;      ///< non-empty when the session could not be analysed
   int request = 0;        ///< the analysis_request it answers
   int slots = 1;          ///< how many trials that request asked for
+  /// The stop decision (core/tuning/session_stop.hpp): the session has
+  /// converged, and why in words (also why it goes on, when it does).
+  bool converged = false;
+  std::string stop_reason;
   MSGPACK_DEFINE_MAP(after_trial, health, directive, base_trial, ranked, rejected, exhausted,
-                     reasoning, error, request, slots)
+                     reasoning, error, request, slots, converged, stop_reason)
 };
 
 /// The coordinator asks for the next `slots` trials, with `after_trial`
@@ -257,9 +267,14 @@ struct proposal {
   /// Set when nothing can run because every pool is paused (its trials kept
   /// failing to start): why, pool by pool. The session ends with it.
   std::string no_pool;
+  /// Set when no candidate left is likely to pay (the analysis converged):
+  /// nothing more is launched, the running trials are ended, the session
+  /// ends `converged` with `stop_reason` as its text.
+  bool converged = false;
+  std::string stop_reason;
   MSGPACK_DEFINE_MAP(trial, exhausted, config, change, group, health, why,
                      predicted_tflops, predicted_peak_mib, reasoning, ranked, argv, pool, workdir,
-                     request, retry_of, no_pool)
+                     request, retry_of, no_pool, converged, stop_reason)
 };
 
 /// The validator launched a trial.

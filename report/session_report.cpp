@@ -12,7 +12,7 @@ session_report report_of(const std::string& session, const std::vector<wire::env
 
 std::vector<std::pair<std::string, std::string>> header_fields(const session_summary& s) {
   const auto& j = s.job;
-  return {{"Session", s.session},
+  std::vector<std::pair<std::string, std::string>> fields{{"Session", s.session},
           {"Job", j.job_name},
           {"Model", j.model.name},
           {"Cluster", j.cluster.name + " (" + j.cluster.device_name + ")"},
@@ -20,6 +20,9 @@ std::vector<std::pair<std::string, std::string>> header_fields(const session_sum
           {"State", to_string(s.state)},
           {"Trial budget", std::to_string(j.trials)},
           {"Trials run", std::to_string(s.trials.size())}};
+  if (!s.end_text.empty())
+    fields.insert(fields.begin() + 6, {"Why it ended", s.end_text});
+  return fields;
 }
 
 std::vector<std::string> trial_table_columns() {

@@ -100,8 +100,10 @@ session_summary summarize(const session_ledger& ledger, model_usage model) {
   s.model = std::move(model);
   if (const auto* job = ledger.job())
     s.job = *job;
-  if (ledger.ended())
+  if (ledger.ended()) {
     s.state = ledger.end()->state;
+    s.end_text = ledger.end()->text;
+  }
   for (const auto& [_, t] : ledger.trials()) {
     if (!t.result)
       continue;
@@ -154,6 +156,8 @@ nlohmann::json to_json(const session_summary& s) {
   nlohmann::json j;
   j["session"] = s.session;
   j["state"] = to_string(s.state);
+  if (!s.end_text.empty())
+    j["ended_because"] = s.end_text;
   if (s.best) {
     j["best"] = {{"trial", s.best->index},
                  {"config", s.best->config},
@@ -229,6 +233,8 @@ std::string render_trial_line(const trial_row& r, const trial_count& count) {
 std::string render_text(const session_summary& s) {
   std::string out = "\nsession " + s.session + " " + to_string(s.state) + " after "
                     + std::to_string(s.trials.size()) + " trial(s)\n";
+  if (!s.end_text.empty())
+    out += "why it ended: " + s.end_text + "\n";
   if (!s.best)
     return out + "no trial succeeded\n";
   char buf[256];

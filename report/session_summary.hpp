@@ -55,6 +55,9 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal);
 struct session_summary {
   std::string session;
   session_state state = session_state::running; ///< running when it did not end
+  /// Why it ended, as its session_status says ("trial budget spent", the
+  /// stop decision of a converged session); empty while it runs.
+  std::string end_text;
   wire::session_opened job;
   std::vector<trial_row> trials;
   std::optional<trial_row> best;

@@ -36,9 +36,11 @@ namespace {
 constexpr std::string_view job_top_keys[] = {
   "name", "model", "cluster", "nodes", "precision", "initial", "start", "search", "trials",
   "tokens", "baseline", "retry_transient_failures", "simulation", "pools", "early_stop",
-  "reasoner", "env", "secret_env"};
+  "reasoner", "env", "secret_env", "stop"};
 
 constexpr std::string_view simulation_keys[] = {"seed", "train_iters", "time_scale"};
+
+constexpr std::string_view session_stop_keys[] = {"min_gain", "confidence"};
 
 constexpr std::string_view early_stop_keys[] = {"warmup", "stable_after", "tolerance",
                                                 "rung", "hang_s", "wall_s"};
@@ -165,6 +167,29 @@ early_stop_policy read_early_stop(const YAML::Node& node, const std::string& pat
   p.rung = yaml_fields::optional_flag(node, "rung", where, p.rung);
   p.hang_s = yaml_fields::optional_real(node, "hang_s", where, 1, 1e6, p.hang_s);
   p.wall_s = yaml_fields::optional_real(node, "wall_s", where, 1, 1e7, p.wall_s);
+  return p;
+}
+
+// `stop: budget` (every trial of the budget) or `stop: {min_gain: 0.01,
+// confidence: 0.9}` (end once no candidate left is likely to pay; each key
+// optional, each in its range).
+session_stop_policy read_session_stop(const YAML::Node& node, const std::string& path) {
+  const auto where = path + ": stop";
+  if (node.IsScalar()) {
+    if (node.Scalar() == to_string(session_stop_mode::budget))
+      return session_stop_policy::budget();
+    throw input_error(where + ": expected budget or a mapping such as {min_gain: 0.01, "
+                      "confidence: 0.9}, got '" + printable_excerpt(node.Scalar(), 80) + "'");
+  }
+  if (!node.IsMap())
+    throw input_error(where + ": expected budget or a mapping such as {min_gain: 0.01, "
+                      "confidence: 0.9}");
+  yaml_fields::refuse_unknown_keys(node, session_stop_keys, path, "stop");
+  session_stop_policy p;
+  p.mode = session_stop_mode::converged;
+  p.min_gain = yaml_fields::optional_real(node, "min_gain", where, 0, 1, p.min_gain);
+  // Below 0.5 the session would stop while a gain is more likely than not.
+  p.confidence = yaml_fields::optional_real(node, "confidence", where, 0.5, 0.9999, p.confidence);
   return p;
 }
 
@@ -307,6 +332,8 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   }
   if (root["early_stop"])
     job.early_stop = read_early_stop(root["early_stop"], path);
+  if (root["stop"])
+    job.stop = read_session_stop(root["stop"], path);
   if (root["env"])
     job.env = read_env_field(root["env"], path);
   if (root["secret_env"])

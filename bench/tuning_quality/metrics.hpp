@@ -47,6 +47,39 @@ inline run_metrics measure_run(const trial_log& log, int budget, double optimum,
   return m;
 }
 
+/// What a whole run cost until its strategy stopped (the stop rule, or the
+/// budget for a strategy without one): GPU-hours to the answer.
+struct stop_metrics {
+  run_metrics run;           ///< the whole log, up to the budget
+  int infrastructure = 0;    ///< failed: NCCL timeout, lost node, launcher
+  int other_failures = 0;    ///< failed: invalid, NaN, other
+  int oom_after_first = 0;   ///< OOM trials after the run's first OOM
+};
+
+inline stop_metrics measure_stop(const trial_log& log, int budget, double optimum, int gpus) {
+  stop_metrics m;
+  m.run = measure_run(log, budget, optimum, gpus);
+  int trials = 0;
+  for (const auto& r : log) {
+    if (r.unavailable)
+      continue;
+    if (++trials > budget)
+      break;
+    if (r.outcome.status != trial_status::failed)
+      continue;
+    const auto k = r.outcome.failure;
+    if (k == failure_kind::oom)
+      continue;
+    if (k == failure_kind::nccl_timeout || k == failure_kind::node_failure
+        || k == failure_kind::launcher_error)
+      ++m.infrastructure;
+    else
+      ++m.other_failures;
+  }
+  m.oom_after_first = std::max(0, m.run.oom - 1);
+  return m;
+}
+
 /// Means over many runs of one strategy at one budget.
 struct summary {
   int runs = 0;
@@ -80,6 +113,22 @@ struct summary {
   double oom_rate() const { return trials ? double(oom) / trials : 0; }
   double mean_gpu_hours() const { return runs ? gpu_hours / runs : 0; }
   double mean_refused() const { return runs ? double(refused) / runs : 0; }
+};
+
+/// Means of stop_metrics over many runs of one strategy.
+struct stop_summary {
+  summary run;               ///< the whole runs, up to the stop
+  double oom_after_first = 0;
+  double infrastructure = 0;
+  double other_failures = 0;
+
+  void add(const stop_metrics& m) {
+    run.add(m.run);
+    oom_after_first += m.oom_after_first;
+    infrastructure += m.infrastructure;
+    other_failures += m.other_failures;
+  }
+  double mean(double total) const { return run.runs ? total / run.runs : 0; }
 };
 
 } // namespace paratune::bench

@@ -24,7 +24,7 @@ inline std::vector<int> model_ranking(const scenario& s) {
   std::vector<perf_prediction> predicted;
   predicted.reserve(s.space.size());
   for (const auto& c : s.space)
-    predicted.push_back(predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec));
+    predicted.push_back(predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec, ctx.cal));
   const std::vector<trial_outcome> no_history;
   const memory_screen screen(no_history, [&](const training_config& c) -> const perf_prediction& {
     return predicted[size_t(s.index_of(c))];

@@ -51,6 +51,7 @@ inline tuning_context context_of(const job_spec& job) {
   ctx.start = job.start;
   ctx.search = job.search;
   ctx.retry_transient = job.retry_transient;
+  ctx.stop = job.stop;
   return ctx;
 }
 

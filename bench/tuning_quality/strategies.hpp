@@ -25,28 +25,36 @@ inline uint64_t trial_seed(uint64_t session_seed, int trial) {
 }
 
 /// paratune's loop: analyze() on the history, run its selection, repeat;
-/// stops early when the reasoner says nothing new and valid remains. An
+/// stops early when the reasoner says nothing new and valid remains, or,
+/// under `stop` (the job's `stop:`; budget: never), when the analysis says
+/// the session has converged (core/tuning/session_stop.hpp). An
 /// initial configuration the guards refuse becomes a skipped trial, and a
 /// failure worth retrying runs once more as the next trial, as in the
 /// strategy generator (one pool, one slot). On a replayed reality, a
 /// selection the measurements lack is refused before launch: it enters the
 /// history as skipped (so the reasoner does not pick it again) and costs
 /// no trial.
-inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int budget,
-                              uint64_t seed) {
+inline trial_log run_paratune_under(const scenario& s, const trial_runner& runner, int budget,
+                                    uint64_t seed, const session_stop_policy& stop) {
   constexpr int max_refusals = 10000;
+  tuning_context ctx = s.context;
+  ctx.stop = stop;
   trial_log log;
   std::vector<trial_outcome> history;
   std::optional<training_config> retry; // a failed trial's configuration, run once more
   for (int refusals = 0; trials_spent(log) < budget && refusals < max_refusals;) {
     const int trial = trials_spent(log) + 1;
     if (retry) {
+      // The session analyses after the failure too, and a converged
+      // answer launches nothing, the retry included.
+      if (ctx.stop.mode == session_stop_mode::converged && analyze(ctx, history).stop.stop)
+        break;
       log.push_back(runner.run(*retry, trial_seed(seed, trial)));
       history.push_back(log.back().outcome);
       retry.reset();
       continue; // a retry is not retried
     }
-    const analysis a = analyze(s.context, history);
+    const analysis a = analyze(ctx, history);
     const bool initial_refused = log.empty() && std::any_of(
       a.rejected.begin(), a.rejected.end(), [](const suggestion& x) { return x.group == candidate_group::initial; });
     if (initial_refused) {
@@ -57,7 +65,7 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
       history.push_back(r.outcome);
       continue;
     }
-    if (!a.selected)
+    if (!a.selected || a.stop.stop)
       break;
     log.push_back(runner.run(a.selected->config, trial_seed(seed, trial)));
     history.push_back(log.back().outcome);
@@ -70,6 +78,18 @@ inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int
       retry = o.config;
   }
   return log;
+}
+
+/// paratune as the job sets it: the stop rule unless `stop: budget`.
+inline trial_log run_paratune(const scenario& s, const trial_runner& runner, int budget,
+                              uint64_t seed) {
+  return run_paratune_under(s, runner, budget, seed, s.context.stop);
+}
+
+/// paratune before issue 25: every trial of the budget.
+inline trial_log run_paratune_budget(const scenario& s, const trial_runner& runner, int budget,
+                                     uint64_t seed) {
+  return run_paratune_under(s, runner, budget, seed, session_stop_policy::budget());
 }
 
 /// Random search: distinct configurations drawn uniformly from the valid

@@ -22,6 +22,10 @@ struct perf_calibration {
   double overlap_slowdown = 1.0;        ///< multiplies the compute slowdown under overlap
   double memory_overhead_scale = 1.0;   ///< multiplies allocator/context overhead
   double straggler = 1.0;               ///< slowest-rank factor on step time (>= 1)
+  /// Multiplies the device's host dispatch floor (host_layer_forward_s):
+  /// 1 in the product; the tuning benchmark refits it on half the vTrain
+  /// landscapes to report on the other half (docs/benchmarks.md).
+  double host_dispatch_scale = 1.0;
 
   // The software stack the job runs on. Not perturbed: these are facts
   // about the framework version, not constants of the hardware.

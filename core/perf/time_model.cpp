@@ -224,7 +224,8 @@ stage_times time_stage(const perf_context& x, const kernel_target& k,
   // dispatch, NCCL launches); it runs ahead of the GPU, so it costs time
   // only when the GPU finishes its share faster than the host can queue it.
   // A backward pass issues about twice a forward pass's kernels.
-  const double host = x.profile->host_layer_forward_s * (3 * layers + recomputed);
+  const double host = x.profile->host_layer_forward_s * x.cal.host_dispatch_scale
+                      * (3 * layers + recomputed);
   if (host > s.total()) {
     const double idle = host - s.total();
     s.compute += idle;

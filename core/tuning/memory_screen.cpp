@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "core/tuning/memory_order.hpp"
+
 
 namespace paratune {
 
@@ -35,7 +39,7 @@ int config_distance(const training_config& a, const training_config& b) {
 }
 
 memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)
-  : history_(history) {
+  : history_(history), predict_(predict) {
   std::unordered_map<std::string, size_t> fit_of, oom_of;
   auto group = [&](std::vector<config_runs>& groups, std::unordered_map<std::string, size_t>& of,
                    size_t i) -> config_runs& {
@@ -44,8 +48,11 @@ memory_screen::memory_screen(const std::vector<trial_outcome>& history, predicto
       groups.push_back({int(i), 0, 0, predict(history[i].config).peak_memory_mib});
     return groups[it->second];
   };
+  std::unordered_map<std::string, bool> ran_seen;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& h = history[i];
+    if (h.ran() && ran_seen.emplace(fingerprint(h.config), true).second)
+      ran_.push_back(int(i));
     if (h.ran() && h.peak_memory_mib > 0) {
       auto& g = group(fits_, fit_of, i);
       g.offset_sum += h.peak_memory_mib - g.predicted_peak;
@@ -56,8 +63,56 @@ memory_screen::memory_screen(const std::vector<trial_outcome>& history, predicto
   }
 }
 
+namespace {
+
+/// The keys an OOM lesson compares along, in words: "TP 2, PP 1, CP 1, MBS 4,
+/// recompute none".
+std::string memory_axes_text(const training_config& c) {
+  return fmt::format("TP {}, PP {}, CP {}, MBS {}, recompute {}", c.tp, c.pp, c.cp, c.mbs,
+                     to_string(c.recompute));
+}
+
+} // namespace
+
+std::optional<memory_screen::oom_lesson>
+memory_screen::oom_lesson_for(const training_config& c) const {
+  if (ooms_.empty())
+    return std::nullopt;
+  // New evidence outweighs the lesson: a run that needs at least as much
+  // memory as `c` fitted.
+  for (int i : ran_)
+    if (needs_at_least_as_much_memory(history_[size_t(i)].config, c))
+      return std::nullopt;
+  for (const auto& g : ooms_) {
+    const auto& failed = history_[size_t(g.first)];
+    if (!needs_at_least_as_much_memory(c, failed.config))
+      continue;
+    const auto& p = predict_(c);
+    oom_lesson l;
+    l.trial = trial_number(history_, size_t(g.first));
+    l.failed = failed.config;
+    l.limit_mib = failed.memory_limit_mib > 0 ? failed.memory_limit_mib : p.memory_limit_mib;
+    l.model_peak_mib = p.peak_memory_mib;
+    // The failed run needed more than the device, so the model was short by
+    // at least limit - its estimate there; `c` needs at least that run's
+    // memory, so it is over the device whatever the model says of it.
+    l.raised_peak_mib = std::max(p.peak_memory_mib + std::max(0.0, l.limit_mib - g.predicted_peak),
+                                 l.limit_mib + 1);
+    l.text = fmt::format(
+      "known failure: trial {} ran out of memory at {}, and this configuration needs at least as "
+      "much memory (the same or a larger micro batch, no more recomputation, the same or smaller "
+      "TP, PP and CP); its peak estimate is raised from {:.0f} to at least {:.0f} MiB, over the "
+      "{:.0f} MiB device, until a run needing at least as much memory succeeds",
+      l.trial, memory_axes_text(l.failed), l.model_peak_mib, l.raised_peak_mib, l.limit_mib);
+    return l;
+  }
+  return std::nullopt;
+}
+
 std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
                                                       const perf_prediction& p) const {
+  if (const auto lesson = oom_lesson_for(c))
+    return {std::max(lesson->raised_peak_mib, p.peak_memory_mib), true};
   int best = 1 << 30;
   double sum = 0;
   int n = 0;
@@ -82,6 +137,8 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
 
 std::optional<std::string> memory_screen::check(const training_config& c,
                                                 const perf_prediction& p) const {
+  if (auto lesson = oom_lesson_for(c))
+    return std::move(lesson->text);
   char buf[200];
   for (const auto& g : ooms_) {
     const size_t i = size_t(g.first);

@@ -16,13 +16,30 @@ namespace paratune {
 /// Memory errors are mostly a fixed offset (allocator, context, workspaces
 /// the model does not see), so the measured - predicted difference of the
 /// nearest successful run is added to the prediction. Without measurements
-/// the model's own margin stands in. An OOM also teaches locally: a close
-/// neighbour predicted to need about as much memory is refused too.
+/// the model's own margin stands in. An OOM teaches twice: every
+/// configuration that needs at least as much memory by construction
+/// (memory_order.hpp) has its estimate raised past the device, for this
+/// session, until a measured success that needs at least as much says it
+/// fits (oom_lesson_for); and a close neighbour predicted to need about as
+/// much memory is refused too.
 class memory_screen {
 public:
   using predictor = std::function<const perf_prediction&(const training_config&)>;
 
   memory_screen(const std::vector<trial_outcome>& history, predictor predict);
+
+  /// What an out-of-memory run of this session says about `c`: nothing, or
+  /// the first OOM whose configuration `c` needs at least as much memory
+  /// as, with `c`'s estimate raised past the device.
+  struct oom_lesson {
+    int trial = 0;               ///< the trial that ran out of memory
+    training_config failed;      ///< its configuration
+    double model_peak_mib = 0;   ///< the model's estimate of `c`
+    double raised_peak_mib = 0;  ///< the estimate after the lesson: above the device
+    double limit_mib = 0;
+    std::string text;            ///< the lesson in words ("known failure: trial 5 ...")
+  };
+  std::optional<oom_lesson> oom_lesson_for(const training_config& c) const;
 
   /// Why `c` cannot fit, or nothing.
   std::optional<std::string> check(const training_config& c, const perf_prediction& p) const;
@@ -43,8 +60,12 @@ private:
   };
 
   const std::vector<trial_outcome>& history_;
+  predictor predict_;
   std::vector<config_runs> fits_;  ///< configurations that ran, by first trial
   std::vector<config_runs> ooms_;  ///< configurations that ran out of memory
+  /// History indices of the configurations that ran, each once (a replayed
+  /// run may have no peak, but it fitted).
+  std::vector<int> ran_;
 };
 
 /// How different two configurations are: structural keys (tp, pp, cp, ep)

@@ -13,6 +13,7 @@
 #include "core/megatron_rules.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/candidate_scorer.hpp"
+#include "core/tuning/prediction_calibration.hpp"
 #include "core/tuning/safety_guards.hpp"
 
 namespace paratune {
@@ -287,6 +288,29 @@ void rank_by_score(std::vector<suggestion>& v) {
   });
 }
 
+/// What the stop decision weighs: the ranked candidates (what the session
+/// would run next) and the trials running now, against the best run, with
+/// the model's uncertainty widened by its measured error on this session.
+session_stop_inputs session_stop_inputs_of(const tuning_context& ctx, const std::vector<trial_outcome>& history,
+                           const std::vector<pending_trial>& pending, const analysis& a,
+                           const candidate_scorer& rank, int incumbent) {
+  session_stop_inputs in;
+  in.incumbent_tflops = history[size_t(incumbent)].tflops_per_gpu;
+  in.incumbent_trial = trial_number(history, size_t(incumbent));
+  const auto calibration = calibrate_predictions(ctx, history);
+  in.sigma_scale = calibration.sigma_scale;
+  in.checks = int(calibration.checks.size());
+  for (const auto& s : a.ranked)
+    in.candidates.push_back({s.text, s.predicted_tflops, s.uncertainty, 1 - s.oom_risk, false});
+  for (const auto& p : pending) {
+    const auto score = rank.score(p.config);
+    in.candidates.push_back({"trial " + std::to_string(p.trial) + " ("
+                               + change_text(diff(a.base, p.config)) + ")",
+                             score.tflops, score.sigma, 1 - score.oom_risk, true});
+  }
+  return in;
+}
+
 std::string describe(const analysis& a) {
   std::string r = "Health: " + std::string(to_string(a.health.state)) + " (directive "
                   + directive_of(a.health.state) + "). " + a.health.reasoning + "\n";
@@ -309,7 +333,9 @@ std::string describe(const analysis& a) {
          "the best run by more than 1%, from the expected throughput and its uncertainty (a "
          "new split is known only to the model's error, a flag toggle of a measured split to "
          "about a percent), times the chance of fitting in memory.\n";
-  if (a.selected)
+  if (a.stop.stop)
+    r += "Stop: " + a.stop.reason;
+  else if (a.selected)
     r += "Selected: " + a.selected->text + " Reason: " + a.selected->why + ".";
   else
     r += "All plausible configurations have been tried: nothing new and valid remains.";
@@ -444,6 +470,9 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
   if (!a.ranked.empty())
     a.selected = a.ranked.front();
   a.exhausted = !a.selected;
+  // Nothing left is a session exhausted, not converged.
+  if (ctx.stop.mode == session_stop_mode::converged && incumbent >= 0 && !a.ranked.empty())
+    a.stop = decide_stop(ctx.stop, session_stop_inputs_of(ctx, history, pending, a, rank, incumbent));
   a.reasoning = describe(a);
   return a;
 }

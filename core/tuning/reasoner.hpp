@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tuning/health.hpp"
+#include "core/tuning/session_stop.hpp"
 #include "core/tuning/tuning_context.hpp"
 #include "core/trial_outcome.hpp"
 
@@ -50,6 +51,9 @@ struct analysis {
   std::vector<suggestion> rejected;     ///< failed a guard, with the reason
   std::optional<suggestion> selected;   ///< ranked.front(), when any
   bool exhausted = false;               ///< nothing new and valid remains
+  /// The session's stop decision over the ranked candidates and the trials
+  /// running (tuning_context::stop); stop.stop: the session has converged.
+  session_stop_decision stop;
   std::string reasoning;                ///< the chain of reasoning in words
 };
 

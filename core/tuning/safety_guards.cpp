@@ -8,10 +8,6 @@ namespace paratune {
 
 namespace {
 
-int memory_saving(recompute_mode m) {
-  return m == recompute_mode::none ? 0 : m == recompute_mode::selective ? 1 : 2;
-}
-
 bool in_search_space(const tuning_context& ctx, const training_config& c,
                      std::string& offending) {
   for (const auto& key : config_keys()) {
@@ -30,30 +26,6 @@ bool in_search_space(const tuning_context& ctx, const training_config& c,
 
 } // namespace
 
-bool needs_at_least_as_much_memory(const training_config& c,
-                                   const training_config& failed) {
-  const bool same_split = c.tp == failed.tp && c.pp == failed.pp
-                          && c.cp == failed.cp && c.ep == failed.ep
-                          && c.vpp == failed.vpp
-                          && c.first_pp_layers == failed.first_pp_layers
-                          && c.last_pp_layers == failed.last_pp_layers
-                          && c.pp_account_embedding == failed.pp_account_embedding
-                          && c.pp_account_loss == failed.pp_account_loss;
-  if (!same_split || c.seq != failed.seq)
-    return false;
-  if (c.mbs < failed.mbs)
-    return false;
-  if (memory_saving(c.recompute) > memory_saving(failed.recompute))
-    return false;
-  if (c.recompute == recompute_mode::full && failed.recompute == recompute_mode::full
-      && c.recompute_layers != failed.recompute_layers)
-    return false; // block recompute of more or fewer layers: not comparable
-  if ((c.sp && !failed.sp) || (c.dist_opt && !failed.dist_opt)
-      || (c.fused_ce && !failed.fused_ce) || (c.grad_reduce_bf16 && !failed.grad_reduce_bf16))
-    return false;
-  return true;
-}
-
 safety_guards::safety_guards(const tuning_context& ctx,
                              const std::vector<trial_outcome>& history,
                              memory_screen::predictor predict,
@@ -69,8 +41,7 @@ safety_guards::safety_guards(const tuning_context& ctx,
     auto key = fingerprint(h.config);
     trials_of_[key].push_back(int(i));
     const bool teaches = h.status == trial_status::failed && !h.retryable()
-                         && (h.failure == failure_kind::oom
-                             || (h.failure == failure_kind::config_invalid && !h.blamed.empty()));
+                         && h.failure == failure_kind::config_invalid && !h.blamed.empty();
     if (!teaches)
       continue;
     // A repeat of the same failure teaches nothing new: the first one is cited.
@@ -118,12 +89,12 @@ std::optional<std::string> safety_guards::duplicate(const training_config& c) co
 }
 
 std::optional<std::string> safety_guards::known_failure(const training_config& c) const {
+  // An OOM's lesson is the memory screen's: it knows what fitted since.
+  if (auto lesson = memory_.oom_lesson_for(c))
+    return std::move(lesson->text);
   for (int i : failures_) {
     const auto& h = history_[i];
     const auto trial = [&, i] { return "trial " + std::to_string(trial_number(history_, size_t(i))); };
-    if (h.failure == failure_kind::oom && needs_at_least_as_much_memory(c, h.config))
-      return "known failure: needs at least the memory of " + trial()
-             + ", which ran out of memory";
     if (h.failure == failure_kind::config_invalid) {
       bool same = true;
       for (const auto& name : h.blamed) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/perf/perf_model.hpp"
+#include "core/tuning/memory_order.hpp"
 #include "core/tuning/memory_screen.hpp"
 #include "core/tuning/tuning_context.hpp"
 #include "core/trial_outcome.hpp"
@@ -37,7 +38,9 @@ public:
   /// running now.
   std::optional<std::string> duplicate(const training_config& c) const;
   /// The configuration matches a known failure: an OOM of a configuration
-  /// that needs no more memory, or the blamed values of an invalid one.
+  /// that needs no more memory (memory_screen::oom_lesson_for: unless a
+  /// success needing at least as much memory came since), or the blamed
+  /// values of an invalid one.
   std::optional<std::string> known_failure(const training_config& c) const;
   /// The memory screen (memory_screen.hpp) says it cannot fit.
   std::optional<std::string> memory(const training_config& c,
@@ -65,15 +68,9 @@ private:
   std::unordered_map<std::string, int> running_;
   /// Fingerprints of ctx.measured: empty when every configuration may run.
   std::unordered_set<std::string> measured_;
-  /// The first of each distinct failure known_failure() learns from (an
-  /// OOM, or an invalid configuration with blamed keys), in history order.
+  /// The first of each distinct invalid configuration with blamed keys
+  /// known_failure() learns from, in history order (OOMs: memory_screen).
   std::vector<int> failures_;
 };
-
-/// True when `c` needs at least as much memory per GPU as `failed`, by
-/// construction: same model split, micro batch no smaller, and no memory
-/// saving feature that `failed` lacked.
-bool needs_at_least_as_much_memory(const training_config& c,
-                                   const training_config& failed);
 
 } // namespace paratune

@@ -68,7 +68,8 @@ size_t throughput_estimator::config_hash::operator()(const training_config& c) c
 const perf_prediction& throughput_estimator::raw(const training_config& c) {
   auto it = cache_.find(c);
   if (it == cache_.end())
-    it = cache_.emplace(c, predict(ctx_.model, ctx_.cluster, ctx_.world_size, c, ctx_.prec)).first;
+    it = cache_.emplace(c, predict(ctx_.model, ctx_.cluster, ctx_.world_size, c, ctx_.prec,
+                                      ctx_.cal)).first;
   return it->second;
 }
 

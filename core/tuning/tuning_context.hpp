@@ -6,6 +6,8 @@
 
 #include "core/cluster_spec.hpp"
 #include "core/model_spec.hpp"
+#include "core/perf/perf_model.hpp"
+#include "core/session_stop_policy.hpp"
 #include "core/start_policy.hpp"
 #include "core/training_config.hpp"
 
@@ -32,6 +34,13 @@ struct tuning_context {
   /// A replay pool's measured configurations (its table): when not empty,
   /// the only ones that can run; any other is unavailable.
   std::vector<training_config> measured;
+  /// When analyze() says the session has converged (`stop:`). Budget unless
+  /// a job sets it: `advise` and the tests that rank candidates ask for no
+  /// stop decision.
+  session_stop_policy stop = session_stop_policy::budget();
+  /// The performance model's knobs: the calibrated defaults, except where
+  /// the tuning benchmark refits one on held-out data.
+  perf_calibration cal;
 };
 
 /// One change of one key, as OptiCo writes it.

@@ -82,7 +82,8 @@ TEST_F(job_strictness, a_misspelled_top_level_key_is_refused_with_its_line_and_t
   EXPECT_EQ(strict_job_refusal(job_head + "learning_rate: 3e-4\n"),
             "job.yaml:7: unknown key 'learning_rate' (known: name, model, cluster, nodes, "
             "precision, initial, start, search, trials, tokens, baseline, "
-            "retry_transient_failures, simulation, pools, early_stop, reasoner, env, secret_env)");
+            "retry_transient_failures, simulation, pools, early_stop, reasoner, env, secret_env, "
+            "stop)");
 }
 
 TEST_F(job_strictness, a_misspelled_nested_key_is_refused_naming_its_mapping) {
@@ -187,6 +188,32 @@ TEST(inline_model_dimensions, swiglu_takes_true_and_false_as_well_as_one_and_zer
   EXPECT_NE(strict_refusal_of([&] { parse_inline_model(dims + "yes please"); })
               .find("model dimension 'swiglu'"),
             std::string::npos);
+}
+
+TEST_F(job_strictness, stop_is_budget_or_a_margin_and_a_confidence_each_in_range) {
+  // Without `stop:` the session stops once no candidate is likely to pay.
+  const auto plain = load_job_text(job_head, "job.yaml").stop;
+  EXPECT_EQ(plain.mode, session_stop_mode::converged);
+  EXPECT_DOUBLE_EQ(plain.min_gain, 0.01);
+  EXPECT_DOUBLE_EQ(plain.confidence, 0.9);
+  EXPECT_EQ(load_job_text(job_head + "stop: budget\n", "job.yaml").stop,
+            session_stop_policy::budget());
+  const auto set = load_job_text(job_head + "stop: {min_gain: 0.02, confidence: 0.95}\n",
+                                 "job.yaml").stop;
+  EXPECT_EQ(set, (session_stop_policy{session_stop_mode::converged, 0.02, 0.95}));
+  EXPECT_DOUBLE_EQ(load_job_text(job_head + "stop: {confidence: 0.8}\n", "job.yaml").stop.min_gain,
+                   0.01);
+  EXPECT_EQ(strict_job_refusal(job_head + "stop: never\n"),
+            "job.yaml: stop: expected budget or a mapping such as {min_gain: 0.01, confidence: "
+            "0.9}, got 'never'");
+  EXPECT_EQ(strict_job_refusal(job_head + "stop: {min_gain: 1.5}\n"),
+            "job.yaml: stop: field 'min_gain': 1.5 is outside the allowed range 0..1");
+  EXPECT_EQ(strict_job_refusal(job_head + "stop: {confidence: 0.3}\n"),
+            "job.yaml: stop: field 'confidence': 0.3 is outside the allowed range 0.5..0.9999");
+  EXPECT_EQ(strict_job_refusal(job_head + "stop: {confidence: high}\n"),
+            "job.yaml: stop: field 'confidence': expected a number in 0.5..0.9999, got 'high'");
+  EXPECT_EQ(strict_job_refusal(job_head + "stop: {min_gian: 0.02}\n"),
+            "job.yaml:7: stop: unknown key 'min_gian' (did you mean 'min_gain'?)");
 }
 
 } // namespace

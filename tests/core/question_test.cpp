@@ -51,3 +51,22 @@ TEST(question, a_follow_up_is_about_what_came_before) {
 
 } // namespace
 } // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST(question, why_not_names_the_values_that_were_not_tried) {
+  const auto q = read_question("why not mbs 4?", nullptr);
+  EXPECT_EQ(q.topic, question_topic::why_not);
+  EXPECT_EQ(q.keep, (std::map<std::string, std::string>{{"mbs", "4"}}));
+  EXPECT_EQ(read_question("Why did you never try tp=1?", nullptr).topic, question_topic::why_not);
+  // Without a value it is not a why-not: "why not?" follows what came before.
+  EXPECT_EQ(read_question("why not?", nullptr).topic, question_topic::overview);
+  std::string word = "why_not";
+  question_topic t = question_topic::overview;
+  EXPECT_TRUE(parse_question_topic(word, t));
+  EXPECT_EQ(t, question_topic::why_not);
+}
+
+} // namespace
+} // namespace paratune

@@ -31,7 +31,7 @@ using control::control_op;
 /// A job whose trials take long enough to cancel one mid-run.
 const char* slow_job = "name: access-test\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
                        "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, "
-                       "recompute: full}\ntrials: 4\n"
+                       "recompute: full}\ntrials: 4\nstop: budget\n"
                        "simulation: {seed: 3, train_iters: 12, time_scale: 0.05}\n";
 
 struct control_access : ::testing::Test {

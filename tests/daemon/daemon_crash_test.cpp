@@ -33,7 +33,7 @@ std::string crash_job_text(int i) {
   return "name: crash-" + std::to_string(i) + "\n"
          "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
          "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-         "trials: " + std::to_string(trial_budget) + "\n"
+         "trials: " + std::to_string(trial_budget) + "\nstop: budget\n"
          // A small space keeps each analysis cheap: 50 sessions share one
          // analyst, and the test runs beside others on a 2-core machine.
          "search: {tp: [1, 2, 4, 8], pp: [1, 2], mbs: [1, 2], recompute: [full, none], "

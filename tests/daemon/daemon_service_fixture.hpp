@@ -22,7 +22,7 @@ namespace paratune::test {
 inline std::string job_text(int trials, double time_scale, int seed = 3) {
   return "name: service-test\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
          "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-         "trials: " + std::to_string(trials) + "\n"
+         "trials: " + std::to_string(trials) + "\nstop: budget\n"
          "simulation: {seed: " + std::to_string(seed) + ", train_iters: 12, time_scale: "
          + std::to_string(time_scale) + "}\n";
 }

@@ -22,7 +22,7 @@ using control::control_op;
 std::string slurm_job_text() {
   return "name: daemon-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
          "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-         "trials: 2\n"
+         "trials: 2\nstop: budget\n"
          "pools:\n"
          "  - {name: a100, kind: slurm, partition: a100, via: sbatch, capacity: 1,\n"
          "     launch: [\"" + test::bin_dir() + "/paratune-sim\", --sim-world-size,\n"

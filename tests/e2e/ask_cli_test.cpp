@@ -11,6 +11,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "messages/codec.hpp"
 #include "storage/message_pool.hpp"
+#include "tests/e2e/small_session.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -135,6 +136,50 @@ TEST_F(ask_cli, bad_input_is_refused_by_name_and_nothing_is_stored) {
   EXPECT_EQ(unknown.err, "error: no GPU tuning session 's-nope' in the pool " + dir + "/pool\n");
   const auto no_pool = paratune({"ask", session, "why?", "--db", dir + "/none"});
   EXPECT_EQ(no_pool.status, 2);
+}
+
+/// A session whose trial 2 ran out of memory at micro batch 2, written to a
+/// pool as the agents write it: "why not mbs 4?" is answered with that OOM
+/// and the estimate it raised, not with the model's own word.
+TEST(ask_why_not, answers_with_the_out_of_memory_trial_it_learned_from) {
+  const auto dir = test::make_temp_dir("ask-why-not");
+  const std::string id = "why-not";
+  auto opened = test::small_session(8);
+  opened.initial["tp"] = "2";
+  opened.initial["recompute"] = "none";
+  {
+    auto pool = message_pool::open(dir + "/pool");
+    ASSERT_TRUE(pool);
+    ASSERT_TRUE((*pool)->append(wire::make_envelope(id, 0, opened)));
+    wire::trial_result fits;
+    fits.trial = 1;
+    fits.config = opened.initial;
+    fits.status = trial_status::succeeded;
+    fits.tflops_per_gpu = 180;
+    fits.peak_memory_mib = 60000;
+    ASSERT_TRUE((*pool)->append(wire::make_envelope(id, 1, fits)));
+    wire::trial_result oom;
+    oom.trial = 2;
+    oom.config = opened.initial;
+    oom.config["mbs"] = "2";
+    oom.status = trial_status::failed;
+    oom.error_kind = failure_kind::oom;
+    oom.reason = "CUDA out of memory";
+    ASSERT_TRUE((*pool)->append(wire::make_envelope(id, 2, oom)));
+  }
+  const auto r = test::run_program({test::bin_dir() + "/paratune", "ask", id, "why not mbs 4?",
+                                    "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto a = nlohmann::json::parse(r.out);
+  EXPECT_EQ(a["topic"], "why_not");
+  const auto text = a["answer"].get<std::string>();
+  EXPECT_EQ(text.rfind("With mbs=4, the best run needs at least the memory of trial 2: known "
+                       "failure: trial 2 ran out of memory at TP 2, PP 1, CP 1, MBS 2, recompute "
+                       "none, and this configuration needs at least as much memory", 0), 0u)
+    << text;
+  EXPECT_NE(text.find("MiB device, until a run needing at least as much memory succeeds."),
+            std::string::npos) << text;
+  fs::remove_all(dir);
 }
 
 } // namespace

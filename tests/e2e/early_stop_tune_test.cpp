@@ -19,7 +19,7 @@ std::string early_stop_job_text(const char* early_stop) {
   return std::string("name: llama3-8b-early-stop\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
                      "nodes: 1\nprecision: fp16\n"
                      "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-                     "trials: 8\nsimulation: {seed: 7, train_iters: 40}\n")
+                     "trials: 8\nstop: budget\nsimulation: {seed: 7, train_iters: 40}\n")
          + early_stop;
 }
 
@@ -72,13 +72,13 @@ TEST(early_stop_tune, a_bad_policy_is_refused_naming_the_key) {
   const auto typo = test::write_file(dir, "typo.yaml", early_stop_job_text("early_stop: {stable: 3}\n"));
   const auto t = test::run_program({test::bin_dir() + "/paratune", "tune", typo, "--db", dir + "/pool"});
   EXPECT_EQ(t.status, 2);
-  EXPECT_EQ(t.err, "error: " + typo + ":9: early_stop: unknown key 'stable' (known: warmup, "
+  EXPECT_EQ(t.err, "error: " + typo + ":10: early_stop: unknown key 'stable' (known: warmup, "
                                       "stable_after, tolerance, rung, hang_s, wall_s)\n");
   const auto near = test::write_file(dir, "near.yaml",
                                      early_stop_job_text("early_stop: {stable_afte: 3}\n"));
   const auto n = test::run_program({test::bin_dir() + "/paratune", "tune", near, "--db", dir + "/pool"});
   EXPECT_EQ(n.status, 2);
-  EXPECT_EQ(n.err, "error: " + near + ":9: early_stop: unknown key 'stable_afte' (did you mean "
+  EXPECT_EQ(n.err, "error: " + near + ":10: early_stop: unknown key 'stable_afte' (did you mean "
                                       "'stable_after'?)\n");
   EXPECT_FALSE(fs::exists(dir + "/pool"));
   fs::remove_all(dir);

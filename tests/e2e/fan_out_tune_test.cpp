@@ -23,7 +23,8 @@ nlohmann::json tune(const std::string& dir, int capacity, int trials) {
       dir, "job.yaml",
       "name: llama3-8b-fan-out\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
       "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-      "trials: " + std::to_string(trials) + "\nsimulation: {seed: 3, train_iters: 8, time_scale: 0.005}\n"
+      "trials: " + std::to_string(trials)
+      + "\nstop: budget\nsimulation: {seed: 3, train_iters: 8, time_scale: 0.005}\n"
       "pools:\n  - {name: sim, kind: simulated, capacity: " + std::to_string(capacity) + "}\n");
   const auto r = test::run_program(
       {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});

@@ -47,7 +47,7 @@ struct llm_tune : ::testing::Test {
                             "name: llama3-8b-llm\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
                             "nodes: 1\nprecision: fp16\n"
                             "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: "
-                            "full}\ntrials: 5\nsimulation: {seed: 7, train_iters: 12}\n"
+                            "full}\ntrials: 5\nstop: budget\nsimulation: {seed: 7, train_iters: 12}\n"
                             "reasoner: " + reasoner + "\n");
   }
 
@@ -230,7 +230,7 @@ TEST_F(llm_tune, a_crash_no_rule_knows_is_read_by_the_model_through_the_guardrai
     dir, "job.yaml",
     "name: llama3-8b-crash\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
     "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-    "trials: 4\n"
+    "trials: 4\nstop: budget\n"
     "reasoner: {mode: builtin, agents: {failure_analysis: {mode: llm, base_url: \""
       + server.url() + "/v1\", model: qwen2.5-7b-instruct, api_key_env: " + key_variable
       + ", timeout_s: 5, max_retries: 0}}}\n"

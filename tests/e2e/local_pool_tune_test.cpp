@@ -23,7 +23,7 @@ TEST(local_pool_tune, trials_run_the_rendered_launch_template) {
       dir, "job.yaml",
       "name: llama3-8b-local\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
       "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-      "trials: 4\n"
+      "trials: 4\nstop: budget\n"
       "pools:\n"
       "  - {name: gpu-box, kind: local, capacity: 1,\n"
       "     launch: [\"" + sim + "\", --sim-cluster, dgx-a100-80g, --sim-world-size,\n"

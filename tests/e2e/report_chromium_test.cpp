@@ -41,7 +41,7 @@ std::string page_job_text(bool early_stop) {
   return std::string("name: chromium-report\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
                      "precision: fp16\n"
                      "initial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-                     "trials: 5\n")
+                     "trials: 5\nstop: budget\n")
          + (early_stop ? "early_stop: {warmup: 2, stable_after: 5, tolerance: 0.02, rung: true}\n" : "")
          + "pools:\n"
            "  - {name: gpu-box, kind: local, capacity: 1,\n"

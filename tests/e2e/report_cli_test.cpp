@@ -43,7 +43,7 @@ std::string job_text(const std::string& name, const std::string& early_stop,
   const auto sim = test::bin_dir() + "/paratune-sim";
   return "name: '" + name + "'\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
          "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-         "trials: 8\ntokens: 15e12\n" + early_stop + baseline +
+         "trials: 8\nstop: budget\ntokens: 15e12\n" + early_stop + baseline +
          "pools:\n"
          "  - {name: gpu-box, kind: local, capacity: 1,\n"
          "     launch: [\"" + sim + "\", --sim-cluster, dgx-a100-80g, --sim-world-size,\n"

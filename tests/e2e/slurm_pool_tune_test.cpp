@@ -89,7 +89,7 @@ struct slurm_pool_tune : ::testing::Test {
 // submitted at once, two run and two wait in Slurm's queue.
 TEST_F(slurm_pool_tune, trials_queue_and_run_at_the_same_time_on_two_partitions) {
   const auto j = tune_pools(sbatch_pool("a100", "a100", 2) + sbatch_pool("h100", "h100", 2),
-                            "trials: 6\nsimulation: {train_iters: 8}\n");
+                            "trials: 6\nstop: budget\nsimulation: {train_iters: 8}\n");
   ASSERT_EQ(j["trials"].size(), 6u) << j.dump();
   std::set<std::string> pools;
   double longest_queue = 0;
@@ -120,7 +120,7 @@ TEST_F(slurm_pool_tune, a_failed_trial_is_retried_once_on_the_other_partition) {
   const auto j = tune_pools(sbatch_pool("a100", "a100", 1,
                                         "--sim-failure-rate, \"1\", --sim-time-scale, \"0.002\"")
                               + sbatch_pool("h100", "h100", 1),
-                            "trials: 5\nsimulation: {train_iters: 8}\n");
+                            "trials: 5\nstop: budget\nsimulation: {train_iters: 8}\n");
   ASSERT_EQ(j["trials"].size(), 5u) << j.dump();
   const auto& first = j["trials"][0];
   EXPECT_EQ(first["pool"], "a100");
@@ -145,7 +145,7 @@ TEST_F(slurm_pool_tune, a_failed_trial_is_retried_once_on_the_other_partition) {
 TEST_F(slurm_pool_tune, a_partition_that_refuses_jobs_is_reported_and_skipped) {
   const auto j = tune_pools(sbatch_pool("gone", "no-such-partition", 1)
                               + sbatch_pool("h100", "h100", 1),
-                            "trials: 4\nsimulation: {train_iters: 8}\n");
+                            "trials: 4\nstop: budget\nsimulation: {train_iters: 8}\n");
   ASSERT_EQ(j["trials"].size(), 4u) << j.dump();
   const auto& first = j["trials"][0];
   EXPECT_EQ(first["pool"], "gone");
@@ -174,7 +174,7 @@ TEST_F(slurm_pool_tune, a_pool_that_refuses_every_job_is_paused_and_the_session_
     "name: llama3-8b-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
     "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
     "pools:\n" + sbatch_pool("gone", "no-such-partition", 1)
-      + "trials: 6\nsimulation: {train_iters: 8}\n");
+      + "trials: 6\nstop: budget\nsimulation: {train_iters: 8}\n");
   const auto r = test::run_program(
     {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
   EXPECT_EQ(r.status, 1) << r.out;
@@ -198,7 +198,7 @@ TEST_F(slurm_pool_tune, a_refusing_pool_is_paused_while_the_session_finishes_on_
     "name: llama3-8b-slurm\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
     "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
     "pools:\n" + sbatch_pool("gone", "no-such-partition", 3) + sbatch_pool("h100", "h100", 1)
-      + "trials: 7\nsimulation: {train_iters: 8}\n");
+      + "trials: 7\nstop: budget\nsimulation: {train_iters: 8}\n");
   const auto r = test::run_program(
     {test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -229,7 +229,7 @@ TEST_F(slurm_pool_tune, a_refusing_pool_is_paused_while_the_session_finishes_on_
 TEST_F(slurm_pool_tune, a_hung_trial_is_ended_and_its_job_cancelled) {
   const auto j = tune_pools(sbatch_pool("a100", "a100", 1,
                                         "--sim-failure-rate, \"0\", --sim-hang-at, \"4\""),
-                            "trials: 1\nsimulation: {train_iters: 50}\n"
+                            "trials: 1\nstop: budget\nsimulation: {train_iters: 50}\n"
                             "early_stop: {warmup: 2, stable_after: 40, hang_s: 3, wall_s: 600}\n",
                             1 /* nothing measured */);
   ASSERT_EQ(j["trials"].size(), 1u);
@@ -276,7 +276,7 @@ TEST_F(slurm_pool_tune, a_slurmrestd_job_running_as_another_user_writes_into_the
                  << " (a checkout inside a folder others cannot search)";
   const auto shared = dir + "/shared";
   fs::create_directories(shared);
-  const auto j = tune("trials: 2\nsimulation: {train_iters: 8}\n", rest_pool(shared));
+  const auto j = tune("trials: 2\nstop: budget\nsimulation: {train_iters: 8}\n", rest_pool(shared));
   ASSERT_EQ(j["trials"].size(), 2u) << j.dump();
   const auto session = j["session"].get<std::string>();
   const unsigned slurmrest = getpwnam("slurmrest")->pw_uid;
@@ -307,7 +307,7 @@ TEST_F(slurm_pool_tune, a_command_that_does_not_exist_fails_with_the_jobs_own_wo
   fs::create_directories(shared);
   const auto j = tune_pools("  - " + rest_pool(shared)
                               + "\n     launch: [/no/such/trainer, \"{megatron_args}\"]}\n",
-                            "trials: 1\nsimulation: {train_iters: 8}\n", 1);
+                            "trials: 1\nstop: budget\nsimulation: {train_iters: 8}\n", 1);
   ASSERT_EQ(j["trials"].size(), 1u) << j.dump();
   const auto& t = j["trials"][0];
   EXPECT_EQ(t["status"], "failed");
@@ -327,7 +327,7 @@ TEST_F(slurm_pool_tune, a_trial_directory_the_jobs_user_cannot_reach_is_refused_
   chmod(dir.c_str(), 0700);
   const auto j = tune_pools("  - " + rest_pool("") + "\n     launch: [\"" + test::bin_dir()
                               + "/paratune-sim\", \"{megatron_args}\"]}\n",
-                            "trials: 1\nsimulation: {train_iters: 8}\n", 1);
+                            "trials: 1\nstop: budget\nsimulation: {train_iters: 8}\n", 1);
   chmod(dir.c_str(), 0755);
   ASSERT_EQ(j["trials"].size(), 1u) << j.dump();
   const auto& t = j["trials"][0];

@@ -37,7 +37,7 @@ struct slurm_relay_tune : ::testing::Test {
   /// `relay_path`, with the pool directory `db`; `extra`: the job's budget,
   /// simulation and early stop.
   nlohmann::json tune(const std::string& relay_path, const std::string& db,
-                      const std::string& extra = "trials: 2\nsimulation: {train_iters: 8}\n") {
+                      const std::string& extra = "trials: 2\nstop: budget\nsimulation: {train_iters: 8}\n") {
     const auto job = test::write_file(
         dir, "job.yaml",
         "name: llama3-8b-relay\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
@@ -101,7 +101,7 @@ TEST_F(slurm_relay_tune, dropped_lines_are_recovered_and_the_trials_score_the_sa
 // lines as they come, so they passed the ingress while the job ran.
 TEST_F(slurm_relay_tune, an_early_stop_cancels_the_relayed_job) {
   const auto j = tune(test::bin_dir() + "/paratune-relay", dir + "/pool",
-                      "trials: 2\nsimulation: {train_iters: 200}\n"
+                      "trials: 2\nstop: budget\nsimulation: {train_iters: 200}\n"
                       "early_stop: {warmup: 2, stable_after: 3, tolerance: 0.05}\n");
   ASSERT_EQ(j["trials"].size(), 2u);
   for (const auto& t : j["trials"]) {

@@ -56,7 +56,7 @@ exec "$@"
     const auto job = test::write_file(
         dir, "job.yaml",
         "name: llama3-0.5b-srun\nmodel: llama3-0.5b\ncluster: " + cluster + "\nnodes: 1\n"
-        "precision: bf16\ntrials: 2\nsimulation: {train_iters: 8}\n"
+        "precision: bf16\ntrials: 2\nstop: budget\nsimulation: {train_iters: 8}\n"
         "initial: {tp: 1, pp: 1, mbs: 1, gbs: 64, seq: 2048, recompute: none}\n"
         "pools:\n"
         "  - {name: a100, kind: slurm, partition: a100, tasks: " + tasks + ", time: \"00:10:00\",\n"
@@ -149,7 +149,7 @@ TEST_F(slurm_tasks_tune, a_dcgm_url_with_host_is_scraped_on_the_jobs_node) {
   const auto job = test::write_file(
       dir, "job.yaml",
       "name: dcgm-per-node\nmodel: llama3-0.5b\ncluster: dgx-a100-80g\nnodes: 1\n"
-      "precision: bf16\ntrials: 1\nsimulation: {train_iters: 30}\n"
+      "precision: bf16\ntrials: 1\nstop: budget\nsimulation: {train_iters: 30}\n"
       "initial: {tp: 1, pp: 1, mbs: 1, gbs: 64, seq: 2048, recompute: none}\n"
       "pools:\n"
       "  - {name: a100, kind: slurm, partition: a100, time: \"00:10:00\",\n"

@@ -80,8 +80,13 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
   auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["state"], "finished");
-  ASSERT_EQ(j["trials"].size(), 20u);
+  // The job sets no `stop:`: the session ends once no candidate left is
+  // likely to beat its best run by 1%, well before its 20 trials.
+  EXPECT_EQ(j["state"], "converged") << j.dump();
+  EXPECT_EQ(j["ended_because"].get<std::string>().rfind("converged: the best of ", 0), 0u)
+    << j["ended_because"];
+  ASSERT_LT(j["trials"].size(), 20u);
+  ASSERT_GE(j["trials"].size(), 3u);
   std::set<std::string> seen;
   for (const auto& t : j["trials"]) {
     // A configuration runs again only as the retry of a trial that failed
@@ -134,7 +139,7 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
     EXPECT_LE(*std::min_element(series.begin(), series.end()), rate) << t.dump();
     EXPECT_GE(*std::max_element(series.begin(), series.end()), rate) << t.dump();
   }
-  EXPECT_GT(measured, 10);
+  EXPECT_GT(measured, int(j["trials"].size()) / 2);
 }
 
 // bench_tuning_quality scores paratune by replaying its loop in process
@@ -144,8 +149,8 @@ TEST_F(tune_cli, demo_session_beats_the_expert_table_without_repeating_a_configu
 // outcome, although one reads the numbers from Megatron output printed by
 // child processes and the other takes them straight from the simulator.
 TEST_F(tune_cli, the_tuning_benchmark_replays_paratune_tune_trial_by_trial) {
-  // GPT3-7B meets an injected NCCL timeout at trial 7 with seed 1; the demo
-  // runs the full 20 trials.
+  // Both examples end by the stop rule (their jobs set no `stop:`): the
+  // replay must stop at the same trial as the session.
   for (const auto& [example, trials] : {std::pair{"gpt3-7b-a100x16.yaml", 12},
                                         std::pair{"llama3-8b-a100x8.yaml", 20}}) {
     SCOPED_TRACE(example);
@@ -172,9 +177,11 @@ TEST_F(tune_cli, the_tuning_benchmark_replays_paratune_tune_trial_by_trial) {
         EXPECT_NEAR(t["peak_memory_mib"].get<double>(), o.peak_memory_mib, 1e-6) << "trial " << i + 1;
       }
     }
-    EXPECT_GE(succeeded, trials / 2);
-    if (trials == 12) {
-      EXPECT_EQ(failed, 1);  // the injected timeout, replayed too
+    EXPECT_GE(succeeded, int(replay.size()) / 2);
+    // GPT3-7B meets an injected NCCL timeout at trial 7 with seed 1, when
+    // the session is still going by then: replayed too.
+    if (trials == 12 && replay.size() >= 7) {
+      EXPECT_EQ(failed, 1);
     }
   }
 }
@@ -199,7 +206,7 @@ TEST_F(tune_cli, a_skipped_initial_configuration_counts_the_trials_honestly) {
     dir, "job.yaml",
     "name: skip\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
     "initial: {tp: 1, pp: 1, mbs: 8, gbs: 512, seq: 8192, recompute: none}\ntrials: 2\n"
-    "simulation: {train_iters: 8}\n");
+    "stop: budget\nsimulation: {train_iters: 8}\n");
   auto r = paratune({"tune", job, "--db", dir + "/pool"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("trial  1/3  skipped   Run the initial configuration.\n"

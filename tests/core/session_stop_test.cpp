@@ -1,0 +1,122 @@
+#include "core/tuning/session_stop.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace paratune {
+namespace {
+
+session_stop_policy rule(double min_gain = 0.01, double confidence = 0.9) {
+  return {session_stop_mode::converged, min_gain, confidence};
+}
+
+session_stop_inputs against_100(std::vector<session_stop_candidate> candidates) {
+  session_stop_inputs in;
+  in.incumbent_tflops = 100;
+  in.incumbent_trial = 4;
+  in.checks = session_stop_min_checks;
+  in.candidates = std::move(candidates);
+  return in;
+}
+
+/// The z of the normal's upper 10% tail.
+constexpr double z_10 = 1.2815515655446004;
+
+TEST(session_stop, a_candidate_predicted_at_the_margin_is_an_even_chance_and_holds_it_back) {
+  const session_stop_candidate c{"Change MBS from 1 to 2.", 101, 0.05, 1, false};
+  EXPECT_NEAR(chance_of_gain(c, 100, 0.01, 1), 0.5, 1e-12);
+  const auto d = decide_stop(rule(), against_100({c}));
+  EXPECT_FALSE(d.stop);
+  EXPECT_NEAR(d.chance_any, 0.5, 1e-12);
+  EXPECT_EQ(d.reason.rfind("going on: the best of 1 candidate(s) left has a 50.0% chance", 0), 0u)
+    << d.reason;
+}
+
+TEST(session_stop, fires_exactly_where_the_chance_reaches_one_minus_the_confidence) {
+  // 101 TFLOP/s/GPU is the margin; z_10 sigmas below it the chance is 10%.
+  const double at = 101 * std::exp(-z_10 * 0.05);
+  EXPECT_NEAR(chance_of_gain({"x", at, 0.05, 1, false}, 100, 0.01, 1), 0.1, 1e-9);
+  EXPECT_FALSE(decide_stop(rule(), against_100({{"x", at * 1.001, 0.05, 1, false}})).stop);
+  const auto d = decide_stop(rule(), against_100({{"x", at * 0.999, 0.05, 1, false}}));
+  EXPECT_TRUE(d.stop);
+  EXPECT_EQ(d.reason.rfind("converged: the best of 1 candidate(s) left has a 9.7% chance of "
+                           "beating trial 4 (100.0 TFLOP/s/GPU) by more than 1.0%, within the "
+                           "10.0% a 90% confidence allows", 0), 0u) << d.reason;
+}
+
+TEST(session_stop, each_candidate_is_judged_on_its_own) {
+  // 6% each: flag variants of one split err together, so two of them are
+  // not a 11.64% chance; one at 12% holds it back.
+  const double six = 101 * std::exp(-0.05 * 1.5547735945968535);  // upper tail 6%
+  const session_stop_candidate c{"x", six, 0.05, 1, false};
+  EXPECT_NEAR(chance_of_gain(c, 100, 0.01, 1), 0.06, 1e-9);
+  const auto two = decide_stop(rule(), against_100({c, c}));
+  EXPECT_TRUE(two.stop);
+  EXPECT_NEAR(two.chance_any, 0.06, 1e-9);
+  const double twelve = 101 * std::exp(-0.05 * 1.1749867920660904);  // upper tail 12%
+  const auto three = decide_stop(rule(), against_100({c, {"y", twelve, 0.05, 1, false}, c}));
+  EXPECT_FALSE(three.stop);
+  EXPECT_NEAR(three.chance_any, 0.12, 1e-9);
+}
+
+TEST(session_stop, the_chance_of_fitting_and_the_sessions_error_weigh_in) {
+  // An even chance of beating the margin, but a 15% chance of fitting.
+  EXPECT_NEAR(chance_of_gain({"x", 101, 0.05, 0.15, false}, 100, 0.01, 1), 0.075, 1e-12);
+  EXPECT_TRUE(decide_stop(rule(), against_100({{"x", 101, 0.05, 0.15, false}})).stop);
+  // 95 TFLOP/s/GPU known to 2%: 3 sigmas below the margin, a 0.11% chance.
+  const session_stop_candidate below{"Change TP from 2 to 4.", 95, 0.02, 1, false};
+  auto in = against_100({below});
+  EXPECT_TRUE(decide_stop(rule(), in).stop);
+  // Predictions three times as far off as they said: 15.4%, go on.
+  in.sigma_scale = 3;
+  const auto d = decide_stop(rule(), in);
+  EXPECT_FALSE(d.stop);
+  EXPECT_NEAR(d.chance_any, 0.5 * std::erfc(std::log(101.0 / 95) / 0.06 / std::sqrt(2.0)), 1e-12);
+  ASSERT_EQ(d.best_left.size(), 1u);
+  EXPECT_NE(d.reason.find("Change TP from 2 to 4. expected at 95.0 TFLOP/s/GPU (-5.0%, +-6.0%)"),
+            std::string::npos) << d.reason;
+}
+
+TEST(session_stop, a_larger_margin_stops_sooner_and_a_running_trial_counts) {
+  const session_stop_candidate running{"trial 7 (Change PP from 2 to 1.)", 103, 0.03, 1, true};
+  EXPECT_FALSE(decide_stop(rule(0.01), against_100({running})).stop);
+  const auto d = decide_stop(rule(0.10), against_100({running}));
+  EXPECT_TRUE(d.stop);
+  EXPECT_NE(d.reason.find("trial 7 (Change PP from 2 to 1.) (running)"), std::string::npos);
+}
+
+TEST(session_stop, never_under_stop_budget_nor_before_a_measured_run) {
+  const session_stop_candidate hopeless{"x", 50, 0.01, 1, false};
+  EXPECT_FALSE(decide_stop(session_stop_policy::budget(), against_100({hopeless})).stop);
+  EXPECT_TRUE(decide_stop(rule(), against_100({hopeless})).stop);
+  auto nothing_measured = against_100({hopeless});
+  nothing_measured.incumbent_tflops = 0;
+  EXPECT_FALSE(decide_stop(rule(), nothing_measured).stop);
+}
+
+TEST(session_stop, holds_back_until_two_predictions_were_held_against_a_run) {
+  auto in = against_100({{"x", 50, 0.01, 1, false}});
+  in.checks = 1;
+  const auto d = decide_stop(rule(), in);
+  EXPECT_FALSE(d.stop);
+  EXPECT_EQ(d.reason, "going on: the model's error on this session is not known yet (1 of 2 "
+                      "predictions held against a run)");
+  in.checks = 2;
+  EXPECT_TRUE(decide_stop(rule(), in).stop);
+}
+
+TEST(session_stop, names_the_three_best_candidates_left_best_first) {
+  const auto d = decide_stop(rule(), against_100({{"a", 90, 0.05, 1, false},
+                                                  {"b", 99, 0.05, 1, false},
+                                                  {"c", 80, 0.05, 1, false},
+                                                  {"d", 97, 0.05, 1, false}}));
+  ASSERT_EQ(d.best_left.size(), 3u);
+  EXPECT_EQ(d.best_left[0].text, "b");
+  EXPECT_EQ(d.best_left[1].text, "d");
+  EXPECT_EQ(d.best_left[2].text, "a");
+  EXPECT_GT(d.best_chances[0], d.best_chances[1]);
+}
+
+} // namespace
+} // namespace paratune
