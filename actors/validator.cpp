@@ -397,9 +397,19 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
 validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
     const auto session = e.session;
-    // The session converged: what runs can no longer matter.
+    // The session converged: what runs can no longer matter. As for any
+    // proposal, only the one the pool holds at that number counts.
     if (p.converged)
-      return stop_session(session, "the session converged: this trial can no longer matter");
+      return with_ledger(session, [this, session, seq = e.seq,
+                                   request = p.request](const session_ledger& ledger) {
+        for (const auto& stored : ledger.proposals_for(request))
+          if (stored.seq == seq && wire::body_of<wire::proposal>(stored).converged)
+            return stop_session(session,
+                                "the session converged: this trial can no longer matter");
+        spdlog::warn("validator: session {}: a converged answer (record {}) that the session's "
+                     "pool does not hold: ignored",
+                     session, seq);
+      });
     // A replay pool's proposal has no command: consider() answers it.
     if (p.exhausted || p.trial <= 0 || running.count(trial_key_of(session, p.trial)))
       return;

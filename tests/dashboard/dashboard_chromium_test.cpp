@@ -3,6 +3,8 @@
 // the page with its script and dumping the DOM the script built.
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <regex>
 
@@ -62,9 +64,15 @@ struct dashboard_chromium : ::testing::Test {
   static void SetUpTestSuite() {
     run_dir = test::make_temp_dir("dashboard-chromium");
     setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
-    const auto r = test::run_program(
-      {test::bin_dir() + "/paratune", "tune", test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml",
-       "--db", run_dir + "/pool", "--trials", "7", "--json"});
+    // The example with every trial of its budget run (`stop: budget`): the
+    // session stop would end it before trial 7's failure.
+    std::ifstream example(test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml");
+    std::stringstream job;
+    job << example.rdbuf() << "stop: budget\n";
+    const auto job_path = run_dir + "/gpt3-7b-a100x16.yaml";
+    std::ofstream(job_path) << job.str();
+    const auto r = test::run_program({test::bin_dir() + "/paratune", "tune", job_path, "--db",
+                                      run_dir + "/pool", "--trials", "7", "--json"});
     tune_status = r.status;
     tune_output = r.status == 0 ? r.out : r.err;
   }
