@@ -141,4 +141,12 @@ void agent_state::with_ledger(const std::string& session, ledger_handler then,
     std::move(failed), ledger->last_seq());
 }
 
+void agent_state::with_job(const std::string& session, job_handler then,
+                           failure_handler failed) {
+  if (const auto* job = ledgers->of(session)->job())
+    return then(job);
+  with_ledger(
+    session, [then](const session_ledger& ledger) { then(ledger.job()); }, std::move(failed));
+}
+
 } // namespace paratune

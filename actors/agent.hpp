@@ -51,6 +51,7 @@ public:
   using history_handler = std::function<void(std::vector<wire::envelope>)>;
   using failure_handler = std::function<void(const caf::error&)>;
   using ledger_handler = std::function<void(const session_ledger&)>;
+  using job_handler = std::function<void(const wire::session_opened*)>;
 
   explicit agent_state(caf::event_based_actor* self);
   virtual ~agent_state() = default;
@@ -120,6 +121,11 @@ public:
   /// only the first time), then calls `then` with it. A read the pool
   /// refuses goes to `failed`, or is logged when there is none.
   void with_ledger(const std::string& session, ledger_handler then, failure_handler failed = {});
+
+  /// Calls `then` with the session's job (null when the session has none:
+  /// not a tuning session). A job never changes once stored, so the pool is
+  /// read only while the agent's ledger has not seen it yet.
+  void with_job(const std::string& session, job_handler then, failure_handler failed = {});
 
   /// Messages that did not decode or whose handler threw.
   uint64_t dropped() const { return dropped_; }

@@ -102,8 +102,8 @@ trial_telemetry& trial_entry(telemetry_agent_state& a, const std::string& sessio
 void telemetry_agent_state::on_started(const std::string& session, const wire::trial_started& s) {
   trial_entry(*this, session, s.trial);
   const auto key = trial_key_of(session, s.trial);
-  with_ledger(session, [this, key, pool = s.pool](const session_ledger& ledger) {
-    watch_gpus(key, ledger.job(), pool);
+  with_job(session, [this, key, pool = s.pool](const wire::session_opened* job) {
+    watch_gpus(key, job, pool);
   });
 }
 

@@ -2,13 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <deque>
-#include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <set>
 
 #include <caf/all.hpp>
 
@@ -18,49 +13,37 @@
 #include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
+#include "adapters/process/process_environment.hpp"
 #include "adapters/relay/relayed_trial.hpp"
-#include "adapters/slurm/slurm_cli_client.hpp"
-#include "adapters/slurm/slurm_job_user.hpp"
 #include "adapters/slurm/slurm_job_watch.hpp"
-#include "adapters/slurm/slurm_trial_dir.hpp"
-#include "adapters/slurm/slurmrestd_client.hpp"
-#include "core/last_lines.hpp"
-#include "core/launch/batch_script.hpp"
-#include "core/secret_env.hpp"
+#include "adapters/trial_launch/orphan_process.hpp"
+#include "adapters/trial_launch/slurm_trial_job.hpp"
+#include "adapters/trial_launch/trial_env.hpp"
 #include "core/telemetry/slurm_hostlist.hpp"
 #include "core/secret_redactor.hpp"
-#include "core/trial_environment.hpp"
-#include "core/trial_scoring.hpp"
 #include "core/tuning/early_stop.hpp"
+#include "decisions/trial_scoring.hpp"
 #include "messages/conversions.hpp"
 #include "messages/topics.hpp"
 
 namespace paratune {
 
-/// One trial in flight: its process, its parser and what was seen so far.
+/// One trial in flight: its process, its parser, its clocks, and the
+/// record of what its run showed (decisions/trial_scoring), which scores it.
 struct running_trial {
   std::string session;
-  wire::proposal proposal;
-  double peak_tflops = 0;        ///< device peak, for MFU
-  int world_size = 1;
-  double memory_limit_mib = 0;
+  trial_run_record run;
   megatron_log_parser parser;
-  std::vector<iteration_sample> samples;
-  double gpu_util_sum = 0;
-  int gpu_util_n = 0;
-  double monitor_peak_mib = 0;
-  std::deque<std::string> tail;  ///< last lines, for the failure analyst
   /// Hides the session's secrets in every line before anything keeps it.
   secret_redactor redactor;
   std::optional<output_batch> output;  ///< lines for "output.<sid>.<n>" (the telemetry agent)
   std::unique_ptr<trial_process> process;  ///< a child process or a Slurm job
   std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
-  stop_decision stop;                    ///< set once the stopper ended it
   size_t errors_seen = 0;
-  int warmup = 2;                        ///< iterations never scored
-  int64_t started_at_ms = 0;             ///< Unix time
   std::chrono::steady_clock::time_point started, last_line;
   wire::trial_job job;                   ///< where it runs, once recorded
+
+  const wire::proposal& proposal() const { return run.proposal; }
 };
 
 namespace {
@@ -83,36 +66,6 @@ incumbent_rate incumbent_of(const session_ledger& ledger) {
   return {best.tflops_per_gpu, best.iteration_ms};
 }
 
-/// The program a process runs, from /proc; empty when it is gone.
-std::string program_of(int64_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  std::string argv0;
-  std::getline(in, argv0, '\0');
-  return argv0;
-}
-
-/// Ends the process group a dead daemon's trial left behind, when its
-/// leader still runs the trial's program (a pid reused since by another
-/// program is left alone). Returns what it did, in words.
-std::string end_orphan(const wire::trial_job& job) {
-  if (job.pid <= 0)
-    return "no process was recorded";
-  if (program_of(job.pid) != job.argv0)
-    return "its process " + std::to_string(job.pid) + " had already ended";
-  kill(pid_t(-job.pid), SIGKILL);
-  kill(pid_t(job.pid), SIGKILL);
-  return "its process group " + std::to_string(job.pid) + " was ended";
-}
-
-double peak_memory(const running_trial& t) {
-  if (t.monitor_peak_mib > 0)
-    return t.monitor_peak_mib;
-  double peak = 0;
-  for (const auto& m : t.parser.log().memory)
-    peak = std::max(peak, m.max_reserved_mib);
-  return peak;
-}
-
 failure_kind failure_kind_of(log_error_kind k) {
   switch (k) {
     case log_error_kind::oom: return failure_kind::oom;
@@ -124,209 +77,18 @@ failure_kind failure_kind_of(log_error_kind k) {
   return failure_kind::other;
 }
 
-// What the trial's iterations measured.
-void fill_measurements(const running_trial& t, const trial_score& score, wire::trial_result& r) {
-  r.tflops_per_gpu = score.tflops_per_gpu;
-  r.iteration_ms = score.iteration_ms;
-  r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
-  r.peak_memory_mib = peak_memory(t);
-  r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
-  r.iterations_scored = score.scored;
-}
-
-// A trial the early stopper ended: measured over the iterations it ran
-// (stopped), or failed when a failure line or a hang ended it.
-void apply_stop(const running_trial& t, const trial_score& score, wire::trial_result& r) {
-  r.stop = t.stop.reason;
-  r.reason = t.stop.text;
-  if (t.stop.reason == stop_reason::failure || t.stop.reason == stop_reason::hang) {
-    r.status = trial_status::failed;
-    if (t.stop.reason == stop_reason::hang)
-      r.error_kind = failure_kind::nccl_timeout; // "NCCL timeout or hang"
-    if (r.error_message.empty())
-      r.error_message = t.stop.text;
-    return;
-  }
-  r.status = trial_status::stopped;
-  if (score.scored > 0 && t.stop.reason != stop_reason::cancelled)
-    fill_measurements(t, score, r);
-}
-
-/// Exit statuses that mean the command never ran: the scheduler refused or
-/// lost the job (125, slurm_job_watch), the command could not be executed
-/// (126) or found (127, also an exec that failed).
-bool never_ran(int exit_code) { return exit_code >= 125 && exit_code <= 127; }
-
-/// What a job that never trained said last, whole lines: bash's "No such
-/// file or directory", a cd that failed, slurmstepd's or the watch's account
-/// of a job Slurm could not start. Four lines or 400 bytes hold such a reason
-/// and what led to it (core/clipped_lines makes them one line for the user).
-std::string job_own_words(const running_trial& t) { return last_lines(t.tail, 4, 400); }
-
-/// A trial that printed no iteration and ended as a launcher does when it
-/// could not start the job: a launcher error, in the launcher's words (the
-/// last lines, which name the scheduler's or the exec's reason).
-void classify_launch_failure(const running_trial& t, int exit_code, wire::trial_result& r) {
-  if (!t.parser.log().errors.empty())
-    return;
-  if (!t.tail.empty() && t.tail.back().rfind("slurm: ", 0) == 0)
-    r.error_message = t.tail.back(); // the scheduler's account of the end: NODE_FAIL, ...
-  if (!t.samples.empty() || !never_ran(exit_code))
-    return;
-  r.error_kind = failure_kind::launcher_error;
-  if (!t.tail.empty())
-    r.error_message = job_own_words(t);
-}
-
-wire::trial_result result_of(const running_trial& t, int exit_code) {
-  wire::trial_result r;
-  r.trial = t.proposal.trial;
-  r.retry_of = t.proposal.retry_of;
-  r.started_at_ms = t.started_at_ms;
-  r.queued_ms = t.process ? t.process->queued_ms() : 0;
-  r.pool = t.proposal.pool;
-  r.ended_at_ms = wall_clock_ms();
-  double ms = 0;
-  for (const auto& s : t.samples)
-    ms += s.elapsed_ms;
-  r.gpu_hours = ms / 3.6e6 * t.world_size;
-  r.config = t.proposal.config;
-  r.exit_code = exit_code;
-  r.memory_limit_mib = t.memory_limit_mib;
-  r.log_tail.assign(t.tail.begin(), t.tail.end());
-  r.iterations_logged = int(t.samples.size());
+/// The run's record with what only the parser held: the log's first
+/// failure and its largest reserved memory.
+trial_run_record finished_run(const running_trial& t) {
+  auto run = t.run;
   const auto& log = t.parser.log();
-  const auto score = score_iterations(t.samples, t.warmup);
-  if (!log.errors.empty()) {
-    r.error_kind = failure_kind_of(log.errors.front().kind);
-    r.error_message = log.errors.front().message;
-  }
-  classify_launch_failure(t, exit_code, r);
-  if (t.stop) {
-    apply_stop(t, score, r);
-    return r;
-  }
-  if (exit_code == 0 && log.errors.empty() && score.scored > 0) {
-    r.status = trial_status::succeeded;
-    fill_measurements(t, score, r);
-  } else {
-    r.status = trial_status::failed;
-    // A command that ended before its first iteration said why on its
-    // stderr (a bad option, a missing module, a cd that failed): the status
-    // alone would hide it.
-    if (r.error_message.empty())
-      r.error_message = exit_code == 0 ? "no iteration could be scored"
-                        : t.samples.empty() && !t.tail.empty()
-                          ? "exit status " + std::to_string(exit_code) + ": " + job_own_words(t)
-                          : "exit status " + std::to_string(exit_code);
-    r.reason = r.error_message;
-  }
-  return r;
-}
-
-/// The variables of this process no trial of the session sees: the
-/// session's (names only are stored), and SLURM_JWT for sessions stored
-/// before they were.
-std::vector<std::string> trial_secret_names(const wire::session_opened& s) {
-  std::set<std::string> names(s.secret_env.begin(), s.secret_env.end());
-  names.insert(always_secret_env().begin(), always_secret_env().end());
-  return {names.begin(), names.end()};
-}
-
-/// A trial's whole environment (core/trial_environment.hpp): chosen from
-/// this process's, never inherited whole, for a child process and a Slurm
-/// job alike.
-env_list trial_env_of(const wire::session_opened& s, const wire::pool_wire* pool,
-                      const wire::proposal& p) {
-  const auto config = wire::from_wire(p.config);
-  trial_env_sources from;
-  from.inherited = environment_of_this_process();
-  if (pool)
-    from.pool = pool->env;
-  from.job = s.env;
-  const bool simulated = !pool || pool->kind == pool_kind::simulated;
-  from.framework = framework_environment(config.tp, config.cp, simulated, from.inherited);
-  const auto secrets = trial_secret_names(s);
-  from.secrets.insert(secrets.begin(), secrets.end());
-  return trial_environment(from);
-}
-
-/// The pool's Slurm interface: the client commands (SLURM_CONF of this
-/// process, else /etc/slurm), or slurmrestd with a token where it needs one.
-std::unique_ptr<slurm_client> client_for(const wire::pool_wire& pool) {
-  if (!pool.via_rest)
-    return std::make_unique<slurm_cli_client>();
-  slurmrestd_options o;
-  o.address = pool.url;
-  o.user_name = pool.user;
-  const auto token = !pool.token_env.empty()    ? slurm_token_from_env(pool.token_env)
-                     : !pool.token_file.empty() ? slurm_token_from_file(pool.token_file)
-                                                : slurm_result<std::string>(std::string());
-  if (!token)
-    throw std::runtime_error("pool '" + pool.name + "': " + token.error().message);
-  o.token = token.value();
-  return std::make_unique<slurmrestd_client>(o);
-}
-
-/// A Slurm trial's directory, made for the user its job runs as (who must
-/// write its output file there) before the job is submitted.
-void make_job_dir(const wire::pool_wire& pool, const std::string& dir) {
-  const auto user = slurm_job_user({pool.via_rest, pool.url, pool.user});
-  if (!user)
-    throw std::runtime_error("pool '" + pool.name + "': " + user.error().message);
-  try {
-    make_slurm_trial_dir(dir, user.value());
-  } catch (const std::exception& e) {
-    throw std::runtime_error("pool '" + pool.name + "': " + e.what());
-  }
-}
-
-/// How the batch script starts a pool's command: its tasks, and for a relay
-/// pool the relay's own words (up to its "--", strategy_generator's
-/// relayed_command), which run once around them.
-batch_layout layout_of(const wire::pool_wire& pool, const wire::session_opened& s,
-                       const wire::proposal& p) {
-  batch_layout l;
-  l.tasks = pool.tasks;
-  l.gpus_per_node = pool.gpus_per_node > 0 ? pool.gpus_per_node : s.cluster.devices_per_node;
-  if (pool.relay) {
-    const auto dashes = std::find(p.argv.begin(), p.argv.end(), "--");
-    if (dashes != p.argv.end())
-      l.wrapper_words = size_t(dashes - p.argv.begin()) + 1;
-  }
-  return l;
-}
-
-/// One trial as a batch job: the rendered command run by a script in the
-/// trial's directory, its output beside it, with what the pool asks of the
-/// scheduler. The job's time limit is the pool's `time:` or the early-stop
-/// policy's wall-clock limit, whichever is shorter.
-slurm_job_request request_for(const wire::pool_wire& pool, const wire::session_opened& s,
-                              const wire::proposal& p, const std::string& session) {
-  slurm_job_request r;
-  r.name = "paratune-" + session + "-" + std::to_string(p.trial);
-  r.partition = pool.partition;
-  r.nodes = s.nodes;
-  r.gpus_per_node = pool.gpus_per_node;
-  r.working_directory = p.workdir;
-  r.output_path = p.workdir + "/slurm-%j.out";
-  r.environment = trial_env_of(s, &pool, p);
-  r.time_limit_minutes = pool.time_limit_minutes;
-  if (s.early_stop.enabled) {
-    const int trial_limit = int(s.early_stop.wall_s / 60) + 1;
-    if (r.time_limit_minutes == 0 || trial_limit < r.time_limit_minutes)
-      r.time_limit_minutes = trial_limit;
-  }
-  r.account = pool.account;
-  r.qos = pool.qos;
-  r.constraint = pool.constraint;
-  r.gres = pool.gres;
-  r.exclusive = pool.exclusive;
-  const auto layout = layout_of(pool, s, p);
-  if (layout.tasks != slurm_tasks::one)
-    r.tasks_per_node = layout.tasks == slurm_tasks::per_gpu ? layout.gpus_per_node : 1;
-  r.script = batch_script(p.argv, p.workdir, {}, layout);
-  return r;
+  if (!log.errors.empty())
+    run.failure = logged_failure{failure_kind_of(log.errors.front().kind),
+                                 log.errors.front().message};
+  for (const auto& m : log.memory)
+    run.log_peak_mib = std::max(run.log_peak_mib, m.max_reserved_mib);
+  run.queued_ms = t.process ? t.process->queued_ms() : 0;
+  return run;
 }
 
 } // namespace
@@ -337,7 +99,7 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                                                  const std::string& key) {
   auto [on_line, on_exit] = output_handlers(key);
   const auto& session = running.at(key)->session;
-  auto request = request_for(pool, s, p, session);
+  auto request = slurm_request_for(pool, s, p, session);
   // The job's id reaches the pool as soon as Slurm accepts it: a daemon
   // that restarts attaches to it instead of submitting it again.
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
@@ -348,7 +110,7 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
   const auto placed = placed_handler(key);
   constexpr auto poll = std::chrono::milliseconds(500);
   if (!pool.relay)
-    return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request),
+    return std::make_unique<slurm_job_watch>(slurm_client_for(pool), std::move(request),
                                              std::move(on_line), std::move(on_exit), poll,
                                              submitted, placed);
   // The lines come from the trial's relay over the bus; the job's own output
@@ -363,7 +125,7 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
   o.topic = topics::relay(session, p.trial);
   o.log_path = p.workdir + "/relay.log";
   auto job = [&](relayed_trial::exit_handler ended) {
-    return std::make_unique<slurm_job_watch>(client_for(pool), std::move(request), on_line,
+    return std::make_unique<slurm_job_watch>(slurm_client_for(pool), std::move(request), on_line,
                                              std::move(ended), poll, submitted, placed);
   };
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), job);
@@ -379,7 +141,7 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
   const auto placed = placed_handler(key);
   constexpr auto poll = std::chrono::milliseconds(500);
   if (!pool.relay)
-    return slurm_job_watch::attach(client_for(pool), id, job.output_path, std::move(on_line),
+    return slurm_job_watch::attach(slurm_client_for(pool), id, job.output_path, std::move(on_line),
                                    std::move(on_exit), poll, placed);
   // The relay goes on publishing to the bus (a daemon's fixed address); the
   // lines it published before are fetched again from its buffer or its log.
@@ -388,7 +150,7 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
   o.topic = topics::relay(running.at(key)->session, p.trial);
   o.log_path = p.workdir + "/relay.log";
   auto watch = [&](relayed_trial::exit_handler ended) -> std::unique_ptr<trial_process> {
-    return slurm_job_watch::attach(client_for(pool), id, job.output_path, on_line,
+    return slurm_job_watch::attach(slurm_client_for(pool), id, job.output_path, on_line,
                                    std::move(ended), poll, placed);
   };
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), watch);
@@ -511,15 +273,15 @@ void validator_state::on_line(const std::string& key, const std::string& raw) {
   // further (tail, pool, bus, parser's error texts).
   const std::string line = t.redactor.redact(raw);
   t.last_line = std::chrono::steady_clock::now();
-  t.tail.push_back(line);
-  if (t.tail.size() > tail_lines)
-    t.tail.pop_front();
+  t.run.tail.push_back(line);
+  if (t.run.tail.size() > tail_lines)
+    t.run.tail.pop_front();
   if (t.output->add(line))
     publish_output(t);
   if (auto g = parse_gpu_monitor_line(line)) {
-    t.gpu_util_sum += g->utilization_pct;
-    ++t.gpu_util_n;
-    t.monitor_peak_mib = std::max(t.monitor_peak_mib, g->memory_used_mib);
+    t.run.gpu_util_sum += g->utilization_pct;
+    ++t.run.gpu_util_n;
+    t.run.monitor_peak_mib = std::max(t.run.monitor_peak_mib, g->memory_used_mib);
     return;
   }
   const size_t before = t.parser.log().iterations.size();
@@ -529,32 +291,32 @@ void validator_state::on_line(const std::string& key, const std::string& raw) {
   for (size_t i = before; i < its.size(); ++i) {
     const auto& it = its[i];
     const double tflops = it.tflops_per_gpu.value_or(0);
-    t.samples.push_back({it.iteration, it.elapsed_ms, tflops});
-    wire::telemetry tm{t.proposal.trial, it.iteration, it.elapsed_ms, tflops};
-    publish_only(topics::telemetry(t.session, t.proposal.trial),
-                 wire::make_envelope(t.session, t.proposal.trial, tm));
-    if (t.stopper && !t.stop)
-      if (auto d = t.stopper->on_iteration(t.samples.back()))
+    t.run.samples.push_back({it.iteration, it.elapsed_ms, tflops});
+    wire::telemetry tm{t.proposal().trial, it.iteration, it.elapsed_ms, tflops};
+    publish_only(topics::telemetry(t.session, t.proposal().trial),
+                 wire::make_envelope(t.session, t.proposal().trial, tm));
+    if (t.stopper && !t.run.stop)
+      if (auto d = t.stopper->on_iteration(t.run.samples.back()))
         end_early(key, std::move(d));
   }
   const auto& errors = t.parser.log().errors;
-  if (t.stopper && !t.stop && errors.size() > t.errors_seen)
+  if (t.stopper && !t.run.stop && errors.size() > t.errors_seen)
     end_early(key, t.stopper->on_failure(errors[t.errors_seen].message));
   t.errors_seen = errors.size();
 }
 
 void validator_state::publish_output(running_trial& t) {
   if (auto batch = t.output->take())
-    publish_only(topics::output(t.session, t.proposal.trial),
-                 wire::make_envelope(t.session, t.proposal.trial, *batch));
+    publish_only(topics::output(t.session, t.proposal().trial),
+                 wire::make_envelope(t.session, t.proposal().trial, *batch));
 }
 
 void validator_state::end_early(const std::string& key, stop_decision d) {
   auto it = running.find(key);
-  if (it == running.end() || it->second->stop)
+  if (it == running.end() || it->second->run.stop)
     return;
   auto& t = *it->second;
-  t.stop = std::move(d);
+  t.run.stop = std::move(d);
   if (t.process)
     t.process->terminate(2000); // the exit arrives as exited_atom and records the result
 }
@@ -562,7 +324,7 @@ void validator_state::end_early(const std::string& key, stop_decision d) {
 void validator_state::check_clocks() {
   std::vector<std::pair<std::string, stop_decision>> due;
   for (auto& [key, t] : running)
-    if (t->stopper && !t->stop)
+    if (t->stopper && !t->run.stop)
       if (auto d = t->stopper->on_clock(seconds_since(t->started), seconds_since(t->last_line)))
         due.emplace_back(key, std::move(d));
   for (auto& [key, d] : due)
@@ -579,20 +341,20 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
                                                       incumbent_rate incumbent) {
   auto t = std::make_shared<running_trial>();
   t->session = session;
-  t->proposal = p;
+  t->run.proposal = p;
   t->output.emplace(p.trial);
   t->redactor = secret_redactor(values_in_this_process(trial_secret_names(opened)));
   precision prec = precision::bf16;
   parse_precision(opened.precision, prec);
-  t->peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
-  t->memory_limit_mib = opened.cluster.hbm_gib * 1024;
-  t->world_size = std::max(1, opened.world_size);
+  t->run.peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
+  t->run.memory_limit_mib = opened.cluster.hbm_gib * 1024;
+  t->run.world_size = std::max(1, opened.world_size);
   const auto key = trial_key_of(session, p.trial);
-  t->started_at_ms = wall_clock_ms();
+  t->run.started_at_ms = wall_clock_ms();
   t->started = t->last_line = std::chrono::steady_clock::now();
   if (opened.early_stop.enabled) {
     t->stopper.emplace(policy_of(opened.early_stop), incumbent);
-    t->warmup = opened.early_stop.warmup;
+    t->run.warmup = opened.early_stop.warmup;
   }
   running[key] = t;
   if (t->stopper && !clock_running) {
@@ -613,7 +375,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     const auto* pool = wire::pool_named(opened, p.pool);
     if (pool && pool->kind == pool_kind::slurm) {
       if (!p.workdir.empty())
-        make_job_dir(*pool, p.workdir);
+        make_slurm_job_dir(*pool, p.workdir);
       t->process = launch_slurm_job(*pool, opened, p, key);
     } else {
       if (!p.workdir.empty())
@@ -627,7 +389,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
       t->process = std::move(child);
     }
   } catch (const std::exception& e) {
-    t->tail.push_back(t->redactor.redact(std::string("launch failed: ") + e.what()));
+    t->run.tail.push_back(t->redactor.redact(std::string("launch failed: ") + e.what()));
     self->send(self, exited_atom_v, key, 127);
   }
 }
@@ -636,13 +398,13 @@ void validator_state::attach(const std::string& session, const wire::proposal& p
                              const wire::session_opened& opened, const wire::trial_job& job,
                              int64_t started_at_ms, incumbent_rate incumbent) {
   auto t = track(session, p, opened, incumbent);
-  t->started_at_ms = started_at_ms;
+  t->run.started_at_ms = started_at_ms;
   t->job = job;
   const auto key = trial_key_of(session, p.trial);
   try {
     t->process = attach_slurm_job(*wire::pool_named(opened, p.pool), opened, p, job, key);
   } catch (const std::exception& e) {
-    t->tail.push_back(std::string("cannot attach to Slurm job ") + std::to_string(job.slurm_job_id)
+    t->run.tail.push_back(std::string("cannot attach to Slurm job ") + std::to_string(job.slurm_job_id)
                       + ": " + e.what());
     self->send(self, exited_atom_v, key, 125);
   }
@@ -674,11 +436,11 @@ void validator_state::on_placed(const std::string& key, const std::string& nodes
   // list that is not one is logged, never scraped.
   auto hosts = expand_slurm_hostlist(nodes);
   if (const auto* e = std::get_if<hostlist_error>(&hosts)) {
-    spdlog::warn("validator: session {}: trial {}: {}", t.session, t.proposal.trial, e->message);
+    spdlog::warn("validator: session {}: trial {}: {}", t.session, t.proposal().trial, e->message);
     return;
   }
   auto job = t.job;
-  job.trial = t.proposal.trial;
+  job.trial = t.proposal().trial;
   job.hosts = std::move(std::get<std::vector<std::string>>(hosts));
   t.job = job;
   store_and_publish(topics::trial_state(t.session, job.trial),
@@ -693,7 +455,7 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
   running.erase(it);
   t->parser.finish();
   publish_output(*t); // every line before the result
-  auto r = result_of(*t, exit_code);
+  auto r = score_trial(finished_run(*t), exit_code, wall_clock_ms());
   if (const auto* relayed = dynamic_cast<const relayed_trial*>(t->process.get())) {
     const auto c = relayed->counts();
     r.relay = {true, c.delivered, c.gaps, c.from_relay, c.from_log, c.lost, c.bad};
@@ -724,7 +486,7 @@ caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps d
       if (it == self->state.running.end())
         return;
       wire::trial_job job;
-      job.trial = it->second->proposal.trial;
+      job.trial = it->second->proposal().trial;
       job.slurm_job_id = job_id;
       job.output_path = output;
       self->state.record_job(it->second->session, job.trial, job);

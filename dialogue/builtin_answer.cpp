@@ -165,20 +165,8 @@ std::optional<memory_screen::oom_lesson> lesson_for_held(
   const session_facts& f, const std::map<std::string, std::string>& keep) {
   const auto& job = f.summary.job;
   const auto ctx = wire::context_of(job);
-  std::vector<trial_outcome> history;
-  for (const auto& r : f.summary.trials) {
-    trial_outcome o;
-    o.trial = r.index;
-    o.config = wire::from_wire(r.config);
-    o.status = r.status;
-    o.failure = r.failure;
-    o.tflops_per_gpu = r.tflops_per_gpu;
-    o.peak_memory_mib = r.peak_memory_mib;
-    o.memory_limit_mib = ctx.cluster.memory_mib();
-    history.push_back(std::move(o));
-  }
   std::deque<perf_prediction> predictions;  // references stay valid as it grows
-  const memory_screen screen(history, [&](const training_config& c) -> const perf_prediction& {
+  const memory_screen screen(f.outcomes, [&](const training_config& c) -> const perf_prediction& {
     return predictions.emplace_back(predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec));
   });
   auto held = f.summary.best ? wire::from_wire(f.summary.best->config) : ctx.initial;

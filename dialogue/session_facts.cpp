@@ -1,6 +1,7 @@
 #include "dialogue/session_facts.hpp"
 
-#include "messages/codec.hpp"
+#include "core/input_error.hpp"
+#include "report/readable_ledger.hpp"
 
 namespace paratune {
 
@@ -34,17 +35,18 @@ int session_facts::last_thread() const {
 }
 
 session_facts facts_of(const std::string& session, const std::vector<wire::envelope>& history) {
+  const auto ledger = readable_ledger_of({}, history);
   session_facts f;
-  f.summary = summarize(session, history);
-  f.chain = decision_chain(history);
-  for (const auto& e : history) {
-    if (e.type == wire::type_name<wire::analysis_report>()) {
-      auto r = wire::body_of<wire::analysis_report>(e);
-      if (r.error.empty() && !r.ranked.empty())
-        f.latest = std::move(r);
-    } else if (e.type == wire::type_name<wire::dialogue_turn>()) {
-      f.turns.push_back(wire::body_of<wire::dialogue_turn>(e));
-    }
+  f.summary = summarize(ledger);
+  f.summary.session = session; // also when the history is empty
+  f.chain = decision_chain(ledger);
+  f.latest = ledger.latest_ranked_report();
+  f.turns = ledger.dialogue();
+  try {
+    f.outcomes = ledger.outcomes();
+  } catch (const input_error&) {
+    // A stored configuration that does not parse: the answers that need
+    // the memory screen's lesson go without it.
   }
   return f;
 }

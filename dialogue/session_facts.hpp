@@ -19,6 +19,7 @@ struct session_facts {
   std::vector<decision> chain;
   std::optional<wire::analysis_report> latest;  ///< the last analysis that ranked something
   std::vector<wire::dialogue_turn> turns;       ///< every thread, in pool order
+  std::vector<trial_outcome> outcomes;          ///< the trials as the memory screen reads them
 
   /// The trial row numbered `n`, or nullptr.
   const trial_row* trial(int n) const;

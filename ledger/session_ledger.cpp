@@ -36,6 +36,7 @@ void session_ledger::apply_body(const wire::envelope& e) {
     if (!job_) {
       job_ = wire::body_of<wire::session_opened>(e);
       opened_ms_ = e.ts_ms;
+      llm_usage_.take_agents(*job_);
     }
   } else if (e.type == wire::type_name<wire::analysis_request>()) {
     on_request(wire::body_of<wire::analysis_request>(e));
@@ -59,6 +60,10 @@ void session_ledger::apply_body(const wire::envelope& e) {
   } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
     auto d = wire::body_of<wire::failure_diagnosis>(e);
     trial_entry(d.trial).diagnosis = std::move(d);
+  } else if (e.type == wire::type_name<wire::dialogue_turn>()) {
+    dialogue_.push_back(wire::body_of<wire::dialogue_turn>(e));
+  } else if (e.type == wire::type_name<wire::llm_exchange>()) {
+    llm_usage_.count(wire::body_of<wire::llm_exchange>(e));
   } else if (e.type == wire::type_name<wire::session_status>()) {
     auto s = wire::body_of<wire::session_status>(e);
     if (is_final(s.state) && !end_)
@@ -157,6 +162,15 @@ std::vector<const ledger_trial*> session_ledger::in_flight() const {
     if (t.in_flight())
       out.push_back(&t);
   return out;
+}
+
+std::optional<wire::analysis_report> session_ledger::latest_ranked_report() const {
+  for (auto it = reports_.rbegin(); it != reports_.rend(); ++it) {
+    auto r = wire::body_of<wire::analysis_report>(it->second);
+    if (r.error.empty() && !r.ranked.empty())
+      return r;
+  }
+  return std::nullopt;
 }
 
 std::vector<trial_outcome> session_ledger::outcomes() const {

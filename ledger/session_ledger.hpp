@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ledger/model_usage.hpp"
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
 
@@ -132,6 +133,13 @@ public:
   /// The trials proposed and not ended, in trial order.
   std::vector<pending_trial> pending() const;
 
+  /// The last analysis that ranked something, none before one did.
+  std::optional<wire::analysis_report> latest_ranked_report() const;
+  /// The `ask` dialogue's turns, every thread, in pool order.
+  const std::vector<wire::dialogue_turn>& dialogue() const { return dialogue_; }
+  /// The language model's asks and their outcomes (llm_exchange records).
+  const model_usage& llm_usage() const { return llm_usage_; }
+
   // -- the session's end --------------------------------------------------------
 
   /// The final session_status, once stored.
@@ -164,6 +172,8 @@ private:
   std::map<std::string, ledger_pool> pools_;
   ledger_incumbent incumbent_;
   std::optional<wire::session_status> end_;
+  model_usage llm_usage_;
+  std::vector<wire::dialogue_turn> dialogue_;
 };
 
 } // namespace paratune

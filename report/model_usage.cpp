@@ -2,46 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "messages/codec.hpp"
-#include "messages/conversions.hpp"
+#include "core/reasoner_settings.hpp"
 
 namespace paratune {
-
-int model_usage::refused_total() const {
-  int n = 0;
-  for (const auto& [reason, count] : refused)
-    n += count;
-  return n;
-}
-
-model_usage model_usage_of(const std::vector<wire::envelope>& history) {
-  model_usage u;
-  for (const auto& e : history) {
-    if (e.type == wire::type_name<wire::session_opened>()) {
-      const auto reasoners = wire::reasoners_of(wire::body_of<wire::session_opened>(e));
-      u.agents.clear();
-      for (const auto agent : all_reasoning_agents)
-        if (const auto r = reasoners.of(agent); r.mode != reasoner_mode::builtin)
-          u.agents.push_back({agent, r.mode, r.model});
-      if (!u.agents.empty()) {
-        u.mode = u.agents.front().mode;
-        u.model = u.agents.front().model;
-      }
-    } else if (e.type == wire::type_name<wire::llm_exchange>()) {
-      const auto x = wire::body_of<wire::llm_exchange>(e);
-      ++u.asks;
-      ++u.asks_by_agent[to_string(x.agent)];
-      u.chosen += x.chosen;
-      u.no_answer += x.answer.empty() && !x.error.empty();
-      if (!x.rejection.empty())
-        ++u.refused[x.rejection];
-      u.latency_ms += x.latency_ms;
-      u.prompt_tokens += x.prompt_tokens;
-      u.completion_tokens += x.completion_tokens;
-    }
-  }
-  return u;
-}
 
 std::vector<std::string> model_sentences(const model_usage& u) {
   if (u.agents.empty())

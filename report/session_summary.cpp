@@ -94,10 +94,10 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   return row;
 }
 
-session_summary summarize(const session_ledger& ledger, model_usage model) {
+session_summary summarize(const session_ledger& ledger) {
   session_summary s;
   s.session = ledger.session();
-  s.model = std::move(model);
+  s.model = ledger.llm_usage();
   if (const auto* job = ledger.job())
     s.job = *job;
   if (ledger.ended()) {
@@ -124,7 +124,7 @@ session_summary summarize(const session_ledger& ledger, model_usage model) {
 }
 
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history) {
-  auto s = summarize(readable_ledger_of({}, history), model_usage_of(history));
+  auto s = summarize(readable_ledger_of({}, history));
   s.session = session; // also when the history is empty
   return s;
 }

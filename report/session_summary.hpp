@@ -78,8 +78,8 @@ std::optional<full_run_value> full_run_of(const session_summary& s);
 /// the job named one: report/baseline_value.hpp), or null.
 nlohmann::json full_run_json(const session_summary& s);
 
-/// The summary of a session's ledger, with its language model's part.
-session_summary summarize(const session_ledger& ledger, model_usage model);
+/// The summary of a session's ledger, its language model's part included.
+session_summary summarize(const session_ledger& ledger);
 /// The same from the session's records; throws wire::decode_error for a
 /// record that does not decode.
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);

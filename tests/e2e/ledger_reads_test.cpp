@@ -68,6 +68,8 @@ TEST(ledger_reads, agents_read_a_session_whole_once_then_only_what_is_new) {
                                      << stored;
     agent_reads += r.whole + r.incremental;
   }
+  // The telemetry agent needs only the job, which never changes: one read.
+  EXPECT_EQ(reads.at("telemetry_agent").incremental, 0);
   // The session coordinator replays from where it stopped, on its timer.
   ASSERT_TRUE(reads.count("tuning_session"));
   EXPECT_EQ(reads.at("tuning_session").whole, 1); // its end, first read through its ledger

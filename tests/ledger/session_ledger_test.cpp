@@ -7,25 +7,12 @@
 #include "ledger/session_ledger.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
+#include "tests/fixtures/history_builder.hpp"
 
 namespace paratune {
 namespace {
 
-/// Builds a session's records with consecutive sequence numbers, as the
-/// pool would store them.
-struct history_builder {
-  std::string session = "s1";
-  uint64_t seq = 0;
-  std::vector<wire::envelope> records;
-
-  template <class T>
-  history_builder& add(int trial, const T& body) {
-    auto e = wire::make_envelope(session, trial, body);
-    e.seq = ++seq;
-    records.push_back(std::move(e));
-    return *this;
-  }
-};
+using test::history_builder;
 
 wire::config_map config_with_mbs(int mbs) {
   training_config c;
