@@ -16,7 +16,7 @@
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
 #include "daemon/curve_keys.hpp"
-#include "daemon/session_record.hpp"
+#include "session_start/session_plan.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
@@ -26,17 +26,6 @@
 namespace paratune {
 
 namespace {
-
-/// A TPU mesh experiment rather than a Megatron-LM job: the daemon does not
-/// host ASAP's loop yet (`paratune tune` runs it).
-bool looks_like_tpu_experiment(const std::string& text) {
-  try {
-    const auto root = YAML::Load(text);
-    return root.IsMap() && root["mesh"] && root["hardware"];
-  } catch (const YAML::Exception&) {
-    return false; // the job loader says what is wrong with it
-  }
-}
 
 control::reply accepted() {
   control::reply r;
@@ -214,22 +203,23 @@ control::reply tuning_daemon::submit(const control::request& req) {
   if (active_count() >= cfg_.max_sessions)
     return control::refusal("the daemon runs " + std::to_string(cfg_.max_sessions)
                             + " sessions already (max_sessions); submit again when one ends");
-  job_spec job;
   const auto label = req.job_path.empty() ? std::string("the submitted job") : req.job_path;
-  if (looks_like_tpu_experiment(req.job_yaml))
-    return control::refusal(label + ": a TPU experiment (mesh and hardware): the daemon hosts "
-                                    "GPU tuning jobs; run it with paratune tune");
+  session_plan plan;
   try {
-    job = load_job_text(req.job_yaml, label);
+    plan = plan_session_text(req.job_yaml, label,
+                             {{}, cfg_.state_dir, req.trials, cfg_.reasoner, cfg_.secret_env});
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }
+  if (plan.kind == job_kind::tpu_experiment)
+    return control::refusal(label + ": a TPU experiment (mesh and hardware): the daemon hosts "
+                                    "GPU tuning jobs; run it with paratune tune");
+  const auto& job = plan.job;
   // The job was checked against its own secrets; the daemon's are more.
   if (auto e = job_env_error(job, secret_env_names(job, cfg_.reasoner, cfg_.secret_env)))
     return control::refusal(label + ": " + *e);
-  auto record = session_record(
-    job, {req.job_yaml, cfg_.state_dir, req.trials, cfg_.reasoner, cfg_.secret_env});
-  if (!relay_ingress_for(job).empty()) {
+  auto& record = plan.record;
+  if (!plan.relay_ingress.empty()) {
     record.relay_endpoint = reachable(ingress_->bound());
     record.relay_subscribe = rt_->bus().subscribe;
   }

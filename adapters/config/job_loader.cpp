@@ -377,12 +377,46 @@ job_spec load_job(const std::string& path) {
   return read_job_node(yaml_fields::load_file(path), path, {job_folder(path), false});
 }
 
-job_spec load_job_text(const std::string& text, const std::string& label) {
+namespace {
+
+bool holds_tpu_experiment(const YAML::Node& root) {
+  return root.IsMap() && root["mesh"] && root["hardware"];
+}
+
+YAML::Node submitted_job_root(const std::string& text, const std::string& label) {
   if (text.size() > max_job_text_bytes)
     throw input_error(label + ": the job file is " + std::to_string(text.size())
                       + " bytes, more than the " + std::to_string(max_job_text_bytes)
                       + " a job may have");
-  return read_job_node(yaml_fields::load_text(text, label), label, {{}, true});
+  return yaml_fields::load_text(text, label);
+}
+
+} // namespace
+
+job_spec load_job_text(const std::string& text, const std::string& label) {
+  return read_job_node(submitted_job_root(text, label), label, {{}, true});
+}
+
+job_document read_job_document(const std::string& path) {
+  const auto root = yaml_fields::load_file(path);
+  if (holds_tpu_experiment(root))
+    return {job_kind::tpu_experiment, {}};
+  return {job_kind::gpu_tuning, read_job_node(root, path, {job_folder(path), false})};
+}
+
+job_document read_job_document_text(const std::string& text, const std::string& label) {
+  const auto root = submitted_job_root(text, label);
+  if (holds_tpu_experiment(root))
+    return {job_kind::tpu_experiment, {}};
+  return {job_kind::gpu_tuning, read_job_node(root, label, {{}, true})};
+}
+
+bool is_tpu_experiment_file(const std::string& path) {
+  try {
+    return holds_tpu_experiment(YAML::LoadFile(path));
+  } catch (const YAML::Exception&) {
+    return false;
+  }
 }
 
 } // namespace paratune

@@ -39,6 +39,25 @@ job_spec load_job(const std::string& path);
 /// absolute path: the daemon has no job folder to resolve them in.
 job_spec load_job_text(const std::string& text, const std::string& label);
 
+/// What a job file holds: a GPU tuning job, or a TPU mesh experiment (a
+/// map with `mesh:` and `hardware:`), which ASAP's loop reads itself. The
+/// one place that tells them apart.
+enum class job_kind { gpu_tuning, tpu_experiment };
+
+/// A job file read once: its kind and, for a GPU job, the job.
+struct job_document {
+  job_kind kind = job_kind::gpu_tuning;
+  job_spec gpu;  ///< kind gpu_tuning only
+};
+
+/// load_job's reading of the file, or a TPU experiment named as such.
+job_document read_job_document(const std::string& path);
+/// load_job_text's reading of the text, or a TPU experiment named as such.
+job_document read_job_document_text(const std::string& text, const std::string& label);
+/// Whether the file at `path` is a TPU experiment; false for anything else,
+/// a file that does not read included (load_job then says why).
+bool is_tpu_experiment_file(const std::string& path);
+
 /// The folder whose files a job file's relative paths name (absolute).
 std::string job_folder(const std::string& path);
 

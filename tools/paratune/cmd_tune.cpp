@@ -18,7 +18,7 @@
 #include "messages/ec.hpp"
 #include "messages/topics.hpp"
 #include "messages/type_ids.hpp"
-#include "daemon/session_record.hpp"
+#include "session_start/session_plan.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/command_runtime.hpp"
 #include "report/session_summary.hpp"
@@ -40,12 +40,14 @@ struct tune_options {
 
 int run_tune(const tune_options& o) {
   // A TPU mesh experiment runs ASAP's diagnose-and-propose loop (tpu_tune.hpp).
-  if (is_tpu_experiment(o.job_file))
+  // Bad input: exit 2 before the pool is touched.
+  auto plan = plan_session_file(o.job_file, {{}, o.db, o.trials});
+  if (plan.kind == job_kind::tpu_experiment)
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
-  const auto job = load_job(o.job_file); // bad input: exit 2 before the pool is touched
-  auto record = session_record(job, {read_text_file(o.job_file), o.db, o.trials});
+  const auto& job = plan.job;
+  auto& record = plan.record;
   // Relays on other machines publish to an ingress, never to the agents' bus.
-  const auto ingress = relay_ingress_for(job);
+  const auto& ingress = plan.relay_ingress;
   std::unique_ptr<tune_relay_bus> relays;
   if (!ingress.empty())
     relays = std::make_unique<tune_relay_bus>();

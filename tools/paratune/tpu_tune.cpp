@@ -97,14 +97,7 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
 
 } // namespace
 
-bool is_tpu_experiment(const std::string& path) {
-  try {
-    const auto root = YAML::LoadFile(path);
-    return root.IsMap() && root["mesh"] && root["hardware"];
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
+bool is_tpu_experiment(const std::string& path) { return is_tpu_experiment_file(path); }
 
 int run_tpu_tune(const tpu_tune_options& o) {
   const auto session = new_session_id();

@@ -1,4 +1,4 @@
-#include "daemon/session_record.hpp"
+#include "session_start/session_record.hpp"
 
 #include <filesystem>
 
