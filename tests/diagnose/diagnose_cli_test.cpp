@@ -126,6 +126,26 @@ TEST_F(diagnose_cli, text_output_reads_as_a_report) {
   EXPECT_NE(r.out.find("mesh: data=16,seq=4,model=8"), std::string::npos);
 }
 
+// No xprof and no tool JSON: the raw XSpace alone (openxla/xprof's TPU v6e
+// capture, data/xprof/README.md) is read with libprotobuf and diagnosed.
+TEST_F(diagnose_cli, a_folder_holding_only_an_xplane_gives_a_diagnosis_and_proposals) {
+  const auto prof = dir + "/prof";
+  fs::create_directories(prof);
+  fs::copy_file(test::data_dir() + "/xprof/tpu_inference_2.xplane.pb", prof + "/host0.xplane.pb");
+  auto r = paratune({"diagnose", "-e", exp("v6e-16-hbm"), "--xprof", prof, "--json", "--db",
+                     dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["partial"].get<bool>());
+  EXPECT_NEAR(j["step_time_ms"].get<double>(), 784.127, 0.001);
+  EXPECT_EQ(j["bottleneck"], "hbm_bandwidth");  // copy-done streams HBM
+  ASSERT_EQ(j["top_ops"].size(), 5u);
+  EXPECT_EQ(j["top_ops"][0]["name"], "copy-done.2");
+  EXPECT_EQ(j["top_ops"][0]["bound_by"], "HBM");
+  ASSERT_EQ(j["proposals"].size(), 3u);
+  EXPECT_EQ(j["proposals"][0]["mesh"], "replica=1,data=4,seq=1,model=4");
+}
+
 TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   const auto s = test::asap_dir("v5e-256-comm");
   auto missing = paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s});
