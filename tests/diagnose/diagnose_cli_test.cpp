@@ -146,6 +146,34 @@ TEST_F(diagnose_cli, a_folder_holding_only_an_xplane_gives_a_diagnosis_and_propo
   EXPECT_EQ(j["proposals"][0]["mesh"], "replica=1,data=4,seq=1,model=4");
 }
 
+// ASAP's experiment 3: predict and plan run the same model on the same mesh
+// and name the same limit; diagnose names another and says why.
+TEST_F(diagnose_cli, predict_and_plan_agree_and_diagnose_says_why_it_differs) {
+  const auto e = exp("v5e-256-comm");
+  auto predict = paratune({"predict", "-e", e, "--json"});
+  auto plan = paratune({"plan", "-e", e, "--top", "4", "--json"});
+  auto diagnose = paratune({"diagnose", "-e", e, "--xprof", test::asap_dir("v5e-256-comm"),
+                            "--json", "--db", dir + "/pool"});
+  ASSERT_EQ(predict.status, 0) << predict.err;
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  ASSERT_EQ(diagnose.status, 0) << diagnose.err;
+  const auto p = nlohmann::json::parse(predict.out);
+  const auto current = nlohmann::json::parse(plan.out)["current"];
+  EXPECT_EQ(p["limiting_factor"], "compute");
+  EXPECT_EQ(current["limiting_factor"], "compute");
+  EXPECT_EQ(current["mesh"], "replica=1,data=4,seq=16,model=4");
+  EXPECT_NEAR(current["step_time_s"].get<double>(), p["step_time_s"].get<double>(), 1e-12);
+  EXPECT_TRUE(current["rank"].is_null());  // not among plan's top four
+  const auto d = nlohmann::json::parse(diagnose.out);
+  EXPECT_EQ(d["bottleneck"], "communication");
+  int explained = 0;
+  for (const auto& n : d["notes"])
+    explained += n.get<std::string>().starts_with(
+        "the profile names communication and the mesh model (predict -e, plan) compute for this "
+        "mesh");
+  EXPECT_EQ(explained, 1);
+}
+
 TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   const auto s = test::asap_dir("v5e-256-comm");
   auto missing = paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s});
