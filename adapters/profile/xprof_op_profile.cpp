@@ -69,15 +69,6 @@ bool is_idle(const json& node) {
          || (xla != node.end() && xla->is_object() && string_field(*xla, "category") == "IDLE");
 }
 
-// Interconnect work shows up only as collective ops (there is no ICI bound_by).
-bool is_collective(const std::string& name) {
-  std::string n = lower(name);
-  for (const char* key : {"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
-                          "collective", "allreduce", "allgather", "reducescatter"})
-    if (n.find(key) != std::string::npos)
-      return true;
-  return false;
-}
 
 // MemBwType order of bandwidthUtils[].
 constexpr std::array<const char*, 7> bw_names = {"HBM",       "SRAM Read",  "SRAM Write",
@@ -152,14 +143,14 @@ struct tree_walk {
     }
     if (node.contains("xla")) {
       ops.push_back(make_op(node, parent_name));
-      if (!parent_collective && (is_collective(ops.back().name)))
+      if (!parent_collective && (is_xprof_collective(ops.back().name)))
         collective_time += time_of(node);
       return;
     }
     std::string name = string_field(node, "name");
     // A whole category of collectives ("all-reduce-scatter fusion") counts
     // at once, which also covers children pruned by op_profile_limit.
-    bool collective_group = depth > 0 && is_collective(name);
+    bool collective_group = depth > 0 && is_xprof_collective(name);
     if (collective_group && !parent_collective)
       collective_time += time_of(node);
     for (const auto& child : children_of(node))
@@ -181,6 +172,15 @@ const json* pick_root(const json& j) {
 }
 
 } // namespace
+
+bool is_xprof_collective(std::string_view name) {
+  const std::string n = lower(std::string(name));
+  for (const char* key : {"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                          "collective", "allreduce", "allgather", "reducescatter"})
+    if (n.find(key) != std::string::npos)
+      return true;
+  return false;
+}
 
 void apply_op_profile(const json& j, xprof_accumulator& acc, std::string_view where) {
   if (!j.is_object())

@@ -91,7 +91,16 @@ struct xprof_step {
   std::optional<double> step_ms;  ///< sum of the parts when no total column
 };
 
-/// A profile read from Xprof tool outputs (directory or server).
+/// Self time of one op category ("convolution fusion", "all-reduce", ...),
+/// summed over its ops.
+struct xprof_category_time {
+  std::string category;
+  double time_share = 0;  ///< fraction 0-1 of total profiled device time
+  double raw_time_ps = 0;
+};
+
+/// A profile read from Xprof tool outputs (directory or server), or derived
+/// from a raw XSpace (xspace_profile.hpp).
 struct xprof_profile {
   xprof_kpis kpis;
   xprof_roofline_peaks peaks;
@@ -104,7 +113,10 @@ struct xprof_profile {
   std::vector<xprof_step> steps;
   /// Tools read, in the order they were applied ("overview_page", ...).
   std::vector<std::string> tools;
-  /// Names of planes when only a raw XSpace was found.
+  /// Self time by op category, longest first (raw XSpace only: the tool
+  /// JSON's op lists already carry each op's category).
+  std::vector<xprof_category_time> categories;
+  /// Names of the planes of a raw XSpace that was read.
   std::vector<std::string> xspace_planes;
   /// True when something was missing or unreadable; `warnings` says what.
   bool partial = false;

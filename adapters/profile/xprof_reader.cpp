@@ -1,7 +1,7 @@
 #include "adapters/profile/xprof_reader.hpp"
 
 #include "adapters/profile/gzip_file.hpp"
-#include "adapters/profile/xspace_reader.hpp"
+#include "adapters/profile/xspace_profile.hpp"
 #include "core/input_error.hpp"
 
 #include <algorithm>
@@ -67,28 +67,18 @@ std::vector<fs::path> xplane_files(const fs::path& dir) {
   return out;
 }
 
-// Only raw XSpace found: say what it holds and what is needed for tool data.
-xprof_profile profile_from_xspace(const std::vector<fs::path>& files) {
-  xprof_profile p;
-  p.partial = true;
-  for (const auto& f : files) {
-    try {
-      xspace_summary s = read_xspace_file(f, 0);
-      for (const auto& plane : s.planes)
-        p.xspace_planes.push_back(plane.name);
-      p.warnings.push_back(f.string() + ": " + xspace_converter_hint());
-    } catch (const input_error& e) {
-      p.warnings.push_back(e.what());
-    }
-  }
-  if (p.xspace_planes.empty())
-    throw input_error(files.front().string() + ": unreadable XSpace, and no Xprof tool JSON");
-  for (const auto& name : p.xspace_planes)
-    if (name.rfind("/device:", 0) == 0 && p.kpis.device_type.empty()) {
-      auto kind = name.substr(8, name.find(':', 8) - 8);  // "/device:TPU:0" -> "TPU"
-      p.kpis.device_type = kind;
-    }
-  return p;
+// MaxText's (and jax.profiler's) capture folders are named by their UTC
+// time, "2026_11_27_15_22_49", so the newest sorts last; a name that is no
+// time sorts by name too, which is still one answer for one tree.
+std::optional<fs::path> newest_capture(const fs::path& profile_dir) {
+  std::vector<fs::path> captures;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(profile_dir, ec))
+    if (e.is_directory(ec) && !xplane_files(e.path()).empty())
+      captures.push_back(e.path());
+  if (captures.empty())
+    return std::nullopt;
+  return *std::max_element(captures.begin(), captures.end());
 }
 
 } // namespace
@@ -143,14 +133,32 @@ xprof_profile read_xprof_files(const std::vector<xprof_tool_file>& files,
   return p;
 }
 
+std::optional<fs::path> find_newest_xplane_capture(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return std::nullopt;
+  if (!xplane_files(dir).empty())
+    return dir;
+  for (const fs::path& below : {fs::path("tensorboard") / "plugins" / "profile",
+                                fs::path("plugins") / "profile", fs::path("profile"),
+                                fs::path()})
+    if (fs::is_directory(dir / below, ec))
+      if (auto capture = newest_capture(dir / below))
+        return capture;
+  return std::nullopt;
+}
+
 xprof_profile read_xprof_dir(const fs::path& dir, const xprof_dir_options& options) {
   auto files = find_xprof_tool_files(dir);
   if (files.empty()) {
     auto xplanes = xplane_files(dir);
     if (!xplanes.empty())
-      return profile_from_xspace(xplanes);
+      return read_xspace_profile(xplanes, options.read.top_n);
+    if (auto capture = find_newest_xplane_capture(dir); capture && *capture != dir)
+      return read_xspace_profile(xplane_files(*capture), options.read.top_n);
     throw input_error(dir.string()
-                      + ": no Xprof tool outputs (<host>.<tool>.json[.gz]) and no .xplane.pb");
+                      + ": no Xprof tool outputs (<host>.<tool>.json[.gz]), no .xplane.pb, and "
+                      + "no tensorboard/plugins/profile/<time>/ capture under it");
   }
   std::string host = options.host.empty() ? pick_host(files) : options.host;
   std::vector<xprof_tool_file> chosen;

@@ -4,6 +4,7 @@
 #include "adapters/profile/xprof_tools.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,19 @@ std::vector<xprof_tool_file> find_xprof_tool_files(const std::filesystem::path& 
 xprof_profile read_xprof_files(const std::vector<xprof_tool_file>& files,
                                const xprof_read_options& options = {});
 
+/// The folder holding a trial's newest raw profile: `dir` itself when it
+/// holds `*.xplane.pb`, else the newest `<time>/` folder with one under
+/// MaxText's layout, `dir` being a run's folder
+/// (`<base_output_directory>/<run_name>`, whose profiler writes
+/// `tensorboard/plugins/profile/<time>/<host>.xplane.pb`), its `tensorboard/`
+/// or its `plugins/profile/`. nullopt when there is none.
+std::optional<std::filesystem::path> find_newest_xplane_capture(const std::filesystem::path& dir);
+
 /// Reads the Xprof tool outputs of one host in `dir`. When the directory
-/// holds only raw `.xplane.pb` files, returns a partial profile with the
-/// plane names and a warning that the xprof converter is needed. Throws
-/// input_error when there is nothing usable.
+/// holds no tool output, derives the profile from its raw `.xplane.pb`
+/// (xspace_profile.hpp), or from the newest capture under it in MaxText's
+/// layout (find_newest_xplane_capture). Throws input_error when there is
+/// nothing usable.
 xprof_profile read_xprof_dir(const std::filesystem::path& dir,
                              const xprof_dir_options& options = {});
 

@@ -68,6 +68,11 @@ void apply_xprof_tool(std::string_view tool, std::string_view text, xprof_accumu
 /// chooses top_ops. Call once, after every tool was applied.
 xprof_profile finish_xprof_profile(xprof_accumulator acc);
 
+/// True for an op or category name of interconnect work (all-reduce,
+/// all-gather, reduce-scatter, all-to-all, collective-permute, ...): Xprof has
+/// no ICI bound-by, so collectives are found by name.
+bool is_xprof_collective(std::string_view name);
+
 /// Sorts longest first and keeps the first `n`.
 void keep_top_ops(std::vector<xprof_op>& ops, std::size_t n);
 

@@ -7,6 +7,10 @@
 #include <string_view>
 #include <vector>
 
+namespace tensorflow::profiler {
+class XSpace;  // adapters/profile/proto/xplane.pb.h, generated from xplane.proto
+}
+
 namespace paratune {
 
 /// One timeline line of an XPlane ("XLA Ops", "XLA Modules", a host thread).
@@ -57,9 +61,9 @@ struct xspace_plane_summary {
 /// the plane has no busy period.
 double xspace_step_time_s(const xspace_plane_summary& plane);
 
-/// What a raw XSpace (`*.xplane.pb`) holds, read without a protobuf library
-/// by walking the wire format. Tool outputs (op_profile, ...) are computed
-/// from it by the xprof converter, which this reader does not replace.
+/// What a raw XSpace (`*.xplane.pb`) holds, in outline: its planes, their
+/// lines and longest event kinds. xspace_profile.hpp derives the diagnosis's
+/// numbers from the same message.
 struct xspace_summary {
   std::vector<xspace_plane_summary> planes;
   std::vector<std::string> hostnames;
@@ -67,15 +71,23 @@ struct xspace_summary {
   std::vector<std::string> warnings;
 };
 
-/// Parses serialized XSpace bytes. Throws input_error naming `where` and the
-/// byte offset when the bytes are not a well-formed XSpace.
+/// Parses serialized XSpace bytes with libprotobuf into `space`. Throws
+/// input_error naming `where` when the bytes are not an XSpace with at
+/// least one named plane.
+void parse_xspace_message(std::string_view bytes, std::string_view where,
+                          tensorflow::profiler::XSpace& space);
+
+/// Reads a `.xplane.pb` file (gzip allowed) into `space`; throws as above.
+void read_xspace_message(const std::filesystem::path& path, tensorflow::profiler::XSpace& space);
+
+/// The outline of a parsed XSpace, at most `top_n` event kinds per plane.
+xspace_summary summarize_xspace(const tensorflow::profiler::XSpace& space, std::size_t top_n);
+
+/// parse_xspace_message() then summarize_xspace().
 xspace_summary parse_xspace(std::string_view bytes, std::string_view where,
                             std::size_t top_n = 10);
 
-/// Reads and parses a `.xplane.pb` file (gzip allowed).
+/// Reads and summarizes a `.xplane.pb` file (gzip allowed).
 xspace_summary read_xspace_file(const std::filesystem::path& path, std::size_t top_n = 10);
-
-/// What to tell a user who hands us an XSpace where tool JSON is expected.
-std::string xspace_converter_hint();
 
 } // namespace paratune

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/diagnosis/limiting_factor.hpp"
 #include "core/diagnosis/plausibility.hpp"
 
 namespace paratune {
@@ -219,6 +220,7 @@ diagnosis_report analyze_evidence(const diagnosis_evidence& e, const analyzer_op
   score_kpis(e.kpis, o, !r.top_ops.empty(), scores);
   pick_class(r, scores, o);
   const bool implausible = weigh_plausibility(e, r);
+  flag_bottleneck_kpis(r);
   kpi_evidence_lines(r, r.evidence);
   op_evidence_lines(r, r.evidence);
   r.summary = summary_of(r, implausible);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "core/diagnosis/limiting_factor.hpp"
 #include "core/diagnosis/proposal_candidates.hpp"
+#include "core/tpu/mesh_planner.hpp"
 
 namespace paratune {
 
@@ -192,6 +195,22 @@ std::string explain_shortfall(const candidate_pool& pool, std::size_t faster, st
                      faster == 1 ? "" : "s", count);
 }
 
+// Where the profile, predict -e and plan -e stand on the same TPU job
+// (limiting_factor.hpp, rules 2 and 3).
+void reconcile_with_model(const experiment_spec& exp, const diagnosis_report& report,
+                          proposal_set& out) {
+  const auto model = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
+                                  exp.workload);
+  if (!model.valid())
+    return;
+  out.notes.push_back(compare_limiting(report, model).explanation);
+  const auto plan = plan_meshes({exp.model, exp.cluster, exp.slice, exp.workload, 1});
+  std::optional<mesh_prediction> best;
+  if (!plan.top.empty())
+    best = plan.top.front().prediction;
+  out.notes.push_back(compare_with_plan(exp.mesh, model, best, out.proposals));
+}
+
 } // namespace
 
 std::string knowledge_query(bottleneck_class b, const std::vector<std::string>& grown,
@@ -242,6 +261,9 @@ proposal_set propose(const proposal_context& ctx) {
                           100 * (1 - p.predicted.speedup), p.title);
     out.proposals.push_back(std::move(p));
   }
+  rank_confidence(out.proposals);
+  if (exp.platform == device_platform::tpu)
+    reconcile_with_model(exp, report, out);
   return out;
 }
 

@@ -126,6 +126,54 @@ TEST_F(diagnose_cli, text_output_reads_as_a_report) {
   EXPECT_NE(r.out.find("mesh: data=16,seq=4,model=8"), std::string::npos);
 }
 
+// No xprof and no tool JSON: the raw XSpace alone (openxla/xprof's TPU v6e
+// capture, data/xprof/README.md) is read with libprotobuf and diagnosed.
+TEST_F(diagnose_cli, a_folder_holding_only_an_xplane_gives_a_diagnosis_and_proposals) {
+  const auto prof = dir + "/prof";
+  fs::create_directories(prof);
+  fs::copy_file(test::data_dir() + "/xprof/tpu_inference_2.xplane.pb", prof + "/host0.xplane.pb");
+  auto r = paratune({"diagnose", "-e", exp("v6e-16-hbm"), "--xprof", prof, "--json", "--db",
+                     dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["partial"].get<bool>());
+  EXPECT_NEAR(j["step_time_ms"].get<double>(), 784.127, 0.001);
+  EXPECT_EQ(j["bottleneck"], "hbm_bandwidth");  // copy-done streams HBM
+  ASSERT_EQ(j["top_ops"].size(), 5u);
+  EXPECT_EQ(j["top_ops"][0]["name"], "copy-done.2");
+  EXPECT_EQ(j["top_ops"][0]["bound_by"], "HBM");
+  ASSERT_EQ(j["proposals"].size(), 3u);
+  EXPECT_EQ(j["proposals"][0]["mesh"], "replica=1,data=4,seq=1,model=4");
+}
+
+// ASAP's experiment 3: predict and plan run the same model on the same mesh
+// and name the same limit; diagnose names another and says why.
+TEST_F(diagnose_cli, predict_and_plan_agree_and_diagnose_says_why_it_differs) {
+  const auto e = exp("v5e-256-comm");
+  auto predict = paratune({"predict", "-e", e, "--json"});
+  auto plan = paratune({"plan", "-e", e, "--top", "4", "--json"});
+  auto diagnose = paratune({"diagnose", "-e", e, "--xprof", test::asap_dir("v5e-256-comm"),
+                            "--json", "--db", dir + "/pool"});
+  ASSERT_EQ(predict.status, 0) << predict.err;
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  ASSERT_EQ(diagnose.status, 0) << diagnose.err;
+  const auto p = nlohmann::json::parse(predict.out);
+  const auto current = nlohmann::json::parse(plan.out)["current"];
+  EXPECT_EQ(p["limiting_factor"], "compute");
+  EXPECT_EQ(current["limiting_factor"], "compute");
+  EXPECT_EQ(current["mesh"], "replica=1,data=4,seq=16,model=4");
+  EXPECT_NEAR(current["step_time_s"].get<double>(), p["step_time_s"].get<double>(), 1e-12);
+  EXPECT_TRUE(current["rank"].is_null());  // not among plan's top four
+  const auto d = nlohmann::json::parse(diagnose.out);
+  EXPECT_EQ(d["bottleneck"], "communication");
+  int explained = 0;
+  for (const auto& n : d["notes"])
+    explained += n.get<std::string>().starts_with(
+        "the profile names communication and the mesh model (predict -e, plan) compute for this "
+        "mesh");
+  EXPECT_EQ(explained, 1);
+}
+
 TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   const auto s = test::asap_dir("v5e-256-comm");
   auto missing = paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s});

@@ -35,4 +35,11 @@ op_evidence make_op(const std::string& name, const std::string& category, double
   return op;
 }
 
+bool has_note(const proposal_set& s, const std::string& words) {
+  for (const auto& n : s.notes)
+    if (n.find(words) != std::string::npos)
+      return true;
+  return false;
+}
+
 } // namespace paratune::test

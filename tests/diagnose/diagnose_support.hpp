@@ -7,6 +7,7 @@
 
 #include "core/diagnosis/diagnosis_evidence.hpp"
 #include "core/diagnosis/experiment_spec.hpp"
+#include "core/diagnosis/proposal.hpp"
 
 namespace paratune::test {
 
@@ -22,5 +23,8 @@ experiment_spec load_fixture_experiment(const std::string& dir);
 /// An op for evidence built in code.
 op_evidence make_op(const std::string& name, const std::string& category, double share,
                     const std::string& bound_by, double flops, double hbm);
+
+/// Whether a note of `s` contains `words`.
+bool has_note(const proposal_set& s, const std::string& words);
 
 } // namespace paratune::test

@@ -25,12 +25,7 @@ diagnosis_outcome diagnose(const std::string& experiment, const std::string& pro
   return run_diagnosis(exp, gather_evidence(r), {}, {});
 }
 
-bool has_note(const proposal_set& s, const std::string& words) {
-  for (const auto& n : s.notes)
-    if (n.find(words) != std::string::npos)
-      return true;
-  return false;
-}
+using test::has_note;
 
 // The premise: without the evidence, the model says the baseline cannot fit.
 TEST(measured_memory, the_uncorrected_model_puts_both_baselines_over_hbm) {

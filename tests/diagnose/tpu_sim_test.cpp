@@ -63,6 +63,41 @@ TEST_F(tpu_sim, a_run_writes_xprof_tools_the_analyzer_reads) {
   EXPECT_NE(nlohmann::json::parse(other.out)["step_time_ms"], line["step_time_ms"]);
 }
 
+// Given MaxText's base_output_directory and run_name, the simulator leaves
+// a raw XSpace where MaxText's profiler would; diagnosing the run's folder
+// finds it and reads what the tool JSON of the same run says.
+TEST_F(tpu_sim, a_run_leaves_its_xplane_where_maxtext_does) {
+  const auto exp_path = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  auto r = run({sim(), "run", "--experiment", exp_path, "--out", dir + "/tools",
+                "--base-output-directory", dir + "/gs", "--run-name", "llama", "--seed", "3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto line = nlohmann::json::parse(r.out);
+  const fs::path xplane = line["xplane"].get<std::string>();
+  EXPECT_EQ(xplane.filename(), "paratune-tpu-sim.xplane.pb");
+  EXPECT_EQ(xplane.parent_path().parent_path(),
+            fs::path(dir) / "gs/llama/tensorboard/plugins/profile");
+  EXPECT_EQ(xplane.parent_path().filename().string().size(), 19u);  // 2026_11_27_15_22_49
+  const auto exp = test::load_fixture_experiment(test::asap_dir("v6e-16-hbm"));
+  evidence_request raw, tools;
+  raw.xprof = dir + "/gs/llama";
+  tools.xprof = dir + "/tools";
+  const auto from_xplane = run_diagnosis(exp, gather_evidence(raw), {}, {});
+  const auto from_tools = run_diagnosis(exp, gather_evidence(tools), {}, {});
+  EXPECT_NEAR(*from_xplane.evidence.kpis.step_time_ms, line["step_time_ms"].get<double>(), 1e-6);
+  EXPECT_NEAR(*from_xplane.evidence.kpis.comm_percent, *from_tools.evidence.kpis.comm_percent,
+              1e-6);
+  // The XSpace's duty cycle is its ops' time, which the simulator's op
+  // shares fill to within 0.001% of the duty cycle the tool JSON states.
+  EXPECT_NEAR(*from_xplane.evidence.kpis.duty_cycle_percent,
+              *from_tools.evidence.kpis.duty_cycle_percent, 1e-3);
+  EXPECT_EQ(from_xplane.report.bottleneck, bottleneck_class::communication);
+  EXPECT_EQ(from_xplane.report.bottleneck, from_tools.report.bottleneck);
+  ASSERT_FALSE(from_xplane.proposals.proposals.empty());
+  EXPECT_EQ(*from_xplane.proposals.proposals[0].mesh, *from_tools.proposals.proposals[0].mesh);
+  // Without either destination the run has nowhere to put its profile.
+  EXPECT_EQ(run({sim(), "run", "--experiment", exp_path}).status, 2);
+}
+
 TEST_F(tpu_sim, waiting_collectives_read_as_communication) {
   // The v6e stand-in gathers the whole model over a 4-chip line every
   // micro-step: the simulated profile is dominated by collective waits.

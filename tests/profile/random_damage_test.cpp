@@ -3,6 +3,8 @@
 #include "adapters/profile/gzip_file.hpp"
 #include "adapters/profile/kineto_trace.hpp"
 #include "adapters/profile/xprof_tools.hpp"
+#include "adapters/profile/proto/xplane.pb.h"
+#include "adapters/profile/xspace_profile.hpp"
 #include "adapters/profile/xspace_reader.hpp"
 #include "core/input_error.hpp"
 #include "tests/fixtures/test_paths.hpp"
@@ -81,9 +83,16 @@ TEST(RandomDamage, XprofToolReaders) {
   }
 }
 
-TEST(RandomDamage, XspaceWalker) {
+// Damaged bytes that libprotobuf still parses must derive a profile or
+// throw input_error, never crash or throw anything else.
+TEST(RandomDamage, XspaceReaderAndProfile) {
   std::string bytes = damage_corpus("xprof/tpu_inference_2.xplane.pb");
-  int rejected = run_damaged(bytes, 60, [](const std::string& s) { parse_xspace(s, "damaged"); });
+  int rejected = run_damaged(bytes, 60, [](const std::string& s) {
+    tensorflow::profiler::XSpace space;
+    parse_xspace_message(s, "damaged", space);
+    summarize_xspace(space, 3);
+    profile_from_xspace(space, "damaged", 20);
+  });
   EXPECT_GT(rejected, 0);
 }
 

@@ -1,10 +1,14 @@
 // paratune-tpu-sim: a simulated TPU cluster (v5e, v5p, v6e slices) for
 // JAX-style mesh configurations. It "runs" an experiment under a mesh with
 // a hidden ground truth and writes what Xprof would: overview_page,
-// op_profile and roofline_model tool outputs. It also builds profile
-// fixtures from a YAML description (tests/fixtures/asap/*/paper.yaml).
+// op_profile and roofline_model tool outputs in --out, and, given MaxText's
+// --base-output-directory and --run-name, the raw XSpace where MaxText's
+// profiler writes it (<base>/<run>/tensorboard/plugins/profile/<time>/).
+// It also builds profile fixtures from a YAML description
+// (tests/fixtures/asap/*/paper.yaml).
 //
-//   paratune-tpu-sim run --experiment EXP.yaml [--mesh data=8,model=2] --out DIR [--seed N]
+//   paratune-tpu-sim run --experiment EXP.yaml [--mesh data=8,model=2] [--seed N]
+//                        [--out DIR] [--base-output-directory DIR --run-name NAME]
 //   paratune-tpu-sim fixture --spec paper.yaml --out DIR
 
 #include <iostream>
@@ -13,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
+#include "sim/tpu/xplane_writer.hpp"
 #include "sim/tpu/xprof_writer.hpp"
 #include "core/input_error.hpp"
 #include "tools/paratune-tpu-sim/fixture_spec.hpp"
@@ -27,8 +32,19 @@ using namespace paratune;
 constexpr int exit_bad_input = 2;
 constexpr int exit_run_failed = 3;
 
+// Where a run leaves its profile: tool JSON in `out`, the raw XSpace in
+// MaxText's layout under `base_output_directory`/`run_name`; either or both.
+struct profile_destination {
+  std::string out;
+  std::string base_output_directory;
+  std::string run_name = "paratune";
+};
+
+// The simulated host's name, as the profiler names its file.
+constexpr const char* sim_hostname = "paratune-tpu-sim";
+
 int run_mode(const std::string& experiment, const std::string& mesh_text,
-             const std::string& out, std::uint64_t seed, int steps) {
+             const profile_destination& to, std::uint64_t seed, int steps) {
   const auto exp = load_experiment(experiment);
   const auto mesh = mesh_text.empty() ? exp.mesh : parse_mesh(mesh_text);
   const auto run = tpusim::simulate_tpu_run(exp, mesh, seed, steps);
@@ -39,11 +55,17 @@ int run_mode(const std::string& experiment, const std::string& mesh_text,
     std::cout << line.dump() << '\n';
     return exit_run_failed;
   }
-  write_xprof_dir(to_xprof_profile(run.profile), out, "");
+  if (!to.out.empty()) {
+    write_xprof_dir(to_xprof_profile(run.profile), to.out, "");
+    line["profile"] = to.out;
+  }
+  if (!to.base_output_directory.empty())
+    line["xplane"] = write_maxtext_xplane(run.profile, to.base_output_directory, to.run_name,
+                                          capture_name_now(), sim_hostname)
+                         .string();
   line["step_time_ms"] = run.profile.step_time_ms;
   line["tokens_per_s"] = double(exp.workload.global_batch) * exp.workload.seq_len
                          / (run.profile.step_time_ms / 1000);
-  line["profile"] = out;
   std::cout << line.dump() << '\n';
   return 0;
 }
@@ -61,12 +83,17 @@ int main(int argc, char** argv) {
   CLI::App app{"paratune-tpu-sim: a simulated TPU cluster that writes Xprof tool outputs"};
   app.require_subcommand(1);
   std::string experiment, mesh, out, spec;
+  profile_destination to;
   std::uint64_t seed = 1;
   int steps = 3;
   auto* run = app.add_subcommand("run", "run an experiment under a mesh and profile it");
   run->add_option("--experiment", experiment, "experiment file (YAML)")->required();
   run->add_option("--mesh", mesh, "ICI mesh to run (default: the experiment's)");
-  run->add_option("--out", out, "directory for the Xprof tool outputs")->required();
+  run->add_option("--out", to.out, "directory for the Xprof tool outputs");
+  run->add_option("--base-output-directory", to.base_output_directory,
+                  "MaxText's base_output_directory: write the raw XSpace under "
+                  "<it>/<run_name>/tensorboard/plugins/profile/<time>/");
+  run->add_option("--run-name", to.run_name, "MaxText's run_name (default: paratune)");
   run->add_option("--seed", seed, "cluster seed (the hidden truth)");
   run->add_option("--steps", steps, "steps the profile spans")->check(CLI::Range(1, 100000));
   auto* fixture = app.add_subcommand("fixture", "write a profile described in YAML");
@@ -77,9 +104,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : exit_bad_input;
   }
+  if (run->parsed() && to.out.empty() && to.base_output_directory.empty()) {
+    std::cerr << "error: run needs --out or --base-output-directory\n";
+    return exit_bad_input;
+  }
   try {
     if (run->parsed())
-      return run_mode(experiment, mesh, out, seed, steps);
+      return run_mode(experiment, mesh, to, seed, steps);
     return fixture_mode(spec, out);
   } catch (const input_error& e) {
     std::cerr << "error: " << e.what() << '\n';

@@ -169,6 +169,34 @@ nlohmann::json plan_json(const plan_request& r, const plan_result& res, const jo
           {"rejected_by_rule", rules},   {"top", top}};
 }
 
+// The experiment's own mesh as `predict --experiment` sees it, and its place
+// in the ranking (0: not among the meshes shown), so that plan and predict
+// name the same limiting factor for it in the same output.
+struct current_mesh {
+  mesh_prediction prediction;
+  std::size_t rank = 0;
+};
+
+current_mesh place_current_mesh(const experiment_spec& e, const mesh_plan_result& res) {
+  current_mesh c{predict_mesh(e.model, e.cluster, e.slice, e.mesh, e.dcn_mesh, e.workload), 0};
+  for (std::size_t i = 0; i < res.top.size(); ++i)
+    if (res.top[i].prediction.ici == e.mesh && res.top[i].prediction.dcn == e.dcn_mesh)
+      c.rank = i + 1;
+  return c;
+}
+
+void write_current_mesh(const current_mesh& c) {
+  const auto& p = c.prediction;
+  std::cout << fmt::format("\nthe experiment's mesh {}: ", to_string(p.ici));
+  if (!p.valid()) {
+    std::cout << "cannot run: " << p.problems.front() << '\n';
+    return;
+  }
+  std::cout << fmt::format("step {:.3f} s, limiting {}, {}\n", p.step_s, p.limiting,
+                           c.rank > 0 ? fmt::format("rank {}", c.rank)
+                                      : std::string("not among the meshes shown"));
+}
+
 // TPU: every ICI and DCN mesh of the experiment's slices, fastest first.
 void write_mesh_plan(const experiment_spec& e, const mesh_plan_result& res, double seconds) {
   std::cout << "plan: " << describe_mesh_job(e) << '\n'
@@ -196,7 +224,7 @@ void write_mesh_plan(const experiment_spec& e, const mesh_plan_result& res, doub
   std::stable_sort(rules.begin(), rules.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [rule, n] : rules)
-    std::cout << fmt::format("  {:<48} {:>6}  e.g. {}\n", rule, n, res.rule_example.at(rule));
+    std::cout << fmt::format("  {:<48} {:>6}  e.g. {}\n", rule, n, res.rule_example.at(rule));  write_current_mesh(place_current_mesh(e, res));
 }
 
 nlohmann::json mesh_plan_json(const experiment_spec& e, const mesh_plan_result& res) {
@@ -220,6 +248,12 @@ nlohmann::json mesh_plan_json(const experiment_spec& e, const mesh_plan_result& 
             {"rejected_by_rules", res.invalid},
             {"rejected_by_rule", rules},
             {"top", top}});
+  const auto current = place_current_mesh(e, res);
+  j["current"] = {{"mesh", to_string(current.prediction.ici)},
+                  {"valid", current.prediction.valid()},
+                  {"step_time_s", current.prediction.step_s},
+                  {"limiting_factor", current.prediction.limiting},
+                  {"rank", current.rank > 0 ? json(current.rank) : json(nullptr)}};
   return j;
 }
 
