@@ -189,17 +189,20 @@ void control_server::take_request(std::vector<zmq::message_t> frames) {
                     received);
   const std::string op = control::to_string(checked->op);
   const bool submit = checked->op == control::control_op::submit;
+  // An ask writes to the pool and may wait on a model for a minute: it
+  // goes with the submits, so that list, cancel and watch stay quick.
+  const bool writes = submit || checked->op == control::control_op::ask;
   // Submits and reads are counted apart: a user's own flood of submits
   // never keeps their list or cancel from being heard.
-  const auto slot = user + (submit ? " submit" : " read");
+  const auto slot = user + (writes ? " submit" : " read");
   if (in_flight_[slot] >= limits_.max_in_flight_per_user)
     return send_now(route,
                     control::refusal(fmt::format("{} {} requests of {} are in flight already; "
                                                  "wait for their answers",
-                                                 in_flight_[slot], submit ? "submit" : "read",
+                                                 in_flight_[slot], writes ? "submit" : "read",
                                                  user)),
                     op, received);
-  auto& l = submit ? submits_ : reads_;
+  auto& l = writes ? submits_ : reads_;
   if (submit) {
     auto& rate = submit_rate_.try_emplace(user, limits_.submits_per_s, limits_.submit_burst)
                    .first->second;

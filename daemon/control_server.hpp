@@ -56,7 +56,8 @@ struct control_limits {
 /// The daemon's control endpoint: a ZeroMQ ROUTER socket on a thread of its
 /// own, which only reads, checks (check_request) and routes. Requests are
 /// answered on worker threads, so that a slow one (a large job to parse)
-/// never holds the socket: submits on a worker of their own, everything
+/// never holds the socket: submits and asks (which write to the pool, an
+/// ask perhaps after a model's answer) on a worker of their own, everything
 /// else (health, list, status, cancel, history) on two others. Replies come
 /// back to the socket thread over an inproc socket.
 class control_server {

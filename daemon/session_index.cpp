@@ -44,9 +44,15 @@ control::session_row session_index::shown(const std::string& id, const entry& e)
     row.trials_budget = job->trials;
     row.opened_ms = l.opened_ms();
   }
-  for (const auto& [_, t] : l.trials())
-    row.trials_done += t.result && t.result->status != trial_status::skipped;
-  row.running = int(l.in_flight().size());
+  // An ended session runs nothing. A trial it started that has no result
+  // yet is being stopped: a cancel stores the session's end first, and the
+  // validator, told by it, stores the stopped trial's result after. Such a
+  // trial counts as done (as it will once its result is in), never as running.
+  for (const auto& [_, t] : l.trials()) {
+    const bool stopping = l.ended() && !t.result && t.started;
+    row.trials_done += (t.result && t.result->status != trial_status::skipped) || stopping;
+  }
+  row.running = l.ended() ? 0 : int(l.in_flight().size());
   const auto& best = l.incumbent();
   row.best_trial = best.trial;
   row.best_tflops = best.tflops_per_gpu;

@@ -16,10 +16,12 @@
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
 #include "daemon/curve_keys.hpp"
+#include "daemon/session_dialogue.hpp"
 #include "session_start/session_plan.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
+#include "paratune_version.hpp"
 #include "storage/history_service.hpp"
 #include "storage/message_pool.hpp"
 
@@ -184,13 +186,14 @@ control::reply tuning_daemon::handle(const checked_request& r) {
     case control_op::status: return status(r.fields.session);
     case control_op::cancel: return cancel(r.fields.session);
     case control_op::history: return history(r.fields);
+    case control_op::ask: return ask(r.fields);
   }
   return control::refusal("unknown operation");
 }
 
 control::reply tuning_daemon::health() {
   auto r = accepted();
-  r.version = PARATUNE_VERSION;
+  r.version = paratune::version;
   r.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - started_).count();
   r.bus_subscribe = rt_->bus().subscribe;
@@ -282,6 +285,34 @@ control::reply tuning_daemon::cancel(const std::string& id) {
 control::reply tuning_daemon::history(const control::request& req) {
   // Bounded pages (records and bytes), read straight from the pool.
   return serve_history(*rt_->pool(), req);
+}
+
+control::reply tuning_daemon::ask(const control::request& req) {
+  auto records = rt_->pool()->session_history(req.session, 0);
+  if (!records)
+    return control::refusal("cannot read session " + req.session + ": "
+                            + describe(records.error()));
+  asked_turn asked;
+  try {
+    asked = ask_session(req.session, *records, req.question, req.thread, "the daemon's pool");
+  } catch (const input_error& e) {
+    return control::refusal(e.what());
+  }
+  // The exchanges first, the turn last: a turn is never stored without the
+  // model's asks behind it. Asks are answered one at a time (the control
+  // server's submit worker), so two never number the same thread.
+  wire::envelope stored_turn;
+  for (auto& e : asked.records) {
+    auto seq = rt_->append(e);
+    if (!seq)
+      return control::refusal("cannot store the answer: " + describe(seq.error()));
+    e.seq = *seq;
+    stored_turn = e;
+  }
+  auto r = accepted();
+  r.session = req.session;
+  r.records.push_back(std::move(stored_turn));
+  return r;
 }
 
 std::string tuning_daemon::metrics() {

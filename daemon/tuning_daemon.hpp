@@ -79,6 +79,9 @@ private:
   control::reply status(const std::string& id);
   control::reply cancel(const std::string& id);
   control::reply history(const control::request& r);
+  /// Answers a question about a session and stores the turn (as `paratune
+  /// ask` does on a pool directory): a running daemon holds its pool.
+  control::reply ask(const control::request& r);
   /// Starts (or continues) the session the pool holds under `id`.
   caf::expected<void> run_session(const std::string& id);
   caf::expected<void> resume_unfinished();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/memory_screen.hpp"
 #include "messages/conversions.hpp"
@@ -128,8 +129,8 @@ std::string what_if(const session_facts& f, const std::map<std::string, std::str
   if (best_held && best && best_held->index == best->index) {
     out = fmt::format("The session's best run already holds {}: {}.", held, run_text(f, *best));
   } else if (best_held) {
-    out = fmt::format("Holding {}: {} trials ran with it; the best, {}, is {} the session's best "
-                      "({}).", held, ran, run_text(f, *best_held),
+    out = fmt::format("Holding {}: {} ran with it; the best, {}, is {} the session's best "
+                      "({}).", held, count_of(ran, "trial"), run_text(f, *best_held),
                       relative(best_held->tflops_per_gpu, best ? best->tflops_per_gpu : 0),
                       best ? run_text(f, *best) : "none");
   } else {
@@ -227,8 +228,8 @@ std::string why_not(const session_facts& f, const std::map<std::string, std::str
 std::string best_answer(const session_facts& f) {
   const auto& s = f.summary;
   if (!s.best)
-    return fmt::format("No trial has measured a throughput yet ({} trials so far).",
-                       s.trials.size());
+    return fmt::format("No trial has measured a throughput yet ({} so far).",
+                       count_of(static_cast<long long>(s.trials.size()), "trial"));
   std::string out = fmt::format("The best configuration is {} (MFU {:.3f}, peak memory {:.0f} "
                                 "MiB).", run_text(f, *s.best), s.best->mfu,
                                 s.best->peak_memory_mib);
@@ -242,8 +243,8 @@ std::string best_answer(const session_facts& f) {
 std::string trial_answer(const session_facts& f, int n) {
   const auto* r = f.trial(n);
   if (!r)
-    return fmt::format("The session has no trial {}: it has {} trials.", n,
-                       f.summary.trials.size());
+    return fmt::format("The session has no trial {}: it has {}.", n,
+                       count_of(static_cast<long long>(f.summary.trials.size()), "trial"));
   const auto* d = f.decision_of(n);
   std::string out = fmt::format("Trial {} ran {}.", n, config_text(f, r->config));
   if (d && d->proposed)
@@ -282,8 +283,11 @@ std::string failures_answer(const session_facts& f, int n) {
                           d.diagnosed ? d.diagnosis : d.outcome);
     }
   if (count == 0)
-    return fmt::format("No trial failed ({} trials so far).", f.summary.trials.size());
-  return fmt::format("{} of {} trials failed.", count, f.summary.trials.size()) + list;
+    return fmt::format("No trial failed ({} so far).",
+                       count_of(static_cast<long long>(f.summary.trials.size()), "trial"));
+  return fmt::format("{} of {} failed.", count,
+                     count_of(static_cast<long long>(f.summary.trials.size()), "trial"))
+         + list;
 }
 
 std::string sure_answer(const session_facts& f, const std::map<std::string, std::string>& keep) {
@@ -317,9 +321,10 @@ std::string sure_answer(const session_facts& f, const std::map<std::string, std:
 
 std::string overview(const session_facts& f) {
   const auto& s = f.summary;
-  std::string out = fmt::format("Session {} ({}, {} on {} GPUs) is {}: {} of {} trials.",
-                                s.session, s.job.job_name, s.job.model.name, s.job.world_size,
-                                to_string(s.state), s.trials.size(), s.job.trials);
+  std::string out = fmt::format("Session {} ({}, {} on {}) is {}: {} of {}.",
+                                s.session, s.job.job_name, s.job.model.name,
+                                count_of(s.job.world_size, "GPU"), to_string(s.state),
+                                s.trials.size(), count_of(s.job.trials, "trial"));
   if (s.best)
     out += " Best so far: " + run_text(f, *s.best) + ".";
   if (!s.end_text.empty())

@@ -11,6 +11,7 @@ namespace {
 
 constexpr size_t max_session_id = 128;
 constexpr int max_trials = 100000;
+constexpr int max_thread = 1000000; // as `paratune ask --thread` takes it
 
 caf::error refuse(std::string why) {
   return caf::make_error(ec::bad_input, std::move(why));
@@ -18,7 +19,8 @@ caf::error refuse(std::string why) {
 
 bool needs_session(control::control_op op) {
   using control::control_op;
-  return op == control_op::status || op == control_op::cancel || op == control_op::history;
+  return op == control_op::status || op == control_op::cancel || op == control_op::history
+         || op == control_op::ask;
 }
 
 } // namespace
@@ -54,6 +56,14 @@ caf::expected<checked_request> check_request(std::string_view bytes) {
     if (r.trials < 0 || r.trials > max_trials)
       return refuse("submit: trials " + std::to_string(r.trials) + " is not in 0.."
                     + std::to_string(max_trials));
+  }
+  if (*op == control::control_op::ask) {
+    if (r.question.size() > control::max_question_bytes)
+      return refuse("ask: the question is " + std::to_string(r.question.size())
+                    + " bytes, more than " + std::to_string(control::max_question_bytes));
+    if (r.thread < 0 || r.thread > max_thread)
+      return refuse("ask: thread " + std::to_string(r.thread) + " is not in 0.."
+                    + std::to_string(max_thread));
   }
   return out;
 }

@@ -7,13 +7,14 @@ namespace paratune::control {
 
 namespace {
 
-constexpr std::array<std::pair<control_op, const char*>, 6> op_words{{
+constexpr std::array<std::pair<control_op, const char*>, 7> op_words{{
   {control_op::health, "health"},
   {control_op::submit, "submit"},
   {control_op::list, "list"},
   {control_op::status, "status"},
   {control_op::cancel, "cancel"},
   {control_op::history, "history"},
+  {control_op::ask, "ask"},
 }};
 
 } // namespace

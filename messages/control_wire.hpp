@@ -5,6 +5,7 @@
 // DEALER socket). Like every other body, an operation travels as its word
 // ("submit") and is an enum inside the program.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,7 +37,11 @@ enum class control_op {
   status,  ///< one session's row
   cancel,  ///< end a running session (its trials are stopped)
   history, ///< a session's records after a pool sequence number, in pages
+  ask,     ///< a question about a session, answered and stored by the daemon
 };
+
+/// A question `ask` takes: at most this many bytes.
+constexpr size_t max_question_bytes = 4096;
 
 const char* to_string(control_op op);
 std::optional<control_op> parse_control_op(std::string_view word);
@@ -50,7 +55,10 @@ struct request {
   int trials = 0;            ///< submit: the trial budget, 0 for the job's own
   uint64_t after_seq = 0;    ///< history: records with a greater sequence number
   uint32_t limit = 0;        ///< history: at most this many; 0 for max_history_records
-  MSGPACK_DEFINE_MAP(v, op, session, job_yaml, job_path, trials, after_seq, limit)
+  std::string question;      ///< ask: in English
+  int thread = 0;            ///< ask: the thread to follow up on, 0 for a new one
+  MSGPACK_DEFINE_MAP(v, op, session, job_yaml, job_path, trials, after_seq, limit, question,
+                     thread)
 };
 
 /// A session as `list` and `status` show it.
@@ -78,7 +86,7 @@ struct reply {
   std::string error;                    ///< why the request was refused, in words
   std::string session;                  ///< submit: the new session's id
   std::vector<session_row> sessions;    ///< list, status
-  std::vector<wire::envelope> records;  ///< history
+  std::vector<wire::envelope> records;  ///< history; ask: the stored turn (dialogue_turn)
   uint64_t last_seq = 0;                ///< history: the last record's sequence number
   bool more = false;                    ///< history: a page limit cut the reply
   // health

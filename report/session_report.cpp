@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
 #include "report/baseline_value.hpp"
 
 namespace paratune {
@@ -12,14 +13,18 @@ session_report report_of(const std::string& session, const std::vector<wire::env
 
 std::vector<std::pair<std::string, std::string>> header_fields(const session_summary& s) {
   const auto& j = s.job;
+  double tuning_gpu_hours = 0; // what the trials cost, with or without tokens:
+  for (const auto& r : s.trials)
+    tuning_gpu_hours += r.gpu_hours;
   std::vector<std::pair<std::string, std::string>> fields{{"Session", s.session},
           {"Job", j.job_name},
           {"Model", j.model.name},
           {"Cluster", j.cluster.name + " (" + j.cluster.device_name + ")"},
-          {"World size", fmt::format("{} devices on {} node(s)", j.world_size, j.nodes)},
+          {"World size", count_of(j.world_size, "device") + " on " + count_of(j.nodes, "node")},
           {"State", to_string(s.state)},
           {"Trial budget", std::to_string(j.trials)},
-          {"Trials run", std::to_string(s.trials.size())}};
+          {"Trials run", std::to_string(s.trials.size())},
+          {"Tuning GPU-hours", fmt::format("{:.2f}", tuning_gpu_hours)}};
   if (!s.end_text.empty())
     fields.insert(fields.begin() + 6, {"Why it ended", s.end_text});
   return fields;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/full_run_cost.hpp"
+#include "core/human_units.hpp"
 #include "report/baseline_value.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
@@ -230,11 +231,24 @@ std::string render_trial_line(const trial_row& r, const trial_count& count) {
   return buf;
 }
 
+namespace {
+
+// What the trials cost, shown with or without `tokens:` (the full-run line
+// repeats it beside the savings).
+std::string tuning_cost_line(const session_summary& s) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "tuning spent %.2f GPU-hours\n", tuning_gpu_hours(s));
+  return buf;
+}
+
+} // namespace
+
 std::string render_text(const session_summary& s) {
   std::string out = "\nsession " + s.session + " " + to_string(s.state) + " after "
-                    + std::to_string(s.trials.size()) + " trial(s)\n";
+                    + count_of(static_cast<long long>(s.trials.size()), "trial") + "\n";
   if (!s.end_text.empty())
     out += "why it ended: " + s.end_text + "\n";
+  out += tuning_cost_line(s);
   if (!s.best)
     return out + "no trial succeeded\n";
   char buf[256];

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/human_units.hpp"
+
 namespace paratune {
 
 namespace {
@@ -51,15 +53,16 @@ void write_layout(std::ostream& out, const megatron_log& log) {
 void write_iterations(std::ostream& out, const megatron_log& log) {
   out << "iterations: " << log.iterations.size() << " logged\n";
   if (log.iterations.empty()) return;
-  out << "  iteration   elapsed ms  TFLOP/s/GPU  line\n";
+  // Times in the unit that reads (1.54 s, 25.6 min); --json keeps milliseconds.
+  out << "  iteration      elapsed  TFLOP/s/GPU  line\n";
   double sum_ms = 0;
   for (const auto& r : log.iterations) {
-    out << "  " << padded(std::to_string(r.iteration), 9) << padded(fixed(r.elapsed_ms, 1), 13)
+    out << "  " << padded(std::to_string(r.iteration), 9) << padded(human_duration(r.elapsed_ms), 13)
         << padded(or_dash(r.tflops_per_gpu, 1), 13) << "  " << r.line << '\n';
     sum_ms += r.elapsed_ms;
   }
-  out << "  mean elapsed " << fixed(sum_ms / static_cast<double>(log.iterations.size()), 1)
-      << " ms over " << log.iterations.size() << " logged intervals\n";
+  out << "  mean elapsed " << human_duration(sum_ms / static_cast<double>(log.iterations.size()))
+      << " over " << log.iterations.size() << " logged intervals\n";
 }
 
 void write_memory(std::ostream& out, const megatron_log& log) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/human_units.hpp"
 #include "core/input_error.hpp"
 #include "core/text.hpp"
 
@@ -160,7 +161,7 @@ std::variant<proposed_reply, guardrail_verdict> read_dialogue_reply(const std::s
     if (v < 1 || v > trials_in_session)
       return guardrail_verdict{guardrail_rejection::unknown_value,
                                "trial " + std::to_string(v) + " is not in this session (it has "
-                                   + std::to_string(trials_in_session) + " trials)"};
+                                   + count_of(trials_in_session, "trial") + ")"};
     out.trials.push_back(int(v));
   }
   return out;

@@ -123,6 +123,11 @@ TEST_F(control_access, another_user_can_neither_list_nor_submit_nor_cancel) {
     as_user(65534, {"cancel", id, "--daemon", "ipc://" + socket, "--timeout", "1"});
   EXPECT_EQ(cancel.status, 1);
   EXPECT_EQ(cancel.err, hint);
+  // ask, which stores a turn in the owner's pool, is the owner's alone too.
+  const auto ask = as_user(65534, {"ask", id, "which configuration is best?", "--daemon",
+                                   "ipc://" + socket, "--timeout", "1"});
+  EXPECT_EQ(ask.status, 1);
+  EXPECT_EQ(ask.err, hint);
   const auto job = test::write_file(dir, "job.yaml", slow_job);
   ::chmod(job.c_str(), 0644);
   const auto sub = as_user(65534, {"submit", job, "--daemon", "ipc://" + socket, "--timeout", "1"});
@@ -202,6 +207,21 @@ TEST_F(control_access, tcp_control_hears_only_the_curve_clients_in_authorized_ke
   EXPECT_EQ(as_mallory.status, 1);
   EXPECT_EQ(as_mallory.err, "error: bus failure: no answer from the daemon at " + d.control()
                               + " within 1000 ms\n");
+  // ask, through $PARATUNE_DAEMON, hears the same: mallory is refused, alice answered.
+  const test::env_changes daemon_env = {{"PARATUNE_DAEMON", d.control().c_str()},
+                                        {"PARATUNE_SERVER_KEY", server.c_str()}};
+  const auto mallory_asks = test::run_program(
+    {test::bin_dir() + "/paratune", "ask", "s-nope", "which is best?", "--client-key",
+     keys + "/mallory.key", "--timeout", "1"},
+    daemon_env);
+  EXPECT_EQ(mallory_asks.status, 1);
+  EXPECT_EQ(mallory_asks.err, as_mallory.err);
+  const auto alice_asks = test::run_program(
+    {test::bin_dir() + "/paratune", "ask", "s-nope", "which is best?", "--client-key",
+     keys + "/alice.key"},
+    daemon_env);
+  EXPECT_EQ(alice_asks.status, 2); // heard, and told there is no such session
+  EXPECT_EQ(alice_asks.err, "error: no GPU tuning session 's-nope' in the daemon's pool\n");
   const auto mallory_pub = read_curve_key_file(keys + "/mallory.pub").public_key;
   EXPECT_NE(d.output().find("control: refused CURVE key " + mallory_pub
                             + " from 127.0.0.1: its public key is not in authorized_keys"),

@@ -71,6 +71,27 @@ TEST(control_request, version_operation_and_fields_are_checked) {
   EXPECT_EQ(refusal_of(negative), "bad input: submit: trials -3 is not in 0..100000");
 }
 
+TEST(control_request, an_ask_names_a_session_and_bounds_its_question_and_thread) {
+  auto ask = op("ask", "s20261125T101010-abcd");
+  ask.question = "why this proposal first?";
+  ask.thread = 2;
+  const auto checked = check_request(wire::pack(ask));
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(checked->op, control::control_op::ask);
+  EXPECT_EQ(checked->fields.question, "why this proposal first?");
+  EXPECT_EQ(checked->fields.thread, 2);
+  EXPECT_EQ(refusal_of(op("ask", "../x")),
+            "bad input: ask: '../x' is not a session id (letters, digits, '.', '_', '-', at most "
+            "128)");
+  auto long_question = ask;
+  long_question.question.assign(control::max_question_bytes + 1, 'w');
+  EXPECT_EQ(refusal_of(long_question),
+            "bad input: ask: the question is 4097 bytes, more than 4096");
+  auto bad_thread = ask;
+  bad_thread.thread = -1;
+  EXPECT_EQ(refusal_of(bad_thread), "bad input: ask: thread -1 is not in 0..1000000");
+}
+
 TEST(daemon_config, endpoints_stay_on_the_loopback_unless_allowed) {
   daemon_config c;
   EXPECT_NO_THROW(check_daemon_config(c));

@@ -365,7 +365,17 @@ TEST_F(tune_cli, export_gives_the_best_configuration_as_its_production_command_o
   const auto exported = nlohmann::json::parse(j.out);
   EXPECT_EQ(exported["session"], session);
   EXPECT_EQ(exported["job"], "llama3-8b-a100x8");
-  EXPECT_EQ(exported["config"], tuned["best"]["config"]);
+  // The same configuration, typed: "tp": 1 where tune --json has "tp": "1".
+  ASSERT_EQ(exported["config"].size(), tuned["best"]["config"].size());
+  for (const auto& [key, text] : tuned["best"]["config"].items()) {
+    const auto& typed = exported["config"][key];
+    EXPECT_FALSE(typed.is_string() && (typed.get<std::string>() == "true"
+                                       || typed.get<std::string>().find_first_not_of("0123456789")
+                                            == std::string::npos))
+      << key << " is a number or a flag, not a string";
+    EXPECT_EQ(typed.is_string() ? typed.get<std::string>() : typed.dump(), text.get<std::string>())
+      << key;
+  }
   EXPECT_DOUBLE_EQ(exported["tflops_per_gpu"].get<double>(),
                    tuned["best"]["tflops_per_gpu"].get<double>());
   EXPECT_EQ(exported["megatron_args"], nlohmann::json(production));

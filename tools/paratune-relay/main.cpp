@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/input_error.hpp"
+#include "paratune_version.hpp"
 #include "tools/paratune-relay/relay_options.hpp"
 #include "tools/paratune-relay/relay_run.hpp"
 
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
   }
   if (options.help) {
     std::cout << relay::usage();
+    return 0;
+  }
+  if (options.version) {
+    std::cout << "paratune-relay " << paratune::version << '\n';
     return 0;
   }
   bool bad_key = false;

@@ -107,6 +107,10 @@ relay_options parse_relay_options(const std::vector<std::string>& args) {
       o.help = true;
       return o;
     }
+    if (args[i] == "--version") {
+      o.version = true;
+      return o;
+    }
     const auto& name = args[i];
     if (name.rfind("--", 0) != 0 || !take_option(name, value_of(args, i), o))
       throw input_error(name + ": unknown option (see --help)");
@@ -207,6 +211,7 @@ command it follows FILE until SIGTERM or SIGINT.
                        starting COMMAND (0..600000, default 5000): ZeroMQ drops
                        what is published before a subscription arrives; the
                        receiver would fetch those lines again, but need not
+  --version            print the version and exit
   --drop-seq N[,M...]  testing: do not publish these lines (they are still
                        buffered and logged), so the receiver sees gaps
 

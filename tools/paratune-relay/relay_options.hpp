@@ -22,6 +22,7 @@ struct relay_options {
   std::set<uint64_t> drop_seq;     ///< testing: numbers not published (still buffered and logged)
   std::vector<std::string> command;  ///< the argv after "--"
   bool help = false;
+  bool version = false; ///< --version: print it and exit
 };
 
 /// Parses argv (without the program name). Throws input_error whose text

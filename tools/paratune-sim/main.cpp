@@ -19,6 +19,7 @@
 #include "core/megatron_args.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/text.hpp"
+#include "paratune_version.hpp"
 #include "sim/gpu/simulated_cluster.hpp"
 #include "tools/paratune-sim/megatron_flags_text.hpp"
 #include "tools/paratune-sim/megatron_output.hpp"
@@ -179,6 +180,14 @@ int main(int argc, char** argv) {
   try {
     run_plan plan;
     plan.opts = sim::parse_sim_options(argc, argv);
+    if (plan.opts.help) {
+      std::fputs(sim::sim_usage(), stdout);
+      return 0;
+    }
+    if (plan.opts.version) {
+      std::printf("paratune-sim %s\n", paratune::version);
+      return 0;
+    }
     std::vector<std::string> unknown;
     static const auto options = megatron_option_list::parse(sim::megatron_flags_text());
     plan.launch = parse_megatron_args(plan.opts.megatron_args, &unknown, &options);

@@ -18,6 +18,13 @@ constexpr value_range world_sizes{1, max_devices};
 sim_options parse_sim_options(int argc, char** argv) {
   sim_options o;
   for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    o.help = o.help || a == "-h" || a == "--help";
+    o.version = o.version || a == "--version";
+  }
+  if (o.help || o.version)
+    return o;
+  for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc)
@@ -54,6 +61,30 @@ sim_options parse_sim_options(int argc, char** argv) {
       return o;
   throw input_error("argument --sim-megatron-version: expected 0.5, 0.8, 0.15 or 0.16, got '"
                     + o.megatron_version + "'");
+}
+
+const char* sim_usage() {
+  return R"(usage: paratune-sim [--sim-* options] MEGATRON-ARGS...
+       paratune-sim --evaluate [--json] [--sim-* options] MEGATRON-ARGS...
+
+A simulated GPU cluster that runs "Megatron-LM": it takes every option of
+Megatron-LM's pretrain_gpt.py (modelling some, ignoring the rest), refuses an
+unknown one as argparse does (exit 2), refuses what Megatron-LM refuses at
+start-up with Megatron-LM's own exception (exit 1), and prints what
+Megatron-LM prints, with time and memory from a hidden ground truth.
+
+  --sim-cluster NAME|FILE       the cluster (default dgx-a100-80g)
+  --sim-world-size N            GPUs in the job (default $WORLD_SIZE)
+  --sim-seed S                  noise and injected failures (default 1)
+  --sim-time-scale X            wall seconds per simulated second (default 0.0002)
+  --sim-failure-rate P          NCCL timeouts and lost nodes, 0..1 (default 0.03)
+  --sim-hang-at N               iteration N never finishes
+  --sim-megatron-version V      0.5, 0.8, 0.15 or 0.16 (default 0.15)
+  --evaluate                    print the ground truth for the configuration, run nothing
+  --json                        with --evaluate: as JSON
+  -h, --help                    this text
+  --version                     the version
+)";
 }
 
 } // namespace paratune::sim

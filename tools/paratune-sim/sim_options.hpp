@@ -20,10 +20,18 @@ struct sim_options {
   bool evaluate = false;                  ///< --evaluate: print the truth, do not run
   bool json = false;                      ///< --json (with --evaluate)
   bool log_throughput = false;            ///< Megatron's --log-throughput was given
+  bool help = false;                      ///< -h/--help: print the usage, run nothing
+  bool version = false;                   ///< --version: print it, run nothing
   std::vector<std::string> megatron_args;
 };
 
 /// Splits argv into sim options and Megatron arguments. Throws input_error.
+/// -h, --help or --version anywhere wins over every other argument, as
+/// argparse's help action does: nothing else is checked.
 sim_options parse_sim_options(int argc, char** argv);
+
+/// What --help prints: paratune-sim's own options, then how Megatron-LM's
+/// are read.
+const char* sim_usage();
 
 } // namespace paratune::sim

@@ -20,6 +20,7 @@
 #include "sim/tpu/xplane_writer.hpp"
 #include "sim/tpu/xprof_writer.hpp"
 #include "core/input_error.hpp"
+#include "paratune_version.hpp"
 #include "tools/paratune-tpu-sim/fixture_spec.hpp"
 #include "tools/paratune-tpu-sim/simulated_run.hpp"
 
@@ -81,6 +82,7 @@ int fixture_mode(const std::string& spec, const std::string& out) {
 
 int main(int argc, char** argv) {
   CLI::App app{"paratune-tpu-sim: a simulated TPU cluster that writes Xprof tool outputs"};
+  app.set_version_flag("--version", std::string("paratune-tpu-sim ") + paratune::version);
   app.require_subcommand(1);
   std::string experiment, mesh, out, spec;
   profile_destination to;

@@ -17,11 +17,13 @@
 #include "core/secret_env.hpp"
 #include "core/shell_quote.hpp"
 #include "core/training_config.hpp"
+#include "messages/conversions.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/pool_reader.hpp"
+#include "tools/paratune/prediction_view.hpp"
 #include "tools/paratune/tpu_export.hpp"
 
 namespace paratune::cli {
@@ -66,7 +68,9 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"job", s.job.job_name},
           {"trial", b.index},
           {"pool", b.pool},
-          {"config", b.config},
+          // Typed as `predict --json` and `plan --json` print it: "tp": 1,
+          // "sp": true, "recompute": "full" (the pool keeps the text).
+          {"config", config_json(wire::from_wire(b.config))},
           {"tflops_per_gpu", b.tflops_per_gpu},
           {"mfu", b.mfu},
           {"peak_memory_mib", b.peak_memory_mib},
@@ -101,7 +105,7 @@ int export_from_daemon(const daemon_client_options& daemon, const std::string& i
   if (!history)
     return status;
   if (history->empty())
-    throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.endpoint);
+    throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.where());
   return export_gpu_session(id, *history, format, args_only);
 }
 
@@ -152,7 +156,7 @@ command_action setup_export(CLI::App& sub) {
   auto db = std::make_shared<std::string>("paratune-pool");
   auto format = std::make_shared<std::string>("megatron");
   sub.add_option("SESSION", *id, "the session id, as `tune` printed it")->required();
-  sub.add_option("--db", *db, "the pool directory (default ./paratune-pool)");
+  const auto* db_option = sub.add_option("--db", *db, "the pool directory (default ./paratune-pool)");
   sub.add_option("--format", *format,
                  "megatron (default): the arguments on one line; json; maxtext: a TPU "
                  "session's best mesh and settings as MaxText overrides")
@@ -161,10 +165,9 @@ command_action setup_export(CLI::App& sub) {
   sub.add_flag("--args-only", *args_only,
                "megatron: the arguments line alone, without the environment's export lines");
   auto daemon = std::make_shared<daemon_client_options>();
-  daemon->add_to(sub);
-  sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
+  daemon->add_to(sub, db_option);
   return [id, db, format, args_only, daemon] {
-    return daemon->endpoint.empty()
+    return daemon->source() == session_source::pool
              ? export_session(*db, *id, export_format_of(*format), *args_only)
              : export_from_daemon(*daemon, *id, export_format_of(*format), *args_only);
   };

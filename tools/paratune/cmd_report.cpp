@@ -35,7 +35,7 @@ struct report_options {
   std::string db = "paratune-pool";
   std::string format = "md";
   std::string output;  ///< empty: standard output
-  daemon_client_options daemon; ///< --daemon: read the session from it
+  daemon_client_options daemon; ///< --daemon or $PARATUNE_DAEMON: read the session from it
 };
 
 report_format report_format_of(const std::string& word) {
@@ -92,10 +92,11 @@ secret_redactor report_redactor(const session_report& r) {
   return secret_redactor(values_in_this_process(names));
 }
 
-/// The session's records: from the daemon when --daemon names one (its
-/// pool is locked while it runs), else from the pool directory.
+/// The session's records: from the daemon when --daemon or
+/// $PARATUNE_DAEMON names one (its pool is locked while it runs), else from
+/// the pool directory.
 std::optional<std::vector<wire::envelope>> records_of(const report_options& o, int& status) {
-  if (!o.daemon.endpoint.empty())
+  if (o.daemon.source() == session_source::daemon)
     return o.daemon.history(o.id, status);
   status = 1;
   const auto pool = open_existing_pool(o.db, pool_access::read);
@@ -113,8 +114,9 @@ int run_report(const report_options& o) {
   const auto r = report_of(o.id, *history);
   if (history->empty() || r.summary.job.job_name.empty())
     throw input_error("no GPU tuning session '" + o.id + "' in "
-                      + (o.daemon.endpoint.empty() ? "the pool " + o.db
-                                                   : "the daemon at " + o.daemon.endpoint));
+                      + (o.daemon.source() == session_source::pool
+                           ? "the pool " + o.db
+                           : "the daemon at " + o.daemon.where()));
   const auto hide = report_redactor(r);
   switch (report_format_of(o.format)) {
     case report_format::md: return emit_markdown(r, o.output, hide);
@@ -131,9 +133,8 @@ int run_report(const report_options& o) {
 command_action setup_report(CLI::App& sub) {
   auto o = std::make_shared<report_options>();
   sub.add_option("SESSION", o->id, "the session id, as `tune` printed it")->required();
-  sub.add_option("--db", o->db, "the pool directory (default ./paratune-pool)");
-  o->daemon.add_to(sub);
-  sub.get_option("--daemon")->description("read the session from this daemon instead of --db");
+  o->daemon.add_to(sub,
+                   sub.add_option("--db", o->db, "the pool directory (default ./paratune-pool)"));
   sub.add_option("--format", o->format,
                  "md (default): GitHub markdown, charts as SVG files beside -o; html: one "
                  "self-contained page; json: for scripts")

@@ -13,6 +13,7 @@
 #include "actors/tuning_session.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "core/human_units.hpp"
 #include "core/input_error.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
@@ -64,8 +65,9 @@ int run_tune(const tune_options& o) {
   const auto id = new_session_id();
   if (!o.json)
     std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "
-              << job.cluster.device.name << " (" << job.cluster.name << "), " << record.trials
-              << " trials, pool " << o.db << "\n";
+              << job.cluster.device.name << " (" << job.cluster.name << "), "
+              << count_of(record.trials, "trial") << ", pool " << o.db << "\n"
+              << std::flush; // at once under tee or nohup too, not when trial 1 ends
   auto view = sys.spawn(tune_view, id, record.trials, isatty(STDOUT_FILENO) != 0, o.json);
   auto& bridge = rt->bridge();
   for (const auto& prefix : {topics::proposal(id), topics::trial_prefix(id),

@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/bus/zmq_bus.hpp"
+#include "ledger/session_ledger.hpp"
 #include "messages/codec.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
@@ -49,6 +50,11 @@ struct wakeup {
   }
 };
 
+/// A cancelled session's end is stored before the results of the trials it
+/// stops (the validator ends them once it reads that end): the watch waits
+/// this long for those results before it prints the summary.
+constexpr std::chrono::seconds stopped_results_wait{30};
+
 /// What the watch has printed so far, and the records it read.
 struct watch_view {
   const watch_options& o;
@@ -56,9 +62,20 @@ struct watch_view {
   std::map<int, wire::proposal> proposals;
   trial_count count;  ///< the budget and the skips seen: "trial N/T"
   std::optional<wire::session_status> end;
+  session_ledger ledger{o.session}; ///< where each trial stands
+
+  /// Trials the session started that have no result yet: after its end,
+  /// those being stopped.
+  bool trials_unended() const {
+    for (const auto* t : ledger.in_flight())
+      if (t->started)
+        return true;
+    return false;
+  }
 
   void take(const wire::envelope& e) {
     records.push_back(e);
+    ledger.apply(e);
     if (e.type == wire::type_name<wire::session_opened>()) {
       count.budget = wire::body_of<wire::session_opened>(e).trials;
     } else if (e.type == wire::type_name<wire::proposal>()) {
@@ -118,15 +135,27 @@ int run_watch(const watch_options& o) {
   control::request page;
   page.op = control::to_string(control::control_op::history);
   page.session = o.session;
-  while (!view.end) {
+  // After the end: until the stopped trials' results are in, or the wait is over.
+  std::optional<std::chrono::steady_clock::time_point> settle_by;
+  for (;;) {
     auto reply = o.daemon.call(page, status);
     if (!reply)
       return status;
     for (const auto& e : reply->records)
       view.take(e);
     page.after_seq = reply->last_seq;
-    if (!reply->more && !view.end)
-      news.wait(std::chrono::seconds(1));
+    if (reply->more)
+      continue;
+    if (view.end) {
+      // Only a cancel leaves trials to be stopped after the end is stored.
+      if (view.end->state != session_state::cancelled || !view.trials_unended())
+        break;
+      if (!settle_by)
+        settle_by = std::chrono::steady_clock::now() + stopped_results_wait;
+      if (std::chrono::steady_clock::now() >= *settle_by)
+        break;
+    }
+    news.wait(std::chrono::seconds(1));
   }
   const auto summary = summarize(o.session, view.records);
   if (o.json)

@@ -29,6 +29,29 @@ void daemon_client_options::add_to(CLI::App& app) {
                  "daemon's authorized_keys (default: $PARATUNE_CLIENT_KEY)");
 }
 
+std::string daemon_client_options::where() const {
+  return daemon_endpoint(endpoint);
+}
+
+void daemon_client_options::add_to(CLI::App& app, const CLI::Option* db) {
+  add_to(app);
+  db_ = db;
+  app.get_option("--daemon")->description(
+    "ask this daemon instead of reading a pool directory (default: $PARATUNE_DAEMON, when set "
+    "and --db is not given)");
+}
+
+session_source daemon_client_options::source() const {
+  const bool db_given = db_ && db_->count() > 0;
+  if (db_given && !endpoint.empty())
+    throw input_error("--db and --daemon: give one (--db reads a pool directory, --daemon a "
+                      "running daemon)");
+  if (db_given)
+    return session_source::pool;
+  const char* env = std::getenv("PARATUNE_DAEMON");
+  return !endpoint.empty() || (env && *env) ? session_source::daemon : session_source::pool;
+}
+
 namespace {
 
 std::string flag_or_env(const std::string& flag, const char* variable) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/input_error.hpp"
+#include "paratune_version.hpp"
 #include "tools/paratune/command.hpp"
 
 namespace paratune::cli {
@@ -21,6 +22,8 @@ std::vector<command>& commands() {
 int main(int argc, char** argv) {
   using namespace paratune;
   CLI::App app{"paratune: tunes the parallel configuration of LLM training jobs"};
+  // --version alone runs no subcommand; CLI11 answers it while parsing.
+  app.set_version_flag("--version", std::string("paratune ") + paratune::version);
   app.require_subcommand(1);
   std::map<CLI::App*, cli::command_action> actions;
   for (auto& cmd : cli::commands()) {
@@ -30,7 +33,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) // --help
+    if (e.get_exit_code() == 0) // --help, --version
       return app.exit(e);
     // One line, worded as every other refusal: "error: --gpus: Value 0 not
     // in range 1 to 1048576".

@@ -13,6 +13,7 @@
 #include "actors/diagnosis_agents.hpp"
 #include "actors/runtime.hpp"
 #include "actors/tpu_session.hpp"
+#include "core/human_units.hpp"
 #include "actors/tuning_session.hpp"
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/executable_paths.hpp"
@@ -114,9 +115,9 @@ int run_tpu_tune(const tpu_tune_options& o) {
     return 1;
   }
   if (!o.json)
-    std::printf("session %s: %s on %s %s, %d trials, pool %s\n", session.c_str(),
+    std::printf("session %s: %s on %s %s, %s, pool %s\n", session.c_str(),
                 exp.model.name.c_str(), exp.cluster.name.c_str(), to_string(exp.slice).c_str(),
-                opts.budget, o.db.c_str());
+                count_of(opts.budget, "trial").c_str(), o.db.c_str());
   const auto end = run_session(sys, rt.get(), std::move(opts));
   rt->stop();
   if (!end || end->state == session_state::failed) {

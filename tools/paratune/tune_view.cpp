@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "core/human_units.hpp"
 #include "messages/codec.hpp"
 #include "messages/type_ids.hpp"
 #include "report/session_summary.hpp"
@@ -15,6 +16,35 @@ namespace {
 void clear_progress(bool tty) {
   if (tty)
     std::fputs("\r\033[K", stdout);
+}
+
+/// A whole line, flushed at once: a file or pipe reader sees it now.
+void print_line(tune_view_state& st, const std::string& line) {
+  clear_progress(st.tty);
+  std::fputs(line.c_str(), stdout);
+  std::fflush(stdout);
+  st.last_line = std::chrono::steady_clock::now();
+}
+
+/// "trial  2/10  started   Change TP from 8 to 4. (pool sim)"
+std::string started_line(const tune_view_state& st, const wire::trial_started& s,
+                         const std::string& change) {
+  const auto where = s.pool.empty() ? std::string() : " (pool " + s.pool + ")";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "trial %2d/%d  started   %s%s\n", s.trial,
+                st.count.total(s.trial), change.empty() ? "(no proposal seen)" : change.c_str(),
+                where.c_str());
+  return buf;
+}
+
+/// "trial  2/10  running   iteration 40: 1.54 s per iteration, 180.2 TFLOP/s/GPU"
+std::string heartbeat_line(const tune_view_state& st, const wire::telemetry& t) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "trial %2d/%d  running   iteration %lld: %s per iteration, "
+                                 "%.1f TFLOP/s/GPU\n",
+                t.trial, st.count.total(t.trial), static_cast<long long>(t.iteration),
+                human_duration(t.elapsed_ms).c_str(), t.tflops_per_gpu);
+  return buf;
 }
 
 } // namespace
@@ -43,12 +73,21 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
                         p.change.c_str());
             std::fflush(stdout);
           }
-        } else if (e.type == wire::type_name<wire::telemetry>() && st.tty) {
+        } else if (e.type == wire::type_name<wire::trial_started>() && !st.tty) {
+          // Launched now: the terminal's progress line said so at the proposal.
+          const auto s = wire::body_of<wire::trial_started>(e);
+          const auto it = proposals->find(s.trial);
+          print_line(st, started_line(st, s, it != proposals->end() ? it->second.change : ""));
+        } else if (e.type == wire::type_name<wire::telemetry>()) {
           auto t = wire::body_of<wire::telemetry>(e);
-          std::printf("\r\033[K[trial %d/%d] iteration %lld: %.1f ms, %.1f TFLOP/s/GPU", t.trial,
-                      st.count.total(t.trial), static_cast<long long>(t.iteration), t.elapsed_ms,
-                      t.tflops_per_gpu);
-          std::fflush(stdout);
+          if (st.tty) {
+            std::printf("\r\033[K[trial %d/%d] iteration %lld: %s, %.1f TFLOP/s/GPU", t.trial,
+                        st.count.total(t.trial), static_cast<long long>(t.iteration),
+                        human_duration(t.elapsed_ms).c_str(), t.tflops_per_gpu);
+            std::fflush(stdout);
+          } else if (std::chrono::steady_clock::now() - st.last_line >= tune_heartbeat) {
+            print_line(st, heartbeat_line(st, t));
+          }
         } else if (e.type == wire::type_name<wire::trial_result>()) {
           auto r = wire::body_of<wire::trial_result>(e);
           st.count.saw(r.status);
@@ -56,9 +95,7 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
             return; // printed with its diagnosis
           const auto it = proposals->find(r.trial);
           const auto row = row_of(r, it != proposals->end() ? &it->second : nullptr);
-          clear_progress(st.tty);
-          std::fputs(render_trial_line(row, st.count).c_str(), stdout);
-          std::fflush(stdout);
+          print_line(st, render_trial_line(row, st.count));
         } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
           auto d = wire::body_of<wire::failure_diagnosis>(e);
           trial_row row;
@@ -67,9 +104,7 @@ caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string 
           row.reason = d.summary;
           if (auto it = proposals->find(d.trial); it != proposals->end())
             row.change = it->second.change;
-          clear_progress(st.tty);
-          std::fputs(render_trial_line(row, st.count).c_str(), stdout);
-          std::fflush(stdout);
+          print_line(st, render_trial_line(row, st.count));
         }
       } catch (const std::exception&) {
         // A view never stops on a message it cannot read.

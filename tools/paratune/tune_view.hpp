@@ -1,23 +1,35 @@
 #pragma once
 
 #include <caf/fwd.hpp>
+#include <chrono>
 #include <string>
 
 #include "report/session_summary.hpp"
 
 namespace paratune::cli {
 
+/// Without a terminal, a running trial's progress is printed at most this
+/// often: a log (tee, nohup) shows the run is alive without a line per
+/// iteration.
+constexpr std::chrono::seconds tune_heartbeat{30};
+
 struct tune_view_state {
   std::string session;
   trial_count count;  ///< the budget and the skips seen: "trial N/T"
   bool tty = false;           ///< redraw a progress line
   bool quiet = false;         ///< --json: print nothing live
+  /// When the view last printed a line (no terminal): a heartbeat waits
+  /// tune_heartbeat after it.
+  std::chrono::steady_clock::time_point last_line = std::chrono::steady_clock::now();
   static inline const char* name = "tune_view";
 };
 
 /// Prints a session's progress as it happens: one line per finished trial
-/// (what changed, MFU, TFLOP/s/GPU, peak memory, outcome, the reason) and,
-/// on a terminal, a progress line with the running trial's iterations.
+/// (what changed, MFU, TFLOP/s/GPU, peak memory, outcome, the reason). On a
+/// terminal, a progress line redrawn with the running trial's iterations;
+/// otherwise (a file, a pipe) a line as each trial starts and, while trials
+/// run, a heartbeat (iteration, time per iteration, throughput) at most
+/// every tune_heartbeat. Every line is flushed as it is printed.
 caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string session,
                         int budget, bool tty, bool quiet);
 
