@@ -65,7 +65,10 @@ std::string throughput_job(int seed, const options& o) {
   return fmt::format("name: throughput-{}\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
                      "precision: fp16\n"
                      "initial: {{tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}}\n"
-                     "trials: {}\nsimulation: {{seed: {}, train_iters: 8, time_scale: {}}}\n",
+                     "trials: {}\nsimulation: {{seed: {}, train_iters: 8, time_scale: {}}}\n"
+                     // The whole budget: what is measured is the daemon's rate,
+                     // not how soon a session's answer is known (issue 25).
+                     "stop: budget\n",
                      seed, o.trials, seed, o.time_scale);
 }
 

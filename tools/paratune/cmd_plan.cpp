@@ -224,7 +224,8 @@ void write_mesh_plan(const experiment_spec& e, const mesh_plan_result& res, doub
   std::stable_sort(rules.begin(), rules.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [rule, n] : rules)
-    std::cout << fmt::format("  {:<48} {:>6}  e.g. {}\n", rule, n, res.rule_example.at(rule));  write_current_mesh(place_current_mesh(e, res));
+    std::cout << fmt::format("  {:<48} {:>6}  e.g. {}\n", rule, n, res.rule_example.at(rule));
+  write_current_mesh(place_current_mesh(e, res));
 }
 
 nlohmann::json mesh_plan_json(const experiment_spec& e, const mesh_plan_result& res) {
