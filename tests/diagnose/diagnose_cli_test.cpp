@@ -176,13 +176,17 @@ TEST_F(diagnose_cli, predict_and_plan_agree_and_diagnose_says_why_it_differs) {
 
 TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
   const auto s = test::asap_dir("v5e-256-comm");
-  auto missing = paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s});
+  // Each run names its own pool: two tests in one folder would share the
+  // default ./paratune-pool, and one of them would find it locked.
+  auto missing =
+    paratune({"diagnose", "-e", dir + "/nope.yaml", "--xprof", s, "--db", dir + "/pool"});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nope.yaml"), std::string::npos);
   std::ofstream(dir + "/wrong.yaml")
       << "model: llama3-8b\nhardware: {cluster: tpu-v5e, slice: 16x16}\n"
          "mesh: {data: 4, model: 4}\nbatch: 8\nseq: 4096\n";
-  auto wrong = paratune({"diagnose", "-e", dir + "/wrong.yaml", "--xprof", s});
+  auto wrong =
+    paratune({"diagnose", "-e", dir + "/wrong.yaml", "--xprof", s, "--db", dir + "/pool"});
   EXPECT_EQ(wrong.status, 2);
   EXPECT_NE(wrong.err.find("spans 16 chips"), std::string::npos) << wrong.err;
   // A misspelled key anywhere is refused with its line and the nearest
@@ -200,12 +204,13 @@ TEST_F(diagnose_cli, bad_experiments_exit_2_with_the_reason) {
      "remat, seq_shards_weights, optimizer_over_data, cp_load_balanced)"}};
   for (const auto& [text, message] : misspelled) {
     std::ofstream(dir + "/misspelled.yaml") << text;
-    auto r = paratune({"diagnose", "-e", dir + "/misspelled.yaml", "--xprof", s});
+    auto r = paratune(
+      {"diagnose", "-e", dir + "/misspelled.yaml", "--xprof", s, "--db", dir + "/pool"});
     EXPECT_EQ(r.status, 2) << message;
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
   }
-  auto none = paratune({"diagnose", "-e", exp("v5e-256-comm")});
+  auto none = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--db", dir + "/pool"});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("no profile given"), std::string::npos);
 }
@@ -227,7 +232,8 @@ TEST_F(diagnose_cli, a_truncated_tool_file_gives_a_partial_result) {
   // Everything damaged: nothing to diagnose.
   std::ofstream(prof + "/overview_page.json") << "[{\"cols\": [";
   std::ofstream(prof + "/roofline_model.json") << "\x1f\x8b garbage";
-  auto all_bad = paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof", prof});
+  auto all_bad =
+    paratune({"diagnose", "-e", exp("v5e-256-comm"), "--xprof", prof, "--db", dir + "/pool"});
   EXPECT_EQ(all_bad.status, 2);
   EXPECT_NE(all_bad.err.find("error:"), std::string::npos);
 }
