@@ -153,7 +153,7 @@ TEST(daemon_crash, fifty_sessions_survive_ten_kill9s_with_the_trials_of_an_unint
     test::daemon_process d{root + "/calm"};
     ASSERT_TRUE(d.up()) << d.output();
     const auto ids = submit_all(d);
-    ASSERT_TRUE(wait_until_all_ended(d, ids, std::chrono::seconds(300))) << d.output();
+    ASSERT_TRUE(wait_until_all_ended(d, ids, std::chrono::seconds(240))) << d.output();
     for (int i = 0; i < session_count; ++i)
       calm[i] = history_of(d, ids[i]);
     EXPECT_EQ(d.stop(), 0);
@@ -175,7 +175,7 @@ TEST(daemon_crash, fifty_sessions_survive_ten_kill9s_with_the_trials_of_an_unint
     d = std::make_unique<test::daemon_process>(state);
     ASSERT_TRUE(d->up()) << "restart " << kills << ":\n" << d->output();
   }
-  ASSERT_TRUE(wait_until_all_ended(*d, ids, std::chrono::seconds(300))) << d->output();
+  ASSERT_TRUE(wait_until_all_ended(*d, ids, std::chrono::seconds(240))) << d->output();
   size_t interrupted = 0;
   for (int i = 0; i < session_count; ++i) {
     const auto h = history_of(*d, ids[i]);
