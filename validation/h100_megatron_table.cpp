@@ -54,6 +54,14 @@ h100_megatron_run read_run(const fs::path& cmd) {
   auto log_path = cmd;
   log_path.replace_extension(".log");
   const auto log = parse_megatron_log_file(log_path.string());
+  // Measurements beat the model: a run that died of memory before training
+  // is kept as the evidence that this configuration does not fit.
+  const auto oom = std::find_if(log.errors.begin(), log.errors.end(),
+                                [](const log_error& e) { return e.kind == log_error_kind::oom; });
+  if (log.iterations.empty() && oom != log.errors.end()) {
+    run.out_of_memory = oom->message;
+    return run;
+  }
   std::vector<double> steady;
   for (const auto& it : log.iterations)
     if (it.iteration > warmup_iterations)
@@ -93,12 +101,23 @@ std::vector<h100_megatron_run> read_h100_megatron_runs(const std::string& data_d
 
 table_validation validate_h100_megatron(const std::vector<h100_megatron_run>& runs) {
   table_validation t{"h100_megatron_1gpu",
-                     "paratune's own runs: Megatron-LM on one H100 (TinyLlama-1.1B shape)", {}, {}};
+                     "paratune's own runs: Megatron-LM on one H100 (TinyLlama-1.1B shape, and Llama-2-7B's layer)", {}, {}};
   std::vector<compared_value> times, memory;
   std::vector<double> predicted_tokens, measured_tokens;
   int fits = 0;
   for (const auto& r : runs) {
     const auto p = predict_run(r);
+    if (!r.out_of_memory.empty()) {
+      // Only the verdict can be compared: the run has no times or peak. A
+      // `tight` verdict said only a run could tell, and the run told.
+      const bool right = p.memory != memory_verdict::fits;
+      validation_row row{r.label, {}, "", right};
+      row.note = fmt::format("out of memory on the GPU, predicted {} (peak {:.0f} MiB of {:.0f})",
+                             memory_verdict_words(p.memory), p.peak_memory_mib, p.memory_limit_mib);
+      fits += right;
+      t.rows.push_back(std::move(row));
+      continue;
+    }
     const compared_value time{"iteration time (s)", p.iteration_time_s, r.iteration_ms / 1000};
     const compared_value mem{"peak allocated (GiB)", predicted_allocated_mib(p.stages.back()) / 1024,
                              r.peak_allocated_mib / 1024};
@@ -114,7 +133,7 @@ table_validation validate_h100_megatron(const std::vector<h100_megatron_run>& ru
     t.rows.push_back(std::move(row));
   }
   const double n = runs.size();
-  t.stats.push_back({"runs predicted to fit", double(fits), fmt::format("/{:.0f}", n), true, false, n});
+  t.stats.push_back({"fit verdicts right", double(fits), fmt::format("/{:.0f}", n), true, false, n});
   t.stats.push_back({"memory MAPE", mape(memory), "%", true, true, 5});
   t.stats.push_back({"iteration time MAPE", mape(times), "%", true, true, 45});
   t.stats.push_back({"Spearman tokens/s", spearman(predicted_tokens, measured_tokens), "", true,

@@ -95,10 +95,13 @@ struct megatron_ci_table {
 };
 
 /// One of paratune's own Megatron-LM runs on one H100 (data/h100_1gpu/): the
-/// configuration its command line describes and what its log measured.
+/// configuration its command line describes and what its log measured. A run
+/// that ran out of device memory before its first iteration has no times:
+/// `out_of_memory` holds torch's message and the numbers stay 0.
 struct h100_megatron_run {
   std::string label;            ///< the files' stem: "s2048_mbs4_selective"
   megatron_launch launch;       ///< read from <label>.cmd
+  std::string out_of_memory;    ///< torch's OutOfMemoryError text, when it did not fit
   double iteration_ms = 0;      ///< median over the steady iterations
   int steady_iterations = 0;    ///< the iterations after the two warm-up ones
   double peak_allocated_mib = 0;  ///< torch max allocated, the last memory report

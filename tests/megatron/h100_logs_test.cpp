@@ -61,6 +61,46 @@ TEST(h100_megatron_log, the_failed_first_try_is_a_configuration_error) {
             "AssertionError: persist_layer_norm not supported by torch LayerNorm");
 }
 
+// The second machine's micro-batch 8 (2026-11-27, 18:41): the allocator
+// gives up in the first forward's softmax, before any iteration is logged.
+// The run's verdict is out of memory, with torch's own words.
+TEST(h100_megatron_log, micro_batch_8_runs_out_of_memory_in_the_first_forward) {
+  const auto log = parse_megatron_log_file(h100_log("s2048_mbs8_none"));
+  EXPECT_TRUE(log.iterations.empty());
+  EXPECT_TRUE(log.memory.empty());
+  ASSERT_FALSE(log.errors.empty());
+  EXPECT_EQ(log.errors.front().kind, log_error_kind::oom);
+  EXPECT_NE(log.errors.front().message.find("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                                             "total capacity of 79.18 GiB of which 1.84 GiB is free."),
+            std::string::npos)
+      << log.errors.front().message;
+  for (const auto& e : log.errors)
+    EXPECT_EQ(e.kind, log_error_kind::oom) << e.line << ": " << e.message;
+}
+
+// Sequence 8192 ran until the capture's time limit killed it (SIGTERM from
+// `timeout`) at iteration 12 of 16: what it logged is whole, and the kill
+// is not mistaken for a failure of the configuration.
+TEST(h100_megatron_log, a_run_killed_from_outside_keeps_its_iterations) {
+  const auto log = parse_megatron_log_file(h100_log("s8192_mbs1_selective"));
+  ASSERT_EQ(log.iterations.size(), 12u);
+  EXPECT_EQ(log.iterations.back().train_iters, 16);
+  EXPECT_DOUBLE_EQ(log.iterations.back().elapsed_ms, 14067.2);
+  ASSERT_EQ(log.memory.size(), 2u);
+  EXPECT_DOUBLE_EQ(log.memory[1].max_allocated_mib, 50386.00);
+  for (const auto& e : log.errors)
+    EXPECT_NE(e.kind, log_error_kind::oom) << e.message;
+}
+
+// The wider layer (hidden 4096, Llama-2-7B's) runs its GEMMs at twice the
+// TinyLlama shape's rate: 272.7 TFLOP/s at iteration 10 against 127.
+TEST(h100_megatron_log, the_wide_layer_reports_its_own_throughput) {
+  const auto score = score_iterations(samples_of(parse_megatron_log_file(h100_log("l7b8_s2048_mbs2_none"))));
+  EXPECT_EQ(score.scored, 14);
+  EXPECT_NEAR(score.iteration_ms, 655.2, 0.5);
+  EXPECT_GT(score.tflops_per_gpu, 270);
+}
+
 // The profiled run: iteration 14 wrote the Kineto trace (6322 ms). The
 // scorer leaves out the two warm-up iterations and that hiccup.
 TEST(h100_megatron_log, scoring_skips_warm_up_and_the_profiler_export) {

@@ -8,8 +8,11 @@
 # .gpu-run/megatron-lm, named in the device tool's carry, or wherever
 # MEGATRON_LM points. It is never committed.
 #   OUT=/some/dir [MEGATRON_LM=DIR] tools/gpu-capture/capture.sh [BUDGET_SECONDS]
+# RUNSET=first (default), second or long picks the runs (see capture_second);
+# MAXTEXT=DIR names a MaxText checkout (src/maxtext) for the second set's probe.
 # SKIP_JAX=1 / SKIP_FALLBACK=1 leave out the JAX step and the plain-PyTorch
-# trace (the second run of 2026-11-27 used both).
+# trace (the second run of 2026-11-27 used both; the second machine ran
+# RUNSET=second, then RUNSET=long RUN_LIMIT=200).
 # Everything lands in $OUT as at most eight files, since that is what the
 # device tool brings back.
 set -u
@@ -82,6 +85,7 @@ train=(--bf16 --transformer-impl local --no-masked-softmax-fusion --no-gradient-
 extra_fallback=(--no-bias-swiglu-fusion --no-bias-dropout-fusion)
 fallback=0
 port=29510
+run_limit=${RUN_LIMIT:-150}  # seconds one Megatron-LM run may take
 
 run_megatron() {  # name, then the configuration's own arguments
   local name=$1; shift
@@ -91,7 +95,7 @@ run_megatron() {  # name, then the configuration's own arguments
   printf '%q ' torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port $((port + 1)) pretrain_gpt.py "${args[@]}" > "$work/megatron/$name.cmd"
   say "megatron $name"
   port=$((port + 1))
-  (cd "$mlm" && timeout -k 5 $(( $(left) < 150 ? $(left) - 10 : 150 )) \
+  (cd "$mlm" && timeout -k 5 $(( $(left) < run_limit + 10 ? $(left) - 10 : run_limit )) \
      python3 -m torch.distributed.run --nproc_per_node 1 --master_addr 127.0.0.1 --master_port $port \
      pretrain_gpt.py "${args[@]}") > "$work/megatron/$name.log" 2>&1
   local rc=$?
@@ -100,40 +104,86 @@ run_megatron() {  # name, then the configuration's own arguments
   return $rc
 }
 
-# The first run carries the profiler; if it fails for anything but memory,
-# the rest run without the torch.compile'd fusions.
-if ! run_megatron s2048_mbs2_none --seq-length 2048 --micro-batch-size 2 \
-     --profile --use-pytorch-profiler --profile-step-start 12 --profile-step-end 14 \
-     --tensorboard-dir "$work/megatron/tb"; then
-  if ! grep -q "OutOfMemory\|out of memory" "$work/megatron/s2048_mbs2_none.log"; then
-    fallback=1
-    mv "$work/megatron/s2048_mbs2_none.log" "$work/megatron/s2048_mbs2_none.first_try.log"
-    run_megatron s2048_mbs2_none --seq-length 2048 --micro-batch-size 2 \
-      --profile --use-pytorch-profiler --profile-step-start 12 --profile-step-end 14 \
-      --tensorboard-dir "$work/megatron/tb"
+capture_first() {
+  # The first run carries the profiler; if it fails for anything but memory,
+  # the rest run without the torch.compile'd fusions.
+  if ! run_megatron s2048_mbs2_none --seq-length 2048 --micro-batch-size 2 \
+       --profile --use-pytorch-profiler --profile-step-start 12 --profile-step-end 14 \
+       --tensorboard-dir "$work/megatron/tb"; then
+    if ! grep -q "OutOfMemory\|out of memory" "$work/megatron/s2048_mbs2_none.log"; then
+      fallback=1
+      mv "$work/megatron/s2048_mbs2_none.log" "$work/megatron/s2048_mbs2_none.first_try.log"
+      run_megatron s2048_mbs2_none --seq-length 2048 --micro-batch-size 2 \
+        --profile --use-pytorch-profiler --profile-step-start 12 --profile-step-end 14 \
+        --tensorboard-dir "$work/megatron/tb"
+    fi
   fi
-fi
-run_megatron s2048_mbs1_none --seq-length 2048 --micro-batch-size 1
-run_megatron s2048_mbs4_none --seq-length 2048 --micro-batch-size 4
-run_megatron s2048_mbs4_selective --seq-length 2048 --micro-batch-size 4 --recompute-activations
-run_megatron s2048_mbs4_full --seq-length 2048 --micro-batch-size 4 \
-  --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
+  run_megatron s2048_mbs1_none --seq-length 2048 --micro-batch-size 1
+  run_megatron s2048_mbs4_none --seq-length 2048 --micro-batch-size 4
+  run_megatron s2048_mbs4_selective --seq-length 2048 --micro-batch-size 4 --recompute-activations
+  run_megatron s2048_mbs4_full --seq-length 2048 --micro-batch-size 4 \
+    --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
 
-if [[ -z ${SKIP_JAX:-} ]] && (( $(left) > 70 )); then
-  say "jax"
-  timeout -k 5 $(( $(left) < 120 ? $(left) - 10 : 120 )) python3 "$here/jax_step.py" "$work/jax" \
-    > "$work/jax/run.log" 2>&1
-  say "jax exit $?"
-fi
+  if [[ -z ${SKIP_JAX:-} ]] && (( $(left) > 70 )); then
+    say "jax"
+    timeout -k 5 $(( $(left) < 120 ? $(left) - 10 : 120 )) python3 "$here/jax_step.py" "$work/jax" \
+      > "$work/jax/run.log" 2>&1
+    say "jax exit $?"
+  fi
 
-run_megatron s4096_mbs2_selective --seq-length 4096 --micro-batch-size 2 --recompute-activations
-run_megatron s2048_mbs8_none --seq-length 2048 --micro-batch-size 8
+  run_megatron s4096_mbs2_selective --seq-length 4096 --micro-batch-size 2 --recompute-activations
+  run_megatron s2048_mbs8_none --seq-length 2048 --micro-batch-size 8
 
-if [[ -z ${SKIP_FALLBACK:-} ]] && ! ls "$work"/megatron/torch_profile/*.json.gz >/dev/null 2>&1 && (( $(left) > 40 )); then
-  say "no Megatron trace: plain PyTorch fallback"
-  timeout 60 python3 "$here/torch_fallback.py" "$work/kineto_fallback" > "$work/megatron/torch_fallback.log" 2>&1
-  gzip -f "$work"/kineto_fallback/*.json 2>/dev/null
-fi
+  if [[ -z ${SKIP_FALLBACK:-} ]] && ! ls "$work"/megatron/torch_profile/*.json.gz >/dev/null 2>&1 && (( $(left) > 40 )); then
+    say "no Megatron trace: plain PyTorch fallback"
+    timeout 60 python3 "$here/torch_fallback.py" "$work/kineto_fallback" > "$work/megatron/torch_fallback.log" 2>&1
+    gzip -f "$work"/kineto_fallback/*.json 2>/dev/null
+  fi
+}
+
+# The second set (2026-11-27, second lent machine): where the first set's model
+# stops fitting (a real out-of-memory at micro-batch 8), a second, wider shape
+# (Llama-2-7B's layer, 8 of its 32 layers) so the time model is checked off the
+# TinyLlama shape, other sequence lengths, and a probe of MaxText on the GPU.
+capture_second() {
+  run_megatron s2048_mbs8_none --seq-length 2048 --micro-batch-size 8
+  local wide=(--hidden-size 4096 --ffn-hidden-size 11008 --num-query-groups 32 --num-layers 8)
+  run_megatron l7b8_s2048_mbs1_none "${wide[@]}" --seq-length 2048 --micro-batch-size 1
+  run_megatron l7b8_s2048_mbs2_none "${wide[@]}" --seq-length 2048 --micro-batch-size 2
+  run_megatron l7b8_s2048_mbs4_selective "${wide[@]}" --seq-length 2048 --micro-batch-size 4 --recompute-activations
+  run_megatron l7b8_s2048_mbs4_full "${wide[@]}" --seq-length 2048 --micro-batch-size 4 \
+    --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
+  run_megatron s1024_mbs8_none --seq-length 1024 --micro-batch-size 8
+  capture_long
+  if [[ -n ${MAXTEXT:-} && -d $MAXTEXT/src/maxtext ]] && (( $(left) > 60 )); then
+    say "maxtext probe"
+    mkdir -p "$work/maxtext"
+    (cd "$MAXTEXT/src" && timeout -k 5 $(( $(left) < 120 ? $(left) - 10 : 120 )) \
+       python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=probe \
+       base_output_directory="$work/maxtext/out" hardware=gpu dataset_type=synthetic steps=12 \
+       per_device_batch_size=4 max_target_length=1024 enable_checkpointing=false attention=dot_product \
+       enable_tensorboard=false profiler=xplane skip_first_n_steps_for_profiler=8 profiler_steps=2 \
+       log_period=1) > "$work/maxtext/run.log" 2>&1
+    echo "exit $?" >> "$work/maxtext/run.log"
+    say "maxtext exit: $(tail -1 "$work/maxtext/run.log")"
+  fi
+}
+
+# Sequence 8192 needs more than the 150 s a run gets by default: the second
+# machine ran this part alone with RUN_LIMIT=200.
+capture_long() {
+  run_megatron s2048_mbs2_full --seq-length 2048 --micro-batch-size 2 \
+    --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
+  run_megatron s8192_mbs1_selective --seq-length 8192 --max-position-embeddings 8192 \
+    --micro-batch-size 1 --recompute-activations
+}
+
+case ${RUNSET:-first} in
+  first) capture_first ;;
+  second) capture_second ;;
+  long) capture_long ;;
+  *) echo "capture.sh: RUNSET is first, second or long, not ${RUNSET}" >&2; exit 2 ;;
+esac
 
 cp "$work/env.txt" "$out/"
 for f in "$work"/megatron/torch_profile/rank-0.json.gz "$work"/kineto_fallback/*.json.gz; do
@@ -144,5 +194,10 @@ xplane=$(find "$work/jax/trace" -name '*.xplane.pb' 2>/dev/null | head -1)
 [[ -n $xplane ]] && gzip -c "$xplane" > "$out/jax_step.xplane.pb.gz"
 cp "$work/jax/steps.json" "$out/jax_steps.json" 2>/dev/null
 cp "$work/jax/run.log" "$out/jax_run.log" 2>/dev/null
+if [[ -d $work/maxtext ]]; then
+  xplane=$(find "$work/maxtext/out" -name '*.xplane.pb' 2>/dev/null | head -1)
+  [[ -n $xplane ]] && gzip -c "$xplane" > "$out/maxtext_gpu.xplane.pb.gz"
+  cp "$work/maxtext/run.log" "$out/maxtext_run.log"
+fi
 ls -la "$out"
 say "done"
