@@ -251,7 +251,7 @@ TEST(pool_loader, a_job_env_naming_a_secret_or_a_bad_name_is_refused) {
             "([A-Za-z_][A-Za-z0-9_]*)");
 }
 
-// The README's own-cluster example loads, and its h100 pool renders a
+// docs/jobs.md's own-cluster example loads, and its h100 pool renders a
 // torchrun command carrying the trial's Megatron-LM arguments.
 TEST(pool_loader, the_readme_torchrun_example_renders_a_megatron_command) {
   setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);

@@ -193,7 +193,7 @@ TEST_F(slurm_tasks_tune, a_dcgm_url_with_host_is_scraped_on_the_jobs_node) {
   EXPECT_EQ(gpus, std::set<int>{0});
 }
 
-// The README's Slurm example's slurm-local twin, as written: run with the
+// docs/jobs.md's Slurm example's slurm-local twin, as written: run with the
 // build on PATH, both pools take trials (one through srun per node), the
 // initial configuration runs, and every trial measures.
 TEST(slurm_local_example, runs_as_written) {

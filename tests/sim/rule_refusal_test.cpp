@@ -72,7 +72,7 @@ TEST_F(sim_rules, command_lines_megatron_accepts_start) {
 }
 
 TEST_F(sim_rules, every_option_megatrons_parser_defines_is_taken) {
-  // The flags the README's launch template and NVIDIA's examples pass,
+  // The flags docs/jobs.md's launch template and NVIDIA's examples pass,
   // which paratune-sim does not model, in both argparse spellings.
   auto args = sim_args(8, rule_case_base_args());
   args.insert(args.end(),

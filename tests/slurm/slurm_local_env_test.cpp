@@ -1,4 +1,4 @@
-// tools/slurm-local env, as the README has a new user run it: its output
+// tools/slurm-local env, as README.md and docs/jobs.md have a new user run it: its output
 // alone, in a shell with nothing else set, lets the Slurm clients reach the
 // local Slurm (sinfo once stopped with "DNS SRV lookup failed": SLURM_CONF
 // was not among the variables). Skipped when no local Slurm runs.
