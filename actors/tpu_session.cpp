@@ -77,19 +77,15 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
   return r;
 }
 
-nlohmann::json report_of(const std::string& session, const std::vector<tpu_trial>& trials,
-                         int best) {
-  nlohmann::json rows = nlohmann::json::array();
+wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
+                            int best) {
+  wire::tpu_session_end end;
+  end.state = state;
   for (const auto& t : trials)
-    rows.push_back({{"trial", t.index}, {"mesh", to_string(t.mesh)}, {"step_time_ms", t.step_ms},
-                    {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next}});
-  nlohmann::json j = {{"session", session}, {"trials", rows}};
-  if (best >= 0) {
-    const auto& b = trials[best];
-    j["best"] = {{"trial", b.index}, {"mesh", to_string(b.mesh)}, {"step_time_ms", b.step_ms},
-                 {"speedup", trials.front().step_ms > 0 ? trials.front().step_ms / b.step_ms : 0}};
-  }
-  return j;
+    end.trials.push_back({t.index, to_string(t.mesh), t.step_ms, t.error, t.bottleneck, t.next});
+  if (best >= 0)
+    end.best_trial = trials[best].index;
+  return end;
 }
 
 } // namespace
@@ -316,8 +312,17 @@ void tpu_session_state::finish(session_state end) {
   if (phase == tpu_phase::ending)
     return;
   enter(tpu_phase::ending);
-  self->send(listener, done_atom_v, opts.id, end, report_of(opts.id, trials, best_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  self->quit();
+  // The report is the session's last record: tune and report read it from
+  // the pool, and the listener hears only that the session ended.
+  store(wire::make_envelope(opts.id, 0, end_of(end, trials, best_)),
+        [this, end](uint64_t) {
+          self->send(listener, done_atom_v, opts.id, end, std::string());
+          self->quit();
+        },
+        [this](const caf::error& err) {
+          phase = tpu_phase::recording; // fail() ends a session that is not ending yet
+          fail("cannot store the session's end: " + describe(err));
+        });
 }
 
 void tpu_session_state::fail(const std::string& reason) {

@@ -68,9 +68,10 @@ std::vector<std::string> tpu_session_topics(const std::string& id);
 /// improvement in the optimization ledger, and moves from the best run's
 /// proposals (else the latest diagnosis's) to the next mesh not yet run.
 ///
-/// When the budget is spent or no proposal is left it tells `listener`
-/// (done_atom, id, finished or exhausted, the report as JSON: {session,
-/// trials[], best}). It fails, telling (done_atom, id, failed, reason) and
+/// When the budget is spent or no proposal is left it stores the session's
+/// end (a tpu_session_end record under the session's id: every run and the
+/// best) and then tells `listener` (done_atom, id, finished or exhausted,
+/// ""). It fails, telling (done_atom, id, failed, reason) and
 /// ending with that reason, when the simulator cannot be started or gives
 /// no answer, a diagnosis carries an error, the pool refuses a write or a
 /// read, a step outlasts the step timeout, or an agent it needs died.

@@ -550,6 +550,27 @@ struct proposal_set {
   MSGPACK_DEFINE_MAP(bottleneck, baseline, model_step_ms, measured_step_ms, proposals, notes)
 };
 
+/// One run of a TPU session (ASAP's loop on a slice) as its report shows it.
+struct tpu_trial_row {
+  int trial = 0;
+  std::string mesh;              ///< "replica=1,data=4,model=4,seq=1"
+  double step_time_ms = 0;       ///< 0 when the run failed
+  std::string error;             ///< why the run failed (out of memory, a mesh MaxText refuses)
+  std::string bottleneck;        ///< the run's diagnosis
+  std::string next;              ///< the proposal chosen after it
+  MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next)
+};
+
+/// How a TPU session ended, stored under the session's own id as its last
+/// record: every run, and the fastest (0: none was measured). `tune` and
+/// `report` read it from the pool.
+struct tpu_session_end {
+  session_state state = session_state::finished;
+  std::vector<tpu_trial_row> trials;
+  int best_trial = 0;
+  MSGPACK_DEFINE_MAP(state, trials, best_trial)
+};
+
 /// What travels in frame 2 of a bus message and is stored in the pool.
 struct envelope {
   int v = schema_version;
@@ -577,6 +598,7 @@ template <> constexpr const char* type_name<metric_series>() { return "metric_se
 template <> constexpr const char* type_name<trial_result>() { return "trial_result"; }
 template <> constexpr const char* type_name<failure_diagnosis>() { return "failure_diagnosis"; }
 template <> constexpr const char* type_name<session_status>() { return "session_status"; }
+template <> constexpr const char* type_name<tpu_session_end>() { return "tpu_session_end"; }
 template <> constexpr const char* type_name<optimization_record>() { return "optimization_record"; }
 template <> constexpr const char* type_name<diagnose_request>() { return "diagnose_request"; }
 template <> constexpr const char* type_name<diagnosis>() { return "diagnosis"; }
@@ -607,4 +629,5 @@ template <> constexpr const char* type_name<dialogue_turn>() { return "dialogue_
   X(diagnosis) \
   X(proposal_set) \
   X(llm_exchange) \
-  X(dialogue_turn)
+  X(dialogue_turn) \
+  X(tpu_session_end)

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <fmt/format.h>
 
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "adapters/diagnosis/evidence_sources.hpp"
@@ -183,6 +184,50 @@ TEST_F(tpu_sim, tune_diagnoses_every_run_and_moves_from_the_best) {
   ASSERT_GE(records.size(), 6u);  // five seeds plus this session's improvement
   EXPECT_EQ(records.back().source, "paratune tune, session " + session);
   EXPECT_EQ(parse_mesh(records.back().after), parse_mesh("replica=1,data=4,model=4,seq=1"));
+}
+
+// `report` reads a TPU session back from its pool: the same document
+// `tune --json` printed, and markdown and HTML that state the best mesh first.
+TEST_F(tpu_sim, report_reads_a_tpu_session_back_in_every_format) {
+  const auto exp = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  auto tuned = run({test::bin_dir() + "/paratune", "tune", exp, "--trials", "3", "--json", "--db",
+                    dir + "/pool"});
+  ASSERT_EQ(tuned.status, 0) << tuned.out << tuned.err;
+  const auto j = nlohmann::json::parse(tuned.out);
+  const std::string session = j["session"];
+  EXPECT_EQ(j["state"], "finished");
+  auto report = [&](const std::string& format) {
+    return run({test::bin_dir() + "/paratune", "report", session, "--db", dir + "/pool",
+                "--format", format});
+  };
+  const auto as_json = report("json");
+  ASSERT_EQ(as_json.status, 0) << as_json.err;
+  EXPECT_EQ(nlohmann::json::parse(as_json.out), j);
+  const auto best_mesh = j["best"]["mesh"].get<std::string>();
+  const auto md = report("md");
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("# paratune report: TPU session " + session + "\n\n**Best mesh:** `"
+                         + best_mesh + "`, ",
+                         0),
+            0u)
+      << md.out;
+  EXPECT_NE(md.out.find(fmt::format("(trial {}), x{:.2f} over the first run.",
+                                    j["best"]["trial"].get<int>(),
+                                    j["best"]["speedup"].get<double>())),
+            std::string::npos)
+      << md.out;
+  // One table row per run.
+  EXPECT_NE(md.out.find("| 3 | "), std::string::npos) << md.out;
+  const auto html = report("html");
+  ASSERT_EQ(html.status, 0) << html.err;
+  EXPECT_NE(html.out.find("<p class=\"answer\"><b>Best mesh:</b> <code>" + best_mesh + "</code>"),
+            std::string::npos)
+      << html.out;
+  size_t rows = 0;
+  for (auto at = html.out.find("<tr data-trial="); at != std::string::npos;
+       at = html.out.find("<tr data-trial=", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 3u);
 }
 
 TEST_F(tpu_sim, tune_runs_an_experiment_whose_path_has_a_quote_and_a_space) {

@@ -21,6 +21,7 @@
 #include "tools/paratune/atomic_file.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
+#include "report/tpu_report.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/pool_reader.hpp"
 
@@ -105,12 +106,30 @@ std::optional<std::vector<wire::envelope>> records_of(const report_options& o, i
   return read_session(*pool, o.id);
 }
 
+/// A TPU session's report, from its last record (tpu_session_end). Its
+/// records hold no secret: the simulator's environment never had one.
+int emit_tpu(const report_options& o, const wire::tpu_session_end& end) {
+  const secret_redactor hide(values_in_this_process(always_secret_env()));
+  switch (report_format_of(o.format)) {
+    case report_format::md: return emit(render_tpu_markdown(o.id, end), o.output, hide);
+    case report_format::html: return emit(render_tpu_html(o.id, end), o.output, hide);
+    case report_format::json: {
+      std::ostringstream text;
+      print_json(tpu_report_json(o.id, end), text);
+      return emit(text.str(), o.output, hide);
+    }
+  }
+  return 1;
+}
+
 int run_report(const report_options& o) {
   check_session_id(o.id);
   int status = 1;
   const auto history = records_of(o, status);
   if (!history)
     return status;
+  if (const auto tpu = tpu_end_of(*history))
+    return emit_tpu(o, *tpu);
   const auto r = report_of(o.id, *history);
   if (history->empty() || r.summary.job.job_name.empty())
     throw input_error("no GPU tuning session '" + o.id + "' in "
@@ -147,7 +166,7 @@ command_action setup_report(CLI::App& sub) {
 } // namespace
 
 static registrar report_command{{"report",
-                    "A tuning session as a report: decisions, trials, charts, full-run value",
+                    "A tuning session as a report: decisions, trials, charts, full-run value (GPU), or a TPU session's runs and best mesh",
                     setup_report}};
 
 } // namespace paratune::cli

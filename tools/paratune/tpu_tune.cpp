@@ -21,6 +21,7 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command_runtime.hpp"
+#include "report/tpu_report.hpp"
 #include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
@@ -98,8 +99,6 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
 
 } // namespace
 
-bool is_tpu_experiment(const std::string& path) { return is_tpu_experiment_file(path); }
-
 int run_tpu_tune(const tpu_tune_options& o) {
   const auto session = new_session_id();
   auto opts = session_options(o, session);
@@ -119,12 +118,21 @@ int run_tpu_tune(const tpu_tune_options& o) {
                 exp.model.name.c_str(), exp.cluster.name.c_str(), to_string(exp.slice).c_str(),
                 count_of(opts.budget, "trial").c_str(), o.db.c_str());
   const auto end = run_session(sys, rt.get(), std::move(opts));
-  rt->stop();
   if (!end || end->state == session_state::failed) {
+    rt->stop();
     std::cerr << "error: " << (end ? end->text : describe(end.error())) << '\n';
     return 1;
   }
-  const auto report = nlohmann::json::parse(end->text);
+  // The session's report is its last record in the pool.
+  const auto history = rt->history(session);
+  rt->stop();
+  const auto stored = history ? tpu_end_of(*history) : std::nullopt;
+  if (!stored) {
+    std::cerr << "error: session " << session << " ended without its report in the pool"
+              << (history ? std::string() : ": " + describe(history.error())) << '\n';
+    return 1;
+  }
+  const auto report = tpu_report_json(session, *stored);
   if (o.json)
     print_json(report);
   else

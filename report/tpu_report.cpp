@@ -1,0 +1,100 @@
+#include "report/tpu_report.hpp"
+
+#include <fmt/format.h>
+
+#include "messages/codec.hpp"
+#include "report/markdown_report.hpp"
+#include "report/svg_canvas.hpp"
+
+namespace paratune {
+
+namespace {
+
+const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int trial) {
+  for (const auto& t : end.trials)
+    if (t.trial == trial)
+      return &t;
+  return nullptr;
+}
+
+std::string tpu_step_text(const wire::tpu_trial_row& t) {
+  return t.error.empty() ? fmt::format("{:.1f} ms", t.step_time_ms) : "failed: " + t.error;
+}
+
+} // namespace
+
+std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope>& history) {
+  std::optional<wire::tpu_session_end> out;
+  for (const auto& e : history)
+    if (e.type == wire::type_name<wire::tpu_session_end>())
+      out = wire::body_of<wire::tpu_session_end>(e);
+  return out;
+}
+
+double tpu_speedup(const wire::tpu_session_end& end) {
+  const auto* best = tpu_row_of(end, end.best_trial);
+  if (!best || end.trials.empty() || best->step_time_ms <= 0)
+    return 0;
+  const double first = end.trials.front().step_time_ms;
+  return first > 0 ? first / best->step_time_ms : 0;
+}
+
+nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& t : end.trials)
+    rows.push_back({{"trial", t.trial}, {"mesh", t.mesh}, {"step_time_ms", t.step_time_ms},
+                    {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next}});
+  nlohmann::json j = {{"session", session}, {"state", to_string(end.state)}, {"trials", rows}};
+  if (const auto* best = tpu_row_of(end, end.best_trial))
+    j["best"] = {{"trial", best->trial}, {"mesh", best->mesh},
+                 {"step_time_ms", best->step_time_ms}, {"speedup", tpu_speedup(end)}};
+  return j;
+}
+
+std::string render_tpu_markdown(const std::string& session, const wire::tpu_session_end& end) {
+  std::string out = "# paratune report: TPU session " + markdown_escape(session) + "\n\n";
+  if (const auto* best = tpu_row_of(end, end.best_trial))
+    out += fmt::format("**Best mesh:** `{}`, {:.1f} ms per step (trial {}), x{:.2f} over the "
+                       "first run.\n\n",
+                       markdown_escape(best->mesh), best->step_time_ms, best->trial,
+                       tpu_speedup(end));
+  else
+    out += "**No run was measured.**\n\n";
+  out += fmt::format("State: {}. Runs: {}.\n\n", to_string(end.state), end.trials.size());
+  out += "| Trial | Mesh | Step | Bottleneck | Next |\n|---|---|---|---|---|\n";
+  for (const auto& t : end.trials)
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", t.trial, markdown_escape(t.mesh),
+                       markdown_escape(tpu_step_text(t)), markdown_escape(t.bottleneck),
+                       markdown_escape(t.next));
+  return out;
+}
+
+std::string render_tpu_html(const std::string& session, const wire::tpu_session_end& end) {
+  const auto esc = [](const std::string& s) { return markup_escape(s); };
+  std::string out =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>paratune report: "
+    + esc(session)
+    + "</title>\n<style>body { font-family: \"DejaVu Sans\", sans-serif; color: #222; "
+      "max-width: 960px; margin: 24px auto; padding: 0 16px; } table { border-collapse: "
+      "collapse; font-size: 13px; } th, td { border: 1px solid #ccc; padding: 3px 8px; "
+      "text-align: left; } td.num { text-align: right; }</style></head><body>\n";
+  out += "<h1>paratune report: TPU session " + esc(session) + "</h1>\n";
+  if (const auto* best = tpu_row_of(end, end.best_trial))
+    out += fmt::format("<p class=\"answer\"><b>Best mesh:</b> <code>{}</code>, {:.1f} ms per "
+                       "step (trial {}), x{:.2f} over the first run.</p>\n",
+                       esc(best->mesh), best->step_time_ms, best->trial, tpu_speedup(end));
+  else
+    out += "<p class=\"answer\"><b>No run was measured.</b></p>\n";
+  out += fmt::format("<p>State: {}. Runs: {}.</p>\n", to_string(end.state), end.trials.size());
+  out += "<table class=\"trials\">\n<tr><th>Trial</th><th>Mesh</th><th>Step</th>"
+         "<th>Bottleneck</th><th>Next</th></tr>\n";
+  for (const auto& t : end.trials)
+    out += fmt::format("<tr data-trial=\"{}\"><td class=\"num\">{}</td><td>{}</td><td "
+                       "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                       t.trial, t.trial, esc(t.mesh), esc(tpu_step_text(t)), esc(t.bottleneck),
+                       esc(t.next));
+  out += "</table>\n</body></html>\n";
+  return out;
+}
+
+} // namespace paratune
