@@ -9,7 +9,6 @@
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
-#include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
 #include "tools/paratune/json_output.hpp"
 
@@ -25,7 +24,7 @@ struct submit_options {
 };
 
 int run_submit(const submit_options& o) {
-  if (is_tpu_experiment(o.job_file))
+  if (is_tpu_experiment_file(o.job_file))
     throw input_error(o.job_file + ": a TPU experiment (mesh and hardware): the daemon hosts GPU "
                                    "tuning jobs; run it with paratune tune");
   (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it

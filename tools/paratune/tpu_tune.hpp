@@ -13,10 +13,6 @@ struct tpu_tune_options {
   bool json = false;
 };
 
-/// True when a `paratune tune` file is a TPU experiment (a `mesh` and a
-/// `hardware` section) rather than a Megatron job.
-bool is_tpu_experiment(const std::string& path);
-
 /// The closed loop on a simulated TPU slice, with ASAP's agents on the bus:
 /// run the mesh on paratune-tpu-sim (which writes Xprof tool outputs), send
 /// the profile to the Analyzer, take the Proposal agent's best proposal not
