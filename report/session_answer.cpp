@@ -77,7 +77,8 @@ std::vector<std::pair<std::string, std::string>> answer_figures(const session_an
                    a.gain_over_baseline_pct
                      ? gain_text(*a.gain_over_baseline_pct) + " (baseline measured by "
                          + a.baseline_source + ")"
-                     : "no measured baseline (the job's baseline: is absent or not measured)");
+                     : "none: the job names no baseline, or no trial ran it and the job file "
+                       "gives no tflops_per_gpu");
   return out;
 }
 
