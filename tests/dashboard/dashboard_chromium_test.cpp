@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 #include <regex>
 
 #include <unistd.h>
@@ -196,6 +197,20 @@ TEST_F(dashboard_chromium, the_session_page_shows_each_trial_the_chart_and_the_f
   EXPECT_GE(ticks.back(), hi_mfu);
   EXPECT_FALSE(ticks.front() == 0 && ticks.back() == 100);
   EXPECT_GT(ticks.front(), 0);
+  // A column per configuration key whose value differs between trials,
+  // the change from the parent under each trial number.
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& [trial, r] : results)
+    for (const auto& [k, v] : r.config)
+      values[k].insert(v);
+  int varied = 0;
+  for (const auto& [k, vs] : values)
+    if (vs.size() > 1) {
+      ++varied;
+      EXPECT_NE(dom.find("<th>" + k + "</th>"), std::string::npos) << k;
+    }
+  EXPECT_GE(varied, 1);
+  EXPECT_GE(count_of(dom, "<div class=\"change\">"), 6u);
   // The table was filled: the loading row is gone, MFU in percent.
   EXPECT_EQ(dom.find("Loading the trials"), std::string::npos);
   EXPECT_NE(dom.find("<th class=\"number\">MFU (%)</th>"), std::string::npos);
