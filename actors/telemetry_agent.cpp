@@ -31,6 +31,7 @@ struct trial_telemetry {
   bool scraping = false;
   std::chrono::milliseconds dcgm_period{5000};
   int scrape_failures = 0;
+  int64_t last_live_store_ms = wall_clock_ms();  ///< when the log's series were last stored
 };
 
 namespace {
@@ -202,8 +203,13 @@ void telemetry_agent_state::on_result(const std::string& session, const wire::tr
 }
 
 void telemetry_agent_state::record(trial_telemetry& t, bool all, bool publish) {
+  const int64_t now = wall_clock_ms();
+  const bool live_due = now - t.last_live_store_ms >= live_store_ms;
+  if (live_due)
+    t.last_live_store_ms = now;
   for (auto& [id, points] : t.series) {
-    if (points.empty() || (!all && points.size() < flush_points))
+    const bool log_series = id.second < 0;
+    if (points.empty() || (!all && points.size() < flush_points && !(live_due && log_series)))
       continue;
     wire::metric_series s{t.trial, id.first, unit_of(id.first), id.second, std::move(points)};
     points.clear();

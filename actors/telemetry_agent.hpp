@@ -23,7 +23,9 @@ struct trial_telemetry; // defined in telemetry_agent.cpp
 /// from the log; utilisation, tensor activity, graphics engine activity,
 /// framebuffer, power and SM clock per GPU. When the trial's result comes
 /// it records each series as a metric_series on "metrics.<session>.<trial>"
-/// (a long series also every flush_points points on the way).
+/// (a long series also every flush_points points on the way, and the log's
+/// series every live_store_ms while the trial runs, so that the dashboard
+/// draws a running trial's throughput as it goes).
 struct telemetry_agent_state : agent_state {
   explicit telemetry_agent_state(caf::event_based_actor* self);
   ~telemetry_agent_state() override;
@@ -51,6 +53,9 @@ struct telemetry_agent_state : agent_state {
 
   /// A series longer than this is recorded before the trial ends.
   static constexpr size_t flush_points = 1000;
+  /// A running trial's log series (TFLOP/s, iteration time, loss, memory)
+  /// are stored at least this often while new points come.
+  static constexpr int64_t live_store_ms = 5000;
 
   /// Trials now running, by "<session>/<trial>".
   std::map<std::string, std::unique_ptr<trial_telemetry>> trials;

@@ -110,9 +110,9 @@ dashboard_answer dashboard_content::session_page(const std::string& id) {
   if (const auto* refusal = std::get_if<dashboard_answer>(&found))
     return *refusal;
   const auto* v = &std::get<session_view>(found);
-  const auto chart = mfu_chart_svg(v->summary);
+  const auto panels = session_panels(*v);
   return page_answer(
-    [&](const std::string& nonce) { return paratune::session_page(*v, chart, nonce); });
+    [&](const std::string& nonce) { return paratune::session_page(*v, panels, nonce); });
 }
 
 dashboard_answer dashboard_content::session_json(const std::string& id) {
@@ -129,6 +129,14 @@ dashboard_answer dashboard_content::mfu_chart(const std::string& id) {
     return *refusal;
   const auto* v = &std::get<session_view>(found);
   return {200, svg_type, mfu_chart_svg(v->summary), data_policy()};
+}
+
+dashboard_answer dashboard_content::panels(const std::string& id) {
+  auto found = session(id);
+  if (const auto* refusal = std::get_if<dashboard_answer>(&found))
+    return *refusal;
+  // A fragment the page's script parses and places; never a page of its own.
+  return {200, html_type, session_panels(std::get<session_view>(found)), data_policy()};
 }
 
 } // namespace paratune

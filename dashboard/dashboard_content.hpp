@@ -39,6 +39,8 @@ public:
   dashboard_answer session_page(const std::string& id);
   dashboard_answer session_json(const std::string& id);
   dashboard_answer mfu_chart(const std::string& id);
+  /// The answer and the charts as an HTML fragment (session_panels).
+  dashboard_answer panels(const std::string& id);
 
 private:
   /// The tuning sessions, newest first, at most max_sessions_.

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "report/chart_points.hpp"
+
 namespace paratune {
 
 namespace {
@@ -41,6 +43,7 @@ nlohmann::json session_json(const session_view& v) {
     if (it != v.notes.end())
       t.update(notes_json(it->second));
   }
+  j["varying_keys"] = varying_keys(v.summary);  // the trial table's configuration columns
   j["running"] = nlohmann::json::array();
   for (const auto& r : v.running)
     j["running"].push_back({{"index", r.index}, {"change", r.change}, {"pool", r.pool}});

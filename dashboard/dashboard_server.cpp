@@ -150,6 +150,10 @@ struct dashboard_server::impl {
                [this](const httplib::Request& req, httplib::Response& res) {
                  send(res, content.mfu_chart(req.matches[1]));
                });
+    server.Get(R"(/api/sessions/([^/]*)/panels)",
+               [this](const httplib::Request& req, httplib::Response& res) {
+                 send(res, content.panels(req.matches[1]));
+               });
   }
 
   void guard() {

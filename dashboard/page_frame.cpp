@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <random>
 
+#include "report/answer_html.hpp"
+
 namespace paratune {
 
 namespace {
@@ -28,6 +30,10 @@ tr.running td { color: #666; font-style: italic; }
 dl.job { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dl.job dt { font-weight: bold; }
 dl.job dd { margin: 0; }
+.charts svg { display: block; margin: 12px 0; border: 1px solid #ddd; max-width: 100%; height: auto; }
+#trials td:first-child { min-width: 16em; }
+.change { font-size: 0.8em; color: #555; white-space: normal; text-align: left; }
+.change.exploration { font-style: italic; }
 )css";
 
 } // namespace
@@ -55,7 +61,7 @@ std::string page_frame(const std::string& title, const std::string& body,
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>" + title + "</title>\n<style nonce=\"" + nonce + "\">" + style
-         + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+         + answer_style() + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
 }
 
 } // namespace paratune

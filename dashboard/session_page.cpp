@@ -2,6 +2,8 @@
 
 #include "dashboard/page_frame.hpp"
 #include "dashboard/session_script.hpp"
+#include "report/answer_html.hpp"
+#include "report/charts.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace paratune {
@@ -15,7 +17,7 @@ std::string job_list(const session_view& v) {
     return "<dt>" + std::string(term) + "</dt>" + open + html + "</dd>\n";
   };
   const auto best = s.best ? fixed(s.best->tflops_per_gpu, 1) + " TFLOP/s/GPU, MFU "
-                               + fixed(s.best->mfu, 3) + " (trial "
+                               + fixed(100 * s.best->mfu, 1) + "% (trial "
                                + std::to_string(s.best->index) + ")"
                            : "none measured yet";
   return "<dl class=\"job\">\n" + item("Job", markup_escape(s.job.job_name), "job")
@@ -29,26 +31,36 @@ std::string job_list(const session_view& v) {
          + item("Best", best, "best") + "</dl>\n";
 }
 
-constexpr const char* trial_table =
-  "<table id=\"trials\">\n<thead><tr><th class=\"number\">Trial</th><th>Change</th>"
-  "<th>Pool</th><th>Status</th><th class=\"number\">TFLOP/s/GPU</th>"
-  "<th class=\"number\">MFU</th><th class=\"number\">Peak memory (MiB)</th>"
-  "<th>Stop reason</th></tr></thead>\n<tbody></tbody>\n</table>\n"
+// The table's head and rows come from the script (the keys that varied
+// are columns); until its first answer, one row says it is loading, and
+// the rows replace it.
+constexpr const char* trial_table_html =
+  "<table id=\"trials\">\n<thead></thead>\n<tbody><tr class=\"loading\"><td>Loading the "
+  "trials...</td></tr></tbody>\n</table>\n"
   "<noscript><p>The trial table needs JavaScript; the same data is at the session's "
   "JSON.</p></noscript>\n";
 
 } // namespace
 
-std::string session_page(const session_view& v, const std::string& chart_svg,
+std::string session_panels(const session_view& v) {
+  std::string out = answer_html(v.summary) + "<h2>Charts</h2>\n<div class=\"charts\">\n";
+  if (!v.running.empty())
+    out += inline_svg(live_chart_svg(v.live));
+  for (const auto& c : report_charts(v.summary))
+    out += inline_svg(c.svg);
+  return out + "</div>\n";
+}
+
+std::string session_page(const session_view& v, const std::string& panels_html,
                          const std::string& nonce) {
   const auto id = markup_escape(v.summary.session);
   std::string body = "<main id=\"session\" data-session=\"" + id + "\">\n";
   body += "<p><a href=\"/\">All sessions</a> | <a href=\"/api/sessions/" + id
           + "\">JSON</a></p>\n";
   body += "<h1>Session " + id + "</h1>\n" + job_list(v);
-  body += "<p id=\"status\">Loading the trials...</p>\n";
-  body += "<h2>Trials</h2>\n" + std::string(trial_table);
-  body += "<h2>MFU per trial</h2>\n<div id=\"chart\">" + chart_svg + "</div>\n";
+  body += "<p id=\"status\"></p>\n";
+  body += "<div id=\"panels\">" + panels_html + "</div>\n";
+  body += "<h2>Trials</h2>\n" + std::string(trial_table_html);
   body += "<h2>Diagnoses, failures and reasoning</h2>\n<div id=\"notes\"></div>\n";
   body += "</main>\n<script nonce=\"" + nonce + "\">" + session_script() + "</script>\n";
   return page_frame("paratune session " + id, body, nonce);

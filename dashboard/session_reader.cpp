@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "messages/codec.hpp"
 #include "storage/message_pool.hpp"
 
 namespace paratune {
@@ -14,7 +15,18 @@ bool shown_on_a_page(const wire::envelope& e) {
     wire::type_name<wire::session_opened>(),  wire::type_name<wire::proposal>(),
     wire::type_name<wire::trial_started>(),   wire::type_name<wire::trial_result>(),
     wire::type_name<wire::failure_diagnosis>(), wire::type_name<wire::session_status>()};
-  return std::find(std::begin(shown), std::end(shown), e.type) != std::end(shown);
+  if (std::find(std::begin(shown), std::end(shown), e.type) != std::end(shown))
+    return true;
+  // The live line's: a trial's TFLOP/s per GPU from its log, not the
+  // per-GPU exporter series.
+  if (e.type != wire::type_name<wire::metric_series>())
+    return false;
+  try {
+    const auto m = wire::body_of<wire::metric_series>(e);
+    return m.metric == trial_metric::tflops_per_gpu && m.gpu < 0;
+  } catch (const wire::decode_error&) {
+    return true;  // kept: reading the session's view reports it (a 500)
+  }
 }
 
 } // namespace

@@ -20,8 +20,9 @@ class message_pool;
 /// last poll (message_pool::session_history after a sequence number), not
 /// the whole session again. It keeps only the records a page shows
 /// (session_opened, proposal, trial_started, trial_result,
-/// failure_diagnosis, session_status), not the metric series. Safe to call
-/// from several threads.
+/// failure_diagnosis, session_status, and of the metric series only each
+/// trial's TFLOP/s per GPU from its log, for the live line), not the
+/// per-GPU series. Safe to call from several threads.
 class session_reader {
 public:
   explicit session_reader(std::shared_ptr<const message_pool> pool);

@@ -21,7 +21,29 @@ const char* session_script() {
   const measured = (t) =>
     t.status === "succeeded" || (t.status === "stopped" && t.tflops_per_gpu > 0);
 
-  function trialRow(t) {
+  // The trial number, with the change from its parent (and, for an
+  // exploration, what it was predicted against) as a second line.
+  function trialCell(index, change, t) {
+    const td = text("td", index, "number");
+    if (change) td.append(text("div", change, "change"));
+    if (t && t.exploration)
+      td.append(text("div", "exploration: predicted " + fixed(t.exploration.predicted_tflops, 1) +
+        " TFLOP/s/GPU, below the best before it (" +
+        fixed(t.exploration.best_before_tflops, 1) + ", trial " +
+        t.exploration.best_before_trial + ")", "change exploration"));
+    return td;
+  }
+
+  function header(keys) {
+    const tr = document.createElement("tr");
+    tr.append(text("th", "Trial", "number"), ...keys.map((k) => text("th", k)), text("th", "Pool"),
+              text("th", "Status"), text("th", "TFLOP/s/GPU", "number"),
+              text("th", "MFU (%)", "number"), text("th", "Peak memory (MiB)", "number"),
+              text("th", "Stop reason"));
+    return tr;
+  }
+
+  function trialRow(t, keys) {
     const tr = document.createElement("tr");
     tr.className = "trial " + t.status;
     tr.dataset.trial = t.index;
@@ -29,22 +51,23 @@ const char* session_script() {
     const m = measured(t);
     if (m) tr.dataset.tflops = String(t.tflops_per_gpu);
     tr.append(
-      text("td", t.index, "number"), text("td", t.change), text("td", t.pool),
-      text("td", t.status), text("td", m ? fixed(t.tflops_per_gpu, 1) : "", "number"),
-      text("td", m ? fixed(t.mfu, 3) : "", "number"),
+      trialCell(t.index, t.change, t), ...keys.map((k) => text("td", t.config[k] ?? "-")),
+      text("td", t.pool), text("td", t.status),
+      text("td", m ? fixed(t.tflops_per_gpu, 1) : "", "number"),
+      text("td", m ? fixed(100 * t.mfu, 1) : "", "number"),
       text("td", t.peak_memory_mib > 0 ? fixed(t.peak_memory_mib, 0) : "", "number"),
       text("td", t.stop ? t.stop + ": " + t.reason : ""));
     return tr;
   }
 
-  function runningRow(r) {
+  function runningRow(r, keys) {
     const tr = document.createElement("tr");
     tr.className = "trial running";
     tr.dataset.trial = r.index;
     tr.dataset.status = "running";
-    tr.append(text("td", r.index, "number"), text("td", r.change), text("td", r.pool),
-              text("td", "running"), text("td", ""), text("td", ""), text("td", ""),
-              text("td", ""));
+    tr.append(trialCell(r.index, r.change, null), ...keys.map(() => text("td", "")),
+              text("td", r.pool), text("td", "running"), text("td", ""), text("td", ""),
+              text("td", ""), text("td", ""));
     return tr;
   }
 
@@ -65,25 +88,29 @@ const char* session_script() {
   }
 
   function render(s) {
-    const rows = s.trials.map(trialRow).concat(s.running.map(runningRow));
+    const keys = s.varying_keys || [];
+    const rows = s.trials.map((t) => trialRow(t, keys))
+      .concat(s.running.map((r) => runningRow(r, keys)));
     rows.sort((a, b) => Number(a.dataset.trial) - Number(b.dataset.trial));
+    document.querySelector("#trials thead").replaceChildren(header(keys));
     document.querySelector("#trials tbody").replaceChildren(...rows);
     document.getElementById("notes").replaceChildren(...s.trials.map(notes).filter((n) => n));
     document.getElementById("state").textContent = s.state;
     document.getElementById("ended-because").textContent = s.ended_because || "";
     document.getElementById("done").textContent = s.trials.length + "/" + s.job.trials;
     document.getElementById("best").textContent = s.best
-      ? fixed(s.best.tflops_per_gpu, 1) + " TFLOP/s/GPU, MFU " + fixed(s.best.mfu, 3) +
-        " (trial " + s.best.trial + ")"
+      ? fixed(s.best.tflops_per_gpu, 1) + " TFLOP/s/GPU, MFU " + fixed(100 * s.best.mfu, 1) +
+        "% (trial " + s.best.trial + ")"
       : "none measured yet";
   }
 
-  async function chart() {
-    const answer = await fetch(api + "/mfu.svg", { cache: "no-store" });
-    if (!answer.ok) throw new Error("the chart: HTTP " + answer.status);
-    const doc = new DOMParser().parseFromString(await answer.text(), "image/svg+xml");
-    if (doc.documentElement.nodeName !== "svg") throw new Error("the chart is not SVG");
-    document.getElementById("chart").replaceChildren(document.importNode(doc.documentElement, true));
+  // The answer and the charts, rendered by the server as in the report.
+  async function panels() {
+    const answer = await fetch(api + "/panels", { cache: "no-store" });
+    if (!answer.ok) throw new Error("the charts: HTTP " + answer.status);
+    const doc = new DOMParser().parseFromString(await answer.text(), "text/html");
+    document.getElementById("panels")
+      .replaceChildren(...Array.from(doc.body.childNodes, (n) => document.importNode(n, true)));
   }
 
   async function refresh() {
@@ -94,13 +121,13 @@ const char* session_script() {
       if (!answer.ok) throw new Error("HTTP " + answer.status + " " + (await answer.text()));
       const s = await answer.json();
       render(s);
-      await chart();
-      refreshes += 1;
-      root.dataset.refreshes = refreshes;
       running = s.state === "running";
       status.textContent = running
         ? "Live: refreshed every " + pollMs / 1000 + " s."
         : "The session has ended (" + s.state + ").";
+      await panels();
+      refreshes += 1;
+      root.dataset.refreshes = refreshes;
     } catch (e) {
       status.textContent = "Cannot refresh: " + e.message;
     }

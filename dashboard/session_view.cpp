@@ -39,6 +39,25 @@ std::vector<trial_in_flight> in_flight(const std::vector<wire::envelope>& histor
   return out;
 }
 
+// The log's TFLOP/s series of the trials still running, in record order.
+live_series live_of(const std::vector<wire::envelope>& history,
+                    const std::vector<trial_in_flight>& running) {
+  live_series out;
+  for (const auto& r : running)
+    out[r.index];
+  for (const auto& e : history) {
+    if (!holds<wire::metric_series>(e) || !out.count(e.trial))
+      continue;
+    const auto m = wire::body_of<wire::metric_series>(e);
+    if (m.metric != trial_metric::tflops_per_gpu || m.gpu >= 0)
+      continue;
+    auto& values = out[m.trial];
+    for (const auto& p : m.points)
+      values.push_back(p.value);
+  }
+  return out;
+}
+
 } // namespace
 
 std::optional<session_view> view_of(const std::string& session,
@@ -66,6 +85,7 @@ std::optional<session_view> view_of(const std::string& session,
     return std::nullopt;
   v.summary = summarize(session, history);
   v.running = in_flight(history);
+  v.live = live_of(history, v.running);
   return v;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "messages/wire_types.hpp"
+#include "report/charts.hpp"
 #include "report/session_summary.hpp"
 
 namespace paratune {
@@ -33,6 +34,10 @@ struct session_view {
   int64_t opened_at_ms = 0;             ///< when session_opened was stored
   std::map<int, trial_notes> notes;     ///< by trial number
   std::vector<trial_in_flight> running; ///< by trial number
+  /// The running trials' TFLOP/s per GPU per logged iteration, from the
+  /// metric_series the telemetry agent stored so far (its log series are
+  /// stored every few seconds while a trial runs).
+  live_series live;
 };
 
 /// The view of a session from its records; none when they hold no

@@ -31,7 +31,7 @@ std::string row(const session_view& v) {
   r += cell(to_string(s.state), "state");
   r += cell(std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials), "number");
   r += cell(s.best ? fixed(s.best->tflops_per_gpu, 1) : "", "number");
-  r += cell(s.best ? fixed(s.best->mfu, 3) : "", "number");
+  r += cell(s.best ? fixed(100 * s.best->mfu, 1) : "", "number");
   r += cell(opened.is_null() ? "" : opened.get<std::string>());
   return r + "</tr>\n";
 }
@@ -46,7 +46,7 @@ std::string sessions_page(const std::vector<session_view>& views, const std::str
   }
   body += "<table id=\"sessions\">\n<thead><tr><th>Session</th><th>Job</th><th>Model</th>"
           "<th>Cluster</th><th>State</th><th class=\"number\">Trials</th>"
-          "<th class=\"number\">Best TFLOP/s/GPU</th><th class=\"number\">Best MFU</th>"
+          "<th class=\"number\">Best TFLOP/s/GPU</th><th class=\"number\">Best MFU (%)</th>"
           "<th>Opened (UTC)</th></tr></thead>\n<tbody>\n";
   for (const auto& v : views)
     body += row(v);

@@ -40,6 +40,16 @@ double iteration_ms_at(const trial_row& ref, const training_config& c, double tf
 
 } // namespace
 
+std::optional<baseline_pace> baseline_pace_of(const session_summary& s) {
+  if (!s.job.baseline.given)
+    return std::nullopt;
+  if (const auto* r = trial_running(s, wire::from_wire(s.job.baseline.config)))
+    return baseline_pace{baseline_source::session_trial, r->index, r->tflops_per_gpu};
+  if (s.job.baseline.tflops_per_gpu > 0)
+    return baseline_pace{baseline_source::job_file, 0, s.job.baseline.tflops_per_gpu};
+  return std::nullopt;
+}
+
 std::optional<baseline_value> baseline_of(const session_summary& s) {
   if (!s.job.baseline.given || s.job.tokens <= 0 || !s.best || s.best->iteration_ms <= 0)
     return std::nullopt;

@@ -17,6 +17,17 @@ enum class baseline_source {
 };
 const char* to_string(baseline_source s);
 
+/// The baseline's measured throughput, without pricing it: from a trial
+/// of this session that ran the baseline configuration, else the job
+/// file's `tflops_per_gpu`; none when the job names no baseline or neither
+/// measures it. Needs no `tokens:` (the report's gain over the baseline).
+struct baseline_pace {
+  baseline_source source = baseline_source::not_measured;
+  int trial = 0;
+  double tflops_per_gpu = 0;
+};
+std::optional<baseline_pace> baseline_pace_of(const session_summary& s);
+
 /// The job's baseline priced over its token budget (OptiCo section 3.5).
 struct baseline_value {
   baseline_source source = baseline_source::not_measured;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/charts.hpp"
+#include "report/answer_html.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace paratune {
@@ -23,7 +24,8 @@ dl.header dt { font-weight: bold; } dl.header dd { margin: 0; }
 ul.decision { margin: 0; padding-left: 20px; font-size: 14px; }
 .reasoning { white-space: pre-wrap; font-size: 12px; color: #555; background: #f6f6f6; padding: 6px 10px; margin: 6px 0 0; }
 details { font-size: 13px; margin-top: 4px; } summary { cursor: pointer; color: #555; }
-.charts svg { display: block; margin: 12px 0; border: 1px solid #ddd; }
+.charts svg { display: block; margin: 12px 0; border: 1px solid #ddd; }\ntable.trials td:first-child { min-width: 16em; }
+.change { font-size: 11px; color: #555; text-align: left; } .change.exploration { font-style: italic; }
 )";
 
 std::string esc(const std::string& s) { return markup_escape(s); }
@@ -35,7 +37,7 @@ void html_header(std::string& out, const session_summary& s) {
   out += "</dl>\n";
 }
 
-void html_decision_entry(std::string& out, const decision& d) {
+void html_decision_entry(std::string& out, const decision& d, const std::string& exploration) {
   out += fmt::format("<section class=\"decision\" id=\"trial-{}\">\n<h3>Trial {}: {}</h3>\n"
                      "<ul class=\"decision\">\n",
                      d.trial, d.trial, esc(d.change.empty() ? "(no proposal recorded)" : d.change));
@@ -49,6 +51,9 @@ void html_decision_entry(std::string& out, const decision& d) {
     if (d.retry_of > 0)
       out += fmt::format("<li><b>Retry of:</b> trial {}</li>\n", d.retry_of);
   }
+  if (!exploration.empty())
+    out += "<li class=\"exploration\"><b>Exploration:</b> "
+           + esc(exploration.substr(exploration.find(':') + 2)) + "</li>\n";
   if (!d.pool.empty())
     out += "<li><b>Pool:</b> " + esc(d.pool) + "</li>\n";
   out += "<li class=\"outcome\"><b>Outcome:</b> " + esc(outcome_sentence(d)) + "</li>\n";
@@ -64,28 +69,25 @@ void html_decision_entry(std::string& out, const decision& d) {
 }
 
 void html_trials_table(std::string& out, const session_summary& s) {
-  out += "<h2>Trials</h2>\n<table class=\"trials\">\n<tr>";
-  for (const auto& c : trial_table_columns())
+  const auto t = trial_table_of(s);
+  out += "<h2>Trials</h2>\n<p>Each trial's configuration (the keys that varied) and result; "
+         "under the trial number, the change from its parent.</p>\n<table class=\"trials\">\n<tr>";
+  for (const auto& c : t.columns)
     out += "<th>" + esc(c) + "</th>";
   out += "</tr>\n";
-  for (const auto& r : s.trials) {
-    out += fmt::format("<tr data-trial=\"{}\">", r.index);
-    const auto cells = trial_table_cells(r);
-    for (size_t i = 0; i < cells.size(); ++i)
-      out += (i == 0 || (i >= 3 && i <= 5) ? "<td class=\"num\">" : "<td>") + esc(cells[i])
-             + "</td>";
+  for (const auto& r : t.rows) {
+    out += fmt::format("<tr data-trial=\"{}\"{}>", r.trial, r.exploration ? " class=\"exploration\"" : "");
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      out += (t.numeric[i] ? "<td class=\"num\">" : "<td>") + esc(r.cells[i]);
+      if (i == 0 && !r.change.empty())
+        out += "<div class=\"change\">" + esc(r.change) + "</div>";
+      if (i == 0 && r.exploration)
+        out += "<div class=\"change exploration\">" + esc(r.exploration_note) + "</div>";
+      out += "</td>";
+    }
     out += "</tr>\n";
   }
   out += "</table>\n";
-}
-
-// Inline SVG in HTML needs no namespace declaration; leaving it out keeps
-// the page free of any URL.
-std::string inline_svg(std::string svg) {
-  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
-  if (const auto at = svg.find(ns); at != std::string::npos)
-    svg.erase(at, ns.size());
-  return svg;
 }
 
 } // namespace
@@ -94,22 +96,26 @@ std::string render_html(const session_report& r) {
   const auto& s = r.summary;
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>paratune report: " + esc(s.job.job_name) + " (" + esc(s.session) + ")</title>\n";
-  out += "<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
+  out += "<style>" + std::string(style) + std::string(answer_style()) + "</style>\n</head>\n<body>\n";
   html_header(out, s);
+  out += answer_html(s);
+  out += "<h2>Charts</h2>\n<div class=\"charts\">\n";
+  for (const auto& c : report_charts(s))
+    out += inline_svg(c.svg);
+  out += "</div>\n";
+  html_trials_table(out, s);
   out += "<h2>Decisions</h2>\n";
   if (r.decisions.empty())
     out += "<p>No trial ran.</p>\n";
-  for (const auto& d : r.decisions)
-    html_decision_entry(out, d);
-  html_trials_table(out, s);
-  out += "<h2>Charts</h2>\n<div class=\"charts\">\n" + inline_svg(mfu_chart_svg(s))
-         + inline_svg(throughput_chart_svg(s)) + "</div>\n";
+  for (const auto& d : r.decisions) {
+    std::string exploration;
+    for (const auto& row : s.trials)
+      if (row.index == d.trial)
+        exploration = exploration_note(row);
+    html_decision_entry(out, d, exploration);
+  }
   out += "<h2>Model</h2>\n<ul class=\"model\">\n";
   for (const auto& sentence : model_sentences(r.summary.model))
-    out += "<li>" + esc(sentence) + "</li>\n";
-  out += "</ul>\n";
-  out += "<h2>Full run</h2>\n<ul class=\"full-run\">\n";
-  for (const auto& sentence : full_run_sentences(s))
     out += "<li>" + esc(sentence) + "</li>\n";
   out += "</ul>\n</body>\n</html>\n";
   return out;

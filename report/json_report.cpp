@@ -1,6 +1,7 @@
 #include "report/json_report.hpp"
 
 #include "report/chart_points.hpp"
+#include "report/session_answer.hpp"
 
 namespace paratune {
 
@@ -40,6 +41,7 @@ nlohmann::json decision_json(const decision& d) {
 nlohmann::json report_json(const session_report& r) {
   const auto& s = r.summary;
   auto j = to_json(s);
+  j["answer"] = answer_json(s);  // first in meaning: the best configuration, its command, its gain
   j["job"] = {{"name", s.job.job_name},
               {"model", s.job.model.name},
               {"cluster", s.job.cluster.name},

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/shell_quote.hpp"
 #include "core/text.hpp"
+#include "report/session_answer.hpp"
 
 namespace paratune {
 
@@ -45,7 +47,7 @@ void header(std::string& out, const session_summary& s) {
     out += "| " + label + " | " + markdown_escape(value) + " |\n";
 }
 
-void decision_entry(std::string& out, const decision& d) {
+void decision_entry(std::string& out, const decision& d, const std::string& exploration) {
   out += fmt::format("\n### Trial {}: {}\n\n", d.trial,
                      markdown_escape(d.change.empty() ? "(no proposal recorded)" : d.change));
   if (d.proposed) {
@@ -58,6 +60,9 @@ void decision_entry(std::string& out, const decision& d) {
     if (d.retry_of > 0)
       out += fmt::format("- **Retry of:** trial {}\n", d.retry_of);
   }
+  if (!exploration.empty())
+    out += "- **Exploration:** " + markdown_escape(exploration.substr(exploration.find(':') + 2))
+           + "\n";
   if (!d.pool.empty())
     out += "- **Pool:** " + markdown_escape(d.pool) + "\n";
   out += "- **Outcome:** " + markdown_escape(outcome_sentence(d)) + "\n";
@@ -71,32 +76,76 @@ void decision_entry(std::string& out, const decision& d) {
   }
 }
 
+void md_answer(std::string& out, const session_summary& s) {
+  out += "\n## Answer\n\n";
+  const auto a = answer_of(s);
+  if (!a) {
+    out += "No trial was measured, so there is no best configuration yet.\n";
+    return;
+  }
+  out += "| | |\n|---|---|\n";
+  for (const auto& [label, value] : answer_figures(*a))
+    out += "| " + label + " | " + markdown_escape(value) + " |\n";
+  out += "\n### Best configuration\n\n| key | value |\n|---|---|\n";
+  for (const auto& [k, v] : a->config)
+    out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
+  out += "\n### Production command\n\nThe Megatron-LM arguments of the best configuration, "
+         "with the environment its run needs:\n\n```sh\n";
+  for (const auto& [name, value] : a->environment)
+    out += "export " + name + "=" + shell_quote(value) + "\n";
+  out += a->command + "\n```\n";
+  out += "\n### Full run\n\n";
+  for (const auto& sentence : full_run_sentences(s))
+    out += "- " + markdown_escape(sentence) + "\n";
+}
+
+// A cell's second line: the change from the trial's parent, and what an
+// exploration was predicted against.
+std::string md_second_line(const trial_table::row& r) {
+  std::string line = markdown_escape(r.change);
+  if (r.exploration)
+    line += (line.empty() ? "" : " ") + std::string("*") + markdown_escape(r.exploration_note) + "*";
+  return line;
+}
+
 void trials_table(std::string& out, const session_summary& s) {
-  const auto columns = trial_table_columns();
-  out += "\n## Trials\n\n|";
-  for (const auto& c : columns)
-    out += " " + c + " |";
+  const auto t = trial_table_of(s);
+  out += "\n## Trials\n\nEach trial's configuration (the keys that varied), its result, and "
+         "below the trial number the change from its parent.\n\n|";
+  for (const auto& c : t.columns)
+    out += " " + markdown_escape(c) + " |";
   out += "\n|";
-  for (size_t i = 0; i < columns.size(); ++i)
-    out += i == 0 || i >= 3 ? "---:|" : "---|";
+  for (bool n : t.numeric)
+    out += n ? "---:|" : "---|";
   out += "\n";
-  for (const auto& r : s.trials) {
+  for (const auto& r : t.rows) {
     out += "|";
-    for (const auto& cell : trial_table_cells(r))
-      out += " " + markdown_escape(cell) + " |";
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      out += " " + markdown_escape(r.cells[i]);
+      if (i == 0 && !md_second_line(r).empty())
+        out += "<br>" + md_second_line(r);
+      out += " |";
+    }
     out += "\n";
   }
 }
 
 void charts(std::string& out, const markdown_charts& c) {
   out += "\n## Charts\n\n";
-  if (c.mfu_file.empty()) {
+  if (c.files.empty()) {
     out += "*The charts are omitted on standard output: write the report to a file with "
            "`-o FILE.md` to get them as SVG files beside it.*\n";
     return;
   }
-  out += "![MFU per trial](" + link_target(c.mfu_file) + ")\n\n";
-  out += "![Predicted against measured throughput](" + link_target(c.throughput_file) + ")\n";
+  for (const auto& f : c.files)
+    out += "![" + f.title + "](" + link_target(f.name) + ")\n\n";
+}
+
+std::string exploration_of(const session_summary& s, int trial) {
+  for (const auto& r : s.trials)
+    if (r.index == trial)
+      return exploration_note(r);
+  return "";
 }
 
 } // namespace
@@ -104,18 +153,16 @@ void charts(std::string& out, const markdown_charts& c) {
 std::string render_markdown(const session_report& r, const markdown_charts& c) {
   std::string out;
   header(out, r.summary);
+  md_answer(out, r.summary);
+  charts(out, c);
+  trials_table(out, r.summary);
   out += "\n## Decisions\n";
   if (r.decisions.empty())
     out += "\nNo trial ran.\n";
   for (const auto& d : r.decisions)
-    decision_entry(out, d);
-  trials_table(out, r.summary);
-  charts(out, c);
+    decision_entry(out, d, exploration_of(r.summary, d.trial));
   out += "\n## Model\n\n";
   for (const auto& sentence : model_sentences(r.summary.model))
-    out += "- " + markdown_escape(sentence) + "\n";
-  out += "\n## Full run\n\n";
-  for (const auto& sentence : full_run_sentences(r.summary))
     out += "- " + markdown_escape(sentence) + "\n";
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "report/session_report.hpp"
 
@@ -11,15 +12,20 @@ namespace paratune {
 /// characters that would start markup are escaped, a newline becomes a space.
 std::string markdown_escape(std::string_view text);
 
-/// Where the markdown's charts are: SVG files beside it, linked by these
-/// relative names; empty names (standard output) put a note in their place.
+/// Where the markdown's charts are: SVG files beside it (report_charts'
+/// order), linked by these relative names; none (standard output) puts a
+/// note in their place.
 struct markdown_charts {
-  std::string mfu_file;
-  std::string throughput_file;
+  struct file {
+    std::string title;
+    std::string name;
+  };
+  std::vector<file> files;
 };
 
-/// The report as GitHub markdown: header, decision chain, trials table,
-/// charts, full-run value.
+/// The report as GitHub markdown: header, the answer (best configuration,
+/// its figures and gains, production command and environment, full-run
+/// price), charts, trials table, decision chain, model.
 std::string render_markdown(const session_report& r, const markdown_charts& charts);
 
 } // namespace paratune

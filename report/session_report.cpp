@@ -4,6 +4,7 @@
 
 #include "core/human_units.hpp"
 #include "report/baseline_value.hpp"
+#include "report/chart_points.hpp"
 
 namespace paratune {
 
@@ -30,10 +31,6 @@ std::vector<std::pair<std::string, std::string>> header_fields(const session_sum
   return fields;
 }
 
-std::vector<std::string> trial_table_columns() {
-  return {"trial", "change", "status", "TFLOP/s/GPU", "MFU (%)", "peak (MiB)", "stop / failure"};
-}
-
 namespace {
 
 std::string measured_or_dash(bool measured, double value, int decimals) {
@@ -50,22 +47,51 @@ std::string stop_or_failure(trial_status status, stop_reason stop, failure_kind 
 
 } // namespace
 
-std::vector<std::string> trial_table_cells(const trial_row& r) {
-  const bool ran = r.measured();
-  return {std::to_string(r.index),
-          r.change,
-          to_string(r.status),
-          measured_or_dash(ran, r.tflops_per_gpu, 1),
-          measured_or_dash(ran, 100 * r.mfu, 1),
-          measured_or_dash(ran && r.peak_memory_mib > 0, r.peak_memory_mib, 0),
-          stop_or_failure(r.status, r.stop, r.failure)};
+std::string exploration_note(const trial_row& r) {
+  if (!r.exploration)
+    return "";
+  return fmt::format("exploration: predicted {:.1f} TFLOP/s/GPU, {:.1f}% below the best measured "
+                     "before it ({:.1f}, trial {})",
+                     r.predicted_tflops, 100 * (1 - r.predicted_tflops / r.incumbent_tflops),
+                     r.incumbent_tflops, r.incumbent);
+}
+
+trial_table trial_table_of(const session_summary& s) {
+  trial_table t;
+  const auto keys = varying_keys(s);
+  t.columns.push_back("trial");
+  t.numeric.push_back(true);
+  for (const auto& k : keys) {
+    t.columns.push_back(k);
+    t.numeric.push_back(false);
+  }
+  for (const char* c : {"status", "TFLOP/s/GPU", "MFU (%)", "peak (MiB)", "stop / failure"}) {
+    t.columns.push_back(c);
+    t.numeric.push_back(std::string_view(c) != "status" && std::string_view(c) != "stop / failure");
+  }
+  for (const auto& r : s.trials) {
+    const bool ran = r.measured();
+    trial_table::row row{r.index, {std::to_string(r.index)}, r.change, r.exploration,
+                         exploration_note(r)};
+    for (const auto& k : keys)
+      row.cells.push_back(value_of(r.config, k));
+    row.cells.push_back(to_string(r.status));
+    row.cells.push_back(measured_or_dash(ran, r.tflops_per_gpu, 1));
+    row.cells.push_back(measured_or_dash(ran, 100 * r.mfu, 1));
+    row.cells.push_back(measured_or_dash(ran && r.peak_memory_mib > 0, r.peak_memory_mib, 0));
+    row.cells.push_back(stop_or_failure(r.status, r.stop, r.failure));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
 std::string outcome_sentence(const decision& d) {
   if (!d.finished)
     return "no result: the session ended while it ran";
   std::string what = to_string(d.status);
-  if (d.status == trial_status::stopped)
+  if (d.status == trial_status::stopped && d.stop == stop_reason::cancelled)
+    what = "cancelled";  // the user's doing, not the early stopper's
+  else if (d.status == trial_status::stopped)
     what = fmt::format("stopped early ({})", to_string(d.stop));
   else if (d.status == trial_status::failed && d.stop != stop_reason::none)
     what = fmt::format("failed, ended by the early stopper ({})", to_string(d.stop));

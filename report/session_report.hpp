@@ -24,9 +24,28 @@ session_report report_of(const std::string& session, const std::vector<wire::env
 /// size, state, trial budget, trials run.
 std::vector<std::pair<std::string, std::string>> header_fields(const session_summary& s);
 
-/// The trials table: its column names, and one row of cells per trial.
-std::vector<std::string> trial_table_columns();
-std::vector<std::string> trial_table_cells(const trial_row& r);
+/// The trials table: the trial, each configuration key that varies across
+/// the session (report/chart_points' varying_keys) as a column of its own,
+/// the status and the measurements (MFU in percent); per row, the change
+/// from its parent and, for an exploration, what it was predicted against,
+/// as a second line.
+struct trial_table {
+  std::vector<std::string> columns;
+  std::vector<bool> numeric;  ///< per column: right-aligned
+  struct row {
+    int trial = 0;
+    std::vector<std::string> cells;
+    std::string change;       ///< the proposal's change; empty for none
+    bool exploration = false;
+    std::string exploration_note;  ///< "exploration: predicted 140.0 TFLOP/s/GPU, below ..."
+  };
+  std::vector<row> rows;
+};
+trial_table trial_table_of(const session_summary& s);
+
+/// Why an exploration was proposed, in words: its prediction against the
+/// best measured before it; empty for a trial that is not one.
+std::string exploration_note(const trial_row& r);
 
 /// What happened to a trial, in one sentence ("stopped early (stable):
 /// 235.4 TFLOP/s/GPU, MFU 75.5%, peak 61234 MiB; the last 5 iterations ...").

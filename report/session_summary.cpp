@@ -84,6 +84,7 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   row.retry_of = r.retry_of;
   row.failure = r.error_kind;
   row.relay = r.relay;
+  row.memory_limit_mib = r.memory_limit_mib;
   if (proposal) {
     row.change = proposal->change;
     row.predicted_tflops = proposal->predicted_tflops;
@@ -112,6 +113,14 @@ session_summary summarize(const session_ledger& ledger) {
     if (t.diagnosis) {
       row.reason = t.diagnosis->summary;
       row.failure = t.diagnosis->kind;
+    }
+    // Against the best measured before it: a prediction below that is an
+    // exploration, whatever group the proposal came from (a retry is not).
+    if (s.best && row.predicted_tflops > 0 && row.retry_of == 0
+        && row.predicted_tflops < s.best->tflops_per_gpu) {
+      row.exploration = true;
+      row.incumbent_tflops = s.best->tflops_per_gpu;
+      row.incumbent = s.best->index;
     }
     s.trials.push_back(row);
     if (!row.measured())
@@ -199,6 +208,10 @@ nlohmann::json to_json(const session_summary& s) {
       t["queued_s"] = double(r.queued_ms) / 1000;
     if (r.retry_of > 0)
       t["retry_of"] = r.retry_of;
+    if (r.exploration)
+      t["exploration"] = {{"predicted_tflops", r.predicted_tflops},
+                          {"best_before_tflops", r.incumbent_tflops},
+                          {"best_before_trial", r.incumbent}};
     if (r.status == trial_status::failed && r.failure != failure_kind::none)
       t["failure"] = to_string(r.failure);
     if (r.relay.used)
@@ -216,9 +229,10 @@ std::string render_trial_line(const trial_row& r, const trial_count& count) {
   if (r.status == trial_status::stopped && r.measured())
     std::snprintf(buf, sizeof buf,
                   "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
-                  "              stopped early: %s\n",
+                  "              %s: %s\n",
                   r.index, budget, to_string(r.status), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
-                  r.change.c_str(), r.reason.c_str());
+                  r.change.c_str(), r.stop == stop_reason::cancelled ? "cancelled" : "stopped early",
+                  r.reason.c_str());
   else if (r.status == trial_status::succeeded)
     std::snprintf(buf, sizeof buf,
                   "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"

@@ -39,6 +39,12 @@ struct trial_row {
   failure_kind failure = failure_kind::none; ///< how a failed trial failed
   wire::relay_counts_wire relay;  ///< a relay pool's trial: how its lines arrived
   double predicted_tflops = 0;     ///< the proposal's prediction; 0 when it made none
+  double memory_limit_mib = 0;     ///< the device memory the run had; 0 when not reported
+  /// An exploration: its proposal predicted less than the best throughput
+  /// measured before it (`incumbent_tflops`, by trial `incumbent`).
+  bool exploration = false;
+  double incumbent_tflops = 0;
+  int incumbent = 0;
 
   /// Its throughput was measured (to the end, or until stopped early).
   bool measured() const {

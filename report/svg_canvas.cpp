@@ -49,8 +49,19 @@ axis_ticks nice_ticks(double lo, double hi, int count) {
   const long last = long(std::ceil(hi / t.step - 1e-9));
   for (long i = first; i <= std::max(last, first + 1); ++i)
     t.values.push_back(i * t.step);
+  t.bottom = t.values.front();
   t.top = t.values.back();
   return t;
+}
+
+axis_ticks data_ticks(double lo, double hi, int count, double floor) {
+  const double span = hi - lo;
+  const double margin = span > 0 ? 0.05 * span : std::max(0.05 * std::abs(hi), 1e-6);
+  return nice_ticks(std::max(floor, lo - margin), hi + margin, count);
+}
+
+axis_ticks plot_range::ticks(int count, double empty) const {
+  return any ? data_ticks(lo, hi, count) : nice_ticks(0, empty, count);
 }
 
 void open_svg(std::string& out, const chart_frame& f, std::string_view id, std::string_view title) {
@@ -66,6 +77,13 @@ void open_svg(std::string& out, const chart_frame& f, std::string_view id, std::
   out += fmt::format("<text class=\"title\" x=\"{}\" y=\"22\" font-size=\"15\" "
                      "font-weight=\"bold\" fill=\"#222222\">{}</text>\n",
                      fixed(f.plot_left()), markup_escape(title));
+}
+
+std::string inline_svg(std::string svg) {
+  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (const auto at = svg.find(ns); at != std::string::npos)
+    svg.erase(at, ns.size());
+  return svg;
 }
 
 void close_svg(std::string& out) { out += "</svg>\n"; }
@@ -113,6 +131,23 @@ void y_axis(std::string& out, const chart_frame& f, const linear_scale& y,
                      "transform=\"rotate(-90 16 {0})\" stroke=\"none\" fill=\"#222222\">{1}</text>\n",
                      fixed(cy), markup_escape(label));
   out += "</g>\n";
+}
+
+std::string point_label(double x, double y, int trial) {
+  return fmt::format("<text class=\"point-label\" data-trial=\"{0}\" x=\"{1}\" y=\"{2}\" "
+                     "font-size=\"11\" fill=\"#333333\">{0}</text>\n",
+                     trial, fixed(x + 7), fixed(y - 7));
+}
+
+xy_scales open_xy_chart(std::string& out, const chart_frame& f, std::string_view id,
+                        std::string_view title, const axis_ticks& xt, std::string_view x_label,
+                        const axis_ticks& yt, std::string_view y_label) {
+  const xy_scales s{{xt.bottom, xt.top, f.plot_left(), f.plot_right()},
+                    {yt.bottom, yt.top, f.plot_bottom(), f.plot_top()}};
+  open_svg(out, f, id, title);
+  y_axis(out, f, s.y, yt.values, yt.decimals, y_label);
+  x_axis(out, f, s.x, xt.values, xt.decimals, x_label);
+  return s;
 }
 
 void plot_note(std::string& out, const chart_frame& f, std::string_view text) {

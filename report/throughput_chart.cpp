@@ -26,24 +26,26 @@ std::string throughput_chart_svg(const session_summary& s, int width, int height
   chart_frame f;
   f.width = width;
   f.height = height;
-  double top = 0;
-  for (const auto& p : d.points)
-    top = std::max({top, p.predicted, p.measured});
-  // One scale for both axes, so the y = x line is the diagonal of equal values.
-  const auto t = nice_ticks(0, top > 0 ? top * 1.08 : 100, 5);
-  const linear_scale x{0, t.top, f.plot_left(), f.plot_right()};
-  const linear_scale y{0, t.top, f.plot_bottom(), f.plot_top()};
-
+  // One scale for both axes, fitted to the data, so the y = x line is the
+  // diagonal of equal values and the points spread over the plot.
+  plot_range values;
+  for (const auto& p : d.points) {
+    values.add(p.predicted);
+    values.add(p.measured);
+  }
+  const auto t = values.ticks();
   std::string out;
-  open_svg(out, f, "throughput-chart", "Predicted against measured throughput");
-  y_axis(out, f, y, t.values, t.decimals, "measured TFLOP/s per GPU");
-  x_axis(out, f, x, t.values, t.decimals, "predicted TFLOP/s per GPU");
+  const auto [x, y] = open_xy_chart(out, f, "throughput-chart",
+                                    "Predicted against measured throughput", t,
+                                    "predicted TFLOP/s per GPU", t, "measured TFLOP/s per GPU");
   out += fmt::format("<line class=\"identity\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
                      "stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-                     fixed(x(0)), fixed(y(0)), fixed(x(t.top)), fixed(y(t.top)),
+                     fixed(x(t.bottom)), fixed(y(t.bottom)), fixed(x(t.top)), fixed(y(t.top)),
                      chart_colour::identity);
-  for (const auto& p : d.points)
+  for (const auto& p : d.points) {
     out += point_at(x(p.predicted), y(p.measured), p);
+    out += point_label(x(p.predicted), y(p.measured), p.trial);
+  }
   if (d.points.empty()) {
     plot_note(out, f, "no measured trial with a prediction");
   } else {

@@ -246,9 +246,12 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     ++added;
     const auto e = rank.estimator().estimate(scored[i].second);
     const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
+    // Predicted below the run it changes: worth measuring only to learn,
+    // and said so, as the TPU engine labels its proposals.
     out.add(candidate_group::model,
-            fmt::format("the performance model, corrected by the measured runs, expects {:.1f} "
-                        "TFLOP/s/GPU ({:+.1f}% against the base run)", e.tflops, gain),
+            fmt::format("{}the performance model, corrected by the measured runs, expects {:.1f} "
+                        "TFLOP/s/GPU ({:+.1f}% against the base run)",
+                        gain < 0 ? "exploration: " : "", e.tflops, gain),
             [&](training_config& t) { t = scored[i].second; });
   }
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 #include <regex>
 
 #include <unistd.h>
@@ -56,6 +57,22 @@ size_t count_of(const std::string& text, const std::string& what) {
 /// that reads back as the same number. The test reads it back and compares.
 double read_number(const std::string& text) {
   return std::stod(text);
+}
+
+/// The y axis's tick labels of the chart `id` in a dumped DOM, in order.
+std::vector<double> y_ticks_of(const std::string& dom, const std::string& id) {
+  const auto start = dom.find("<svg id=\"" + id + "\"");
+  if (start == std::string::npos)
+    return {};
+  const auto axis = dom.find("<g class=\"axis y\"", start);
+  const auto end = dom.find("</g>", axis);
+  static const std::regex label(R"re(class="tick-label"[^>]*>([-0-9.]+)</text>)re");
+  std::vector<double> out;
+  const auto part = dom.substr(axis, end - axis);
+  for (auto it = std::sregex_iterator(part.begin(), part.end(), label);
+       it != std::sregex_iterator(); ++it)
+    out.push_back(std::stod((*it)[1]));
+  return out;
 }
 
 struct dashboard_chromium : ::testing::Test {
@@ -145,11 +162,58 @@ TEST_F(dashboard_chromium, the_session_page_shows_each_trial_the_chart_and_the_f
     }
   }
   EXPECT_EQ(measured, 6);
-  // The chart, fetched and placed by the script: a point per measured trial,
-  // the failure marked.
-  EXPECT_EQ(count_of(dom, "<svg"), 1u);
-  EXPECT_EQ(count_of(dom, "class=\"point measured\""), size_t(measured));
-  EXPECT_EQ(count_of(dom, "class=\"marker failed\" data-trial=\"7\""), 1u);
+  // The charts, fetched and placed by the script: the report's six (no
+  // trial runs: no live line); a point per measured trial in each
+  // per-trial chart (throughput and MFU), the failure marked in both.
+  EXPECT_EQ(count_of(dom, "<svg"), 6u);
+  EXPECT_EQ(count_of(dom, "class=\"point measured\""), size_t(2 * measured));
+  EXPECT_EQ(count_of(dom, "class=\"marker failed\" data-trial=\"7\""), 2u);
+  // One parallel-coordinates line per measured trial.
+  EXPECT_EQ(count_of(dom, "<polyline class=\"pc-line"), size_t(measured));
+  // The page opens on the answer: above the charts and the trial table.
+  const auto answer = dom.find("<section id=\"answer\"");
+  ASSERT_NE(answer, std::string::npos) << dom;
+  EXPECT_LT(answer, dom.find("<svg"));
+  EXPECT_LT(answer, dom.find("<table id=\"trials\""));
+  double best_mfu = 0, best = 0, lo_mfu = 100, hi_mfu = 0;
+  for (const auto& [trial, r] : results)
+    if (r.status == trial_status::succeeded) {
+      lo_mfu = std::min(lo_mfu, 100 * r.mfu);
+      hi_mfu = std::max(hi_mfu, 100 * r.mfu);
+      if (r.tflops_per_gpu > best) {  // the summary's best: the first highest
+        best = r.tflops_per_gpu;
+        best_mfu = 100 * r.mfu;
+      }
+    }
+  char mfu_text[32];
+  std::snprintf(mfu_text, sizeof mfu_text, "%.1f%%", best_mfu);
+  EXPECT_NE(dom.find("<dd data-figure=\"mfu\">" + std::string(mfu_text) + "</dd>"),
+            std::string::npos) << mfu_text;
+  EXPECT_NE(dom.find("<pre class=\"command\">"), std::string::npos);
+  // The MFU axis is fitted to the measured 'lo_mfu'..'hi_mfu' %, not 0..100.
+  const auto ticks = y_ticks_of(dom, "mfu-chart");
+  ASSERT_GE(ticks.size(), 2u) << dom;
+  EXPECT_LE(ticks.front(), lo_mfu);
+  EXPECT_GE(ticks.back(), hi_mfu);
+  EXPECT_FALSE(ticks.front() == 0 && ticks.back() == 100);
+  EXPECT_GT(ticks.front(), 0);
+  // A column per configuration key whose value differs between trials,
+  // the change from the parent under each trial number.
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& [trial, r] : results)
+    for (const auto& [k, v] : r.config)
+      values[k].insert(v);
+  int varied = 0;
+  for (const auto& [k, vs] : values)
+    if (vs.size() > 1) {
+      ++varied;
+      EXPECT_NE(dom.find("<th>" + k + "</th>"), std::string::npos) << k;
+    }
+  EXPECT_GE(varied, 1);
+  EXPECT_GE(count_of(dom, "<div class=\"change\">"), 6u);
+  // The table was filled: the loading row is gone, MFU in percent.
+  EXPECT_EQ(dom.find("Loading the trials"), std::string::npos);
+  EXPECT_NE(dom.find("<th class=\"number\">MFU (%)</th>"), std::string::npos);
   // The failure: its diagnosis and the error it printed.
   EXPECT_NE(dom.find("<p class=\"note diagnosis\">Diagnosis: " + diagnoses[0].summary + "</p>"),
             std::string::npos) << dom;
@@ -217,7 +281,7 @@ TEST_F(dashboard_chromium, a_running_sessions_page_shows_results_appended_while_
   for (int trial = 1; trial <= 3; ++trial)
     EXPECT_EQ(rows.at(trial).status, "succeeded") << trial;
   EXPECT_EQ(read_number(rows.at(3).tflops), third_result.tflops_per_gpu);
-  EXPECT_EQ(count_of(dom, "class=\"point measured\""), 3u);
+  EXPECT_EQ(count_of(dom, "class=\"point measured\""), 6u);  // throughput and MFU charts
   EXPECT_GE(fetches.load(), 2);
   EXPECT_NE(dom.find("<dd id=\"state\">running</dd>"), std::string::npos);
   EXPECT_NE(dom.find("<dd id=\"done\">3/7</dd>"), std::string::npos) << dom;
@@ -225,6 +289,45 @@ TEST_F(dashboard_chromium, a_running_sessions_page_shows_results_appended_while_
   EXPECT_NE(dom.find("<dd id=\"job\">&lt;script&gt;alert(1)&lt;/script&gt;</dd>"),
             std::string::npos) << dom;
   EXPECT_EQ(dom.find("<script>alert(1)"), std::string::npos);
+}
+
+// A running trial's live line: the telemetry agent's stored TFLOP/s series
+// of a trial that has started and not ended is drawn, one polyline with
+// a point per logged iteration.
+TEST_F(dashboard_chromium, a_running_trial_has_a_live_throughput_line) {
+  auto opened = message_pool::open(dir + "/pool");
+  ASSERT_TRUE(opened);
+  std::shared_ptr<message_pool> pool = std::move(*opened);
+  {
+    auto real = message_pool::open(run_dir + "/pool");
+    ASSERT_TRUE(real) << describe(real.error());
+    const auto history = (*real)->session_history(session);
+    ASSERT_TRUE(history);
+    for (auto e : *history) {
+      if (e.type == wire::type_name<wire::trial_result>() && e.trial == 3)
+        break;  // trial 3 started and has not ended
+      e.seq = 0;
+      ASSERT_TRUE(pool->append(e));
+    }
+  }
+  wire::metric_series series;
+  series.trial = 3;
+  series.metric = trial_metric::tflops_per_gpu;
+  series.gpu = -1;
+  for (int i = 0; i < 5; ++i)
+    series.points.push_back({1000 + i, 150.0 + 2 * i});
+  ASSERT_TRUE(pool->append(wire::make_envelope(session, 3, series)));
+  dashboard_server server(pool);
+  ASSERT_TRUE(server.start());
+  const auto dom = dump_dom("http://127.0.0.1:" + std::to_string(server.port()) + "/session/" + session);
+  EXPECT_EQ(count_of(dom, "<svg id=\"live-chart\""), 1u) << dom;
+  EXPECT_EQ(count_of(dom, "<polyline class=\"live-line\" data-trial=\"3\" data-points=\"5\" "
+                          "data-last=\"158.00\""), 1u) << dom;
+  const auto ticks = y_ticks_of(dom, "live-chart");
+  ASSERT_GE(ticks.size(), 2u);
+  EXPECT_LE(ticks.front(), 150);
+  EXPECT_GE(ticks.back(), 158);
+  EXPECT_GT(ticks.front(), 100);  // fitted, not from 0
 }
 
 } // namespace

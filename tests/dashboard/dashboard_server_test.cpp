@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dashboard/dashboard_server.hpp"
+#include "report/svg_canvas.hpp"
 #include "messages/ec.hpp"
 #include "report/session_summary.hpp"
 #include "tests/dashboard/built_session.hpp"
@@ -161,7 +162,8 @@ TEST_F(dashboard_test, every_method_but_get_and_head_is_refused_and_writes_nothi
   const auto records_before = pool->next_seq();
   auto cli = client();
   for (const std::string path : {"/", "/api/sessions", "/api/sessions/s-built",
-                                 "/session/s-built", "/api/sessions/s-built/mfu.svg"}) {
+                                 "/session/s-built", "/api/sessions/s-built/mfu.svg",
+                                 "/api/sessions/s-built/panels"}) {
     SCOPED_TRACE(path);
     const std::string body = R"({"state":"failed"})";
     auto post = cli.Post(path.c_str(), body, "application/json");
@@ -249,7 +251,7 @@ TEST_F(dashboard_test, strings_from_the_pool_show_as_text_on_the_pages) {
   }
   const auto list = cli.Get("/")->body;
   EXPECT_NE(list.find("<a href=\"/session/s-built\">s-built</a>"), std::string::npos);
-  EXPECT_NE(list.find("<td class=\"number\">210.5</td><td class=\"number\">0.675</td>"),
+  EXPECT_NE(list.find("<td class=\"number\">210.5</td><td class=\"number\">67.5</td>"),
             std::string::npos);
 }
 
@@ -294,8 +296,26 @@ TEST_F(dashboard_test, the_chart_has_a_point_per_measured_trial_and_a_failure_ma
     trials.push_back((*it)[1]);
   EXPECT_EQ(trials, (std::vector<std::string>{"1", "3"}));
   EXPECT_NE(svg.find("class=\"marker failed\" data-trial=\"2\""), std::string::npos);
-  // The page carries the same chart from its first byte.
-  EXPECT_NE(cli.Get("/session/s-built")->body.find(svg), std::string::npos);
+  // The page carries the same chart from its first byte, inline in HTML.
+  EXPECT_NE(cli.Get("/session/s-built")->body.find(inline_svg(svg)), std::string::npos);
+}
+
+TEST_F(dashboard_test, the_panels_are_the_answer_and_the_reports_charts) {
+  start();
+  auto cli = client();
+  auto res = cli.Get("/api/sessions/s-built/panels");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  const auto& html = res->body;
+  EXPECT_EQ(html.rfind("<section id=\"answer\"", 0), 0u) << html;
+  for (const char* id : {"trials-chart", "mfu-chart", "parallel-chart", "memory-chart",
+                         "throughput-chart", "importance-chart"})
+    EXPECT_NE(html.find("<svg id=\"" + std::string(id) + "\""), std::string::npos) << id;
+  EXPECT_EQ(html.find("live-chart"), std::string::npos);  // the session ended: nothing runs
+  EXPECT_EQ(cli.Get("/api/sessions/s-nowhere/panels")->status, 404);
+  // The page opens with the same panels.
+  EXPECT_NE(cli.Get("/session/s-built")->body.find(html), std::string::npos);
 }
 
 TEST_F(dashboard_test, an_added_route_is_served_as_given) {

@@ -1,6 +1,7 @@
 // The HTML report as a browser shows it: headless Chromium renders it to a
 // PNG, and the charts' own colours are counted in the pixels; its DOM dump
-// holds the two SVG charts and one point per measured trial.
+// holds the six SVG charts, their axes fitted to the data, their labels,
+// and one point or line per measured trial.
 
 #include <filesystem>
 #include <fstream>
@@ -80,7 +81,7 @@ struct report_chromium : ::testing::Test {
     std::vector<std::string> argv = {"/usr/bin/timeout", "90", chromium, "--headless",
                                      "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                                      "--user-data-dir=" + dir + "/chromium-profile",
-                                     "--window-size=1000,2400"};
+                                     "--window-size=1000,4800"};
     argv.insert(argv.end(), mode.begin(), mode.end());
     argv.push_back("file://" + html);
     return test::run_program(argv);
@@ -113,7 +114,7 @@ int failed_count(const nlohmann::json& tuned) {
   return n;
 }
 
-// Measured on this page (Chromium 1000x2400, device scale 1, exact colour
+// Measured on this page (Chromium 1000x4800, device scale 1, exact colour
 // within 2 per channel): a filled point (r = 5) is 62 pixels of its colour,
 // its anti-aliased rim left out (186 for two points and the legend's
 // swatch); a failure's x (two 3 px strokes across 12 px) about 55 (220 for
@@ -131,19 +132,111 @@ TEST_F(report_chromium, the_charts_render_with_their_points_and_failure_marks) {
 
   const auto image = screenshot(html);
   ASSERT_EQ(image.width, 1000);
-  ASSERT_EQ(image.height, 2400);
+  ASSERT_EQ(image.height, 4800);
   const int blue = test::count_pixels(image, test::colour_of(chart_colour::measured), 2);
   const int red = test::count_pixels(image, test::colour_of(chart_colour::failed), 2);
   std::cout << "measured " << measured << " points: " << blue << " px; failed " << failed
             << " marks: " << red << " px\n";
-  EXPECT_GE(blue, point_pixels * (measured + 1));  // the points and the legend's swatch
-  EXPECT_GE(red, cross_pixels * failed);
+  // The points and the legend's swatch, in both per-trial charts.
+  EXPECT_GE(blue, 2 * point_pixels * (measured + 1));
+  EXPECT_GE(red, 2 * cross_pixels * failed);
 
   const auto dom = browse({"--dump-dom"}, html);
   ASSERT_EQ(dom.status, 0) << dom.err;
-  EXPECT_EQ(page_count_of(dom.out, "<svg "), 2);
-  EXPECT_EQ(page_count_of(dom.out, "class=\"point measured\""), measured);
-  EXPECT_EQ(page_count_of(dom.out, "class=\"marker failed\""), failed);
+  EXPECT_EQ(page_count_of(dom.out, "<svg "), 6);
+  EXPECT_EQ(page_count_of(dom.out, "class=\"point measured\""), 2 * measured);
+  EXPECT_EQ(page_count_of(dom.out, "class=\"marker failed\""), 2 * failed);
+}
+
+/// The tick labels of one axis ("x" or "y") of the chart `id`, in order.
+std::vector<double> page_ticks_of(const std::string& dom, const std::string& id,
+                                  const std::string& axis) {
+  const auto start = dom.find("<svg id=\"" + id + "\"");
+  if (start == std::string::npos)
+    return {};
+  const auto at = dom.find("<g class=\"axis " + axis + "\"", start);
+  const auto end = dom.find("</g>", at);
+  if (at == std::string::npos || at > dom.find("</svg>", start))
+    return {};
+  std::vector<double> out;
+  const std::string mark = "class=\"tick-label\"";
+  for (auto p = dom.find(mark, at); p < end; p = dom.find(mark, p + 1)) {
+    const auto open = dom.find('>', p) + 1;
+    out.push_back(std::stod(dom.substr(open, dom.find('<', open) - open)));
+  }
+  return out;
+}
+
+// The report opens on the answer; each chart's axes run from the data
+// (ticks bracket the measured values, MFU not 0-100), the predicted and
+// memory points carry their trial labels, the device memory is drawn,
+// and parallel coordinates draw one line per measured trial.
+TEST_F(report_chromium, the_answer_leads_and_the_axes_labels_and_lines_follow_the_data) {
+  const auto html = dir + "/answer.html";
+  const auto tuned = tune_and_report(true, html);
+  const int measured = page_measured_count(tuned);
+  ASSERT_GE(measured, 2) << tuned.dump(1);
+  const auto dom = browse({"--dump-dom"}, html);
+  ASSERT_EQ(dom.status, 0) << dom.err;
+  const auto& d = dom.out;
+
+  const auto answer = d.find("<section id=\"answer\"");
+  ASSERT_NE(answer, std::string::npos) << d;
+  EXPECT_LT(answer, d.find("<svg "));
+  EXPECT_LT(answer, d.find("<h2>Decisions</h2>"));
+  EXPECT_NE(d.find("<dd data-figure=\"gain-over-the-first-run\">"), std::string::npos);
+  EXPECT_NE(d.find("--tensor-model-parallel-size"), std::string::npos);
+
+  double lo_mfu = 100, hi_mfu = 0, lo_t = 1e9, hi_t = 0;
+  int labelled = 0;
+  for (const auto& t : tuned["trials"])
+    if ((t["status"] == "succeeded" || t["status"] == "stopped") && t["tflops_per_gpu"] > 0) {
+      lo_mfu = std::min(lo_mfu, 100 * t["mfu"].get<double>());
+      hi_mfu = std::max(hi_mfu, 100 * t["mfu"].get<double>());
+      lo_t = std::min(lo_t, t["tflops_per_gpu"].get<double>());
+      hi_t = std::max(hi_t, t["tflops_per_gpu"].get<double>());
+      labelled += t["peak_memory_mib"] > 0;
+    }
+  std::cout << "MFU " << lo_mfu << ".." << hi_mfu << " %, " << lo_t << ".." << hi_t
+            << " TFLOP/s/GPU\n";
+  const auto mfu = page_ticks_of(d, "mfu-chart", "y");
+  ASSERT_GE(mfu.size(), 2u) << d;
+  std::cout << "MFU axis " << mfu.front() << ".." << mfu.back() << "\n";
+  EXPECT_LE(mfu.front(), lo_mfu);
+  EXPECT_GE(mfu.back(), hi_mfu);
+  EXPECT_GT(mfu.front(), 0);  // fitted: not 0-100
+  EXPECT_FALSE(mfu.front() == 0 && mfu.back() == 100);
+  const auto throughput = page_ticks_of(d, "trials-chart", "y");
+  ASSERT_GE(throughput.size(), 2u);
+  EXPECT_LE(throughput.front(), lo_t);
+  EXPECT_GE(throughput.back(), hi_t);
+  EXPECT_GT(throughput.front(), 0);
+
+  // One line per measured trial, through an axis per varied key and one for throughput.
+  EXPECT_EQ(page_count_of(d, "<polyline class=\"pc-line"), measured);
+  EXPECT_EQ(page_count_of(d, "<polyline class=\"pc-line best\""), 1);
+  EXPECT_GE(page_count_of(d, "<g class=\"pc-axis\""), 2);
+
+  // Throughput against memory: a labelled point per measured trial with a peak, the limit.
+  EXPECT_EQ(page_count_of(d, "class=\"point memory\""), labelled);
+  EXPECT_NE(d.find("<line class=\"memory-limit\" data-limit-mib=\"81920\""), std::string::npos);
+  EXPECT_NE(d.find(">device memory 80 GiB</text>"), std::string::npos);
+  const auto mem_x = page_ticks_of(d, "memory-chart", "x");
+  ASSERT_GE(mem_x.size(), 2u);
+  EXPECT_GE(mem_x.back(), 80);
+
+  // Predicted against measured: every point labelled with its trial.
+  EXPECT_EQ(page_count_of(d, "class=\"point-label\""),
+            page_count_of(d, "class=\"point predicted\"") + labelled);
+  const auto predicted = page_ticks_of(d, "throughput-chart", "x");
+  if (page_count_of(d, "class=\"point predicted\"") > 0) {
+    ASSERT_GE(predicted.size(), 2u);
+    EXPECT_GT(predicted.front(), 0);
+  }
+
+  // Importance names its method.
+  EXPECT_NE(d.find("omega squared (one-way ANOVA, bias-corrected variance share)"),
+            std::string::npos);
 }
 
 TEST_F(report_chromium, a_session_without_a_measured_trial_has_no_point_colour) {
@@ -156,8 +249,9 @@ TEST_F(report_chromium, a_session_without_a_measured_trial_has_no_point_colour) 
   EXPECT_EQ(test::count_pixels(image, test::colour_of(chart_colour::measured), 2), 0);
   EXPECT_GE(red, cross_pixels * failed_count(tuned));
   const auto dom = browse({"--dump-dom"}, html);
-  EXPECT_EQ(page_count_of(dom.out, "<svg "), 2);
+  EXPECT_EQ(page_count_of(dom.out, "<svg "), 6);
   EXPECT_EQ(page_count_of(dom.out, "class=\"point measured\""), 0);
+  EXPECT_EQ(page_count_of(dom.out, "<polyline class=\"pc-line"), 0);
   EXPECT_NE(dom.out.find(">no measured trial</text>"), std::string::npos);
 }
 

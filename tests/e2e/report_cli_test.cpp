@@ -150,8 +150,11 @@ TEST_F(report_cli, json_md_and_html_show_the_trials_tune_printed) {
   const auto text = read_file(md_path);
   for (const auto& t : trials) {
     const bool ran = (t["status"] == "succeeded" || t["status"] == "stopped") && t["tflops_per_gpu"] > 0;
-    const auto row = fmt::format("| {} | ", t["index"].get<int>());
-    const auto at = text.find("\n" + row);
+    // The trial number, then the change from its parent as a second line.
+    const auto plain = fmt::format("\n| {} | ", t["index"].get<int>());
+    const auto with_change = fmt::format("\n| {}<br>", t["index"].get<int>());
+    const auto row = text.find(with_change) != std::string::npos ? with_change : plain;
+    const auto at = text.find(row);
     ASSERT_NE(at, std::string::npos) << row;
     const auto line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
     const auto numbers =
@@ -178,14 +181,16 @@ TEST_F(report_cli, json_md_and_html_show_the_trials_tune_printed) {
   ASSERT_EQ(html.status, 0) << html.err;
   const auto page = read_file(html_path);
   EXPECT_EQ(count_of(page, "<tr data-trial="), int(trials.size()));
-  EXPECT_EQ(count_of(page, "class=\"point measured\""), measured);
+  EXPECT_EQ(count_of(page, "class=\"point measured\""), 2 * measured);  // throughput and MFU
   EXPECT_EQ(page.find("http"), std::string::npos);
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(dir + "/out"))
     left.push_back(e.path().filename().string());
   std::sort(left.begin(), left.end());
-  EXPECT_EQ(left, (std::vector<std::string>{"report.html", "report.md", "report.mfu.svg",
-                                            "report.throughput.svg"}));
+  EXPECT_EQ(left, (std::vector<std::string>{"report.html", "report.importance.svg", "report.md",
+                                            "report.memory.svg", "report.mfu.svg",
+                                            "report.parallel.svg", "report.throughput.svg",
+                                            "report.trials.svg"}));
 }
 
 // A baseline no trial ran is priced at the job file's throughput, scaled

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/runtime.hpp"
+#include "actors/telemetry_agent.hpp"
 #include "messages/codec.hpp"
 #include "messages/topics.hpp"
 #include "messages/type_ids.hpp"
@@ -204,6 +205,28 @@ TEST_F(telemetry_agent_test, a_pool_without_dcgm_gets_the_log_series_alone) {
   ASSERT_TRUE(tflops);
   EXPECT_EQ(values_of(*tflops), (std::vector<double>{812.5, 872.5}));
   EXPECT_EQ(tflops->trial, 3);
+}
+
+// The dashboard's live line: a running trial's log series are stored
+// every live_store_ms while output comes, with no result yet.
+TEST_F(telemetry_agent_test, a_running_trials_log_series_are_stored_before_its_result) {
+  const std::string session = "telemetry-live";
+  wire::session_opened opened;
+  opened.pools = {wire::pool_wire{}};
+  store(wire::make_envelope(session, 0, opened));
+  publish(topics::trial_state(session, 4),
+          wire::make_envelope(session, 4, wire::trial_started{4, {}, {}, ""}));
+  const auto log = lines_of(test::data_dir() + "/megatron_logs/mdk_docs_core_r0.8.0_fp16_7B_1node_2node.txt", 2, 9);
+  publish(topics::output(session, 4), wire::make_envelope(session, 4, wire::trial_output{4, 1, log}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(telemetry_agent_state::live_store_ms + 300));
+  // A line after the period: the series gathered so far are stored.
+  publish(topics::output(session, 4),
+          wire::make_envelope(session, 4, wire::trial_output{4, 9, {"still running"}}));
+  const auto all = series_of(session, 3);
+  ASSERT_EQ(all.size(), 3u);  // TFLOP/s, iteration time, loss
+  const auto* tflops = find_series(all, trial_metric::tflops_per_gpu, -1);
+  ASSERT_TRUE(tflops);
+  EXPECT_EQ(values_of(*tflops), (std::vector<double>{812.5, 872.5}));
 }
 
 } // namespace

@@ -12,31 +12,11 @@
 namespace paratune {
 namespace {
 
-int renderer_count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 // Trial 1 chosen and measured; trial 2 chosen, failed, diagnosed.
 std::vector<wire::envelope> two_trial_history(const std::string& job_name) {
   wire::session_opened job;
   job.job_name = job_name;
-  job.model.name = "llama3-8b";
-  job.model.family = "llama";
-  job.model.size = "8b";
-  job.model.layers = 32;
-  job.model.hidden = 4096;
-  job.model.heads = 32;
-  job.model.kv_heads = 8;
-  job.model.head_dim = 128;
-  job.model.ffn = 14336;
-  job.model.vocab = 128256;
-  job.model.swiglu = true;
-  job.model.tied_embeddings = false;
-  job.model.rmsnorm = true;
-  job.model.max_seq = 8192;
+  job.model = test::llama3_8b_model();
   job.precision = "fp16";
   job.cluster.name = "dgx-a100-80g";
   job.cluster.device_name = "A100-SXM4-80GB";
@@ -49,7 +29,7 @@ std::vector<wire::envelope> two_trial_history(const std::string& job_name) {
   p1.health = "PERFORMANCE_TUNE";
   p1.reasoning = "line one\nline <two>";
   p1.predicted_tflops = 150;
-  p1.config = {{"tp", "8"}, {"gbs", "512"}, {"seq", "8192"}};
+  p1.config = {{"tp", "8"}, {"mbs", "1"}, {"gbs", "512"}, {"seq", "8192"}};
   wire::trial_result r1;
   r1.trial = 1;
   r1.config = p1.config;
@@ -66,6 +46,7 @@ std::vector<wire::envelope> two_trial_history(const std::string& job_name) {
   p2.predicted_tflops = 0;
   wire::trial_result r2;
   r2.trial = 2;
+  r2.config = {{"tp", "8"}, {"mbs", "4"}, {"gbs", "512"}, {"seq", "8192"}};
   r2.status = trial_status::failed;
   r2.error_kind = failure_kind::oom;
   r2.reason = "CUDA out of memory";
@@ -108,13 +89,16 @@ TEST(HtmlReport, EscapesEveryPoolStringAndReferencesNothingOutside) {
   EXPECT_NE(html.find("line one\nline &lt;two&gt;"), std::string::npos);
   for (const char* outside : {"http://", "https://", "src=", "url(", "@import"})
     EXPECT_EQ(html.find(outside), std::string::npos) << outside;
-  EXPECT_EQ(renderer_count_of(html, "<svg "), 2);
-  EXPECT_EQ(renderer_count_of(html, "class=\"point measured\""), 1);
-  EXPECT_EQ(renderer_count_of(html, "class=\"marker failed\""), 1);
-  EXPECT_EQ(renderer_count_of(html, "<section class=\"decision\""), 2);
-  EXPECT_NE(html.find("<tr data-trial=\"1\"><td class=\"num\">1</td><td>Run the initial "
-                      "configuration.</td><td>stopped</td><td class=\"num\">140.2</td><td "
-                      "class=\"num\">45.0</td><td class=\"num\">61234</td><td>stable</td></tr>"),
+  EXPECT_EQ(test::occurrences(html, "<svg "), 6);
+  // One point and one failure mark in each per-trial chart (MFU, throughput).
+  EXPECT_EQ(test::occurrences(html, "class=\"point measured\""), 2);
+  EXPECT_EQ(test::occurrences(html, "class=\"marker failed\""), 2);
+  EXPECT_EQ(test::occurrences(html, "<section class=\"decision\""), 2);
+  // The key that varied (mbs) as a column; the change under the trial number.
+  EXPECT_NE(html.find("<tr data-trial=\"1\"><td class=\"num\">1<div class=\"change\">Run the "
+                      "initial configuration.</div></td><td>1</td><td>stopped</td><td "
+                      "class=\"num\">140.2</td><td class=\"num\">45.0</td><td "
+                      "class=\"num\">61234</td><td>stable</td></tr>"),
             std::string::npos)
     << html;
 }
@@ -122,11 +106,15 @@ TEST(HtmlReport, EscapesEveryPoolStringAndReferencesNothingOutside) {
 TEST(MarkdownReport, TableRowsAndEscapes) {
   const auto md = render_markdown(report_of("s1", two_trial_history("a|b *c*")), {});
   EXPECT_EQ(md.rfind("# paratune report: a\\|b \\*c\\*\n", 0), 0u) << md;
-  EXPECT_NE(md.find("| 1 | Run the initial configuration. | stopped | 140.2 | 45.0 | 61234 | "
-                    "stable |\n"),
+  EXPECT_NE(md.find("| trial | mbs | status | TFLOP/s/GPU | MFU (%) | peak (MiB) | stop / "
+                    "failure |\n"),
             std::string::npos)
     << md;
-  EXPECT_NE(md.find("| 2 | Change MBS from 1 to 4. | failed | - | - | - | oom |\n"),
+  EXPECT_NE(md.find("| 1<br>Run the initial configuration. | 1 | stopped | 140.2 | 45.0 | "
+                    "61234 | stable |\n"),
+            std::string::npos)
+    << md;
+  EXPECT_NE(md.find("| 2<br>Change MBS from 1 to 4. | 4 | failed | - | - | - | oom |\n"),
             std::string::npos);
   EXPECT_NE(md.find("- **Chosen because:** MBS \\| larger (health: PERFORMANCE\\_TUNE)\n"),
             std::string::npos);
@@ -138,7 +126,9 @@ TEST(MarkdownReport, TableRowsAndEscapes) {
 
 TEST(MarkdownReport, LinksTheChartFilesBesideIt) {
   const auto md = render_markdown(report_of("s1", two_trial_history("job")),
-                                  {"my report.mfu.svg", "my report.throughput.svg"});
+                                  {{{"MFU per trial", "my report.mfu.svg"},
+                                    {"Predicted against measured throughput",
+                                     "my report.throughput.svg"}}});
   EXPECT_NE(md.find("![MFU per trial](my%20report.mfu.svg)\n"), std::string::npos);
   EXPECT_NE(md.find("![Predicted against measured throughput](my%20report.throughput.svg)\n"),
             std::string::npos);

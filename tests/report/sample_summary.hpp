@@ -1,8 +1,38 @@
 #pragma once
 
+#include <string>
+
 #include "report/session_summary.hpp"
 
 namespace paratune::test {
+
+/// How many times `what` occurs in `text`.
+inline int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+/// Llama 3 8B as a job's model, enough for its Megatron-LM arguments.
+inline wire::model_wire llama3_8b_model() {
+  wire::model_wire m;
+  m.name = "llama3-8b";
+  m.family = "llama";
+  m.size = "8b";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 14336;
+  m.vocab = 128256;
+  m.swiglu = true;
+  m.tied_embeddings = false;
+  m.rmsnorm = true;
+  m.max_seq = 8192;
+  return m;
+}
 
 /// A row with the fields the charts and renderers read.
 inline trial_row sample_row(int index, trial_status status, double mfu, double tflops,

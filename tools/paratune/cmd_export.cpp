@@ -18,6 +18,7 @@
 #include "core/shell_quote.hpp"
 #include "core/training_config.hpp"
 #include "messages/conversions.hpp"
+#include "report/session_answer.hpp"
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
@@ -38,25 +39,6 @@ export_format export_format_of(const std::string& word) {
   if (word == "maxtext")
     return export_format::maxtext;
   return export_format::megatron;
-}
-
-// The Megatron-LM arguments of a production run of the best configuration.
-std::vector<std::string> best_production_args(const session_summary& s) {
-  return production_args(megatron_args_of(s, s.best->config));
-}
-
-// The environment the best configuration's trial needed for the training
-// (its pool's and the job's `env:`, what Megatron-LM asks for), without
-// what only paratune's measuring needed and never a secret's name.
-env_list best_production_environment(const session_summary& s) {
-  const auto config = wire::from_wire(s.best->config);
-  std::map<std::string, std::string> pool_env;
-  for (const auto& p : s.job.pools)
-    if (p.name == s.best->pool)
-      pool_env = p.env;
-  std::set<std::string> secrets(s.job.secret_env.begin(), s.job.secret_env.end());
-  secrets.insert(always_secret_env().begin(), always_secret_env().end());
-  return production_environment(config.tp, config.cp, pool_env, s.job.env, secrets);
 }
 
 nlohmann::json best_as_json(const session_summary& s) {

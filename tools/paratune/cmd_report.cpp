@@ -1,7 +1,8 @@
 // `paratune report SESSION [--db DIR] [--format md|html|json] [-o FILE]`: a
-// GPU tuning session read back from the pool as a document: the job, every
-// trial's decision and outcome, the trials table, the two charts and what
-// the best configuration is worth over the full run.
+// GPU tuning session read back from the pool as a document that opens on
+// the answer (the best configuration, its figures and gains, its production
+// command, what it is worth over the full run), then the charts, the trials
+// table and every trial's decision and outcome.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -56,9 +57,9 @@ bool write_or_say(const std::string& path, const std::string& text) {
   return true;
 }
 
-// The markdown and, beside an output file, its charts as NAME.mfu.svg and
-// NAME.throughput.svg. The charts are written first, so the document never
-// links to a file that is not there.
+// The markdown and, beside an output file, its charts as NAME.<chart>.svg
+// (report_charts: NAME.trials.svg, NAME.mfu.svg, ...). The charts are
+// written first, so the document never links to a file that is not there.
 int emit_markdown(const session_report& r, const std::string& output,
                   const secret_redactor& hide) {
   if (output.empty()) {
@@ -67,13 +68,14 @@ int emit_markdown(const session_report& r, const std::string& output,
   }
   const auto path = std::filesystem::path(output);
   const auto stem = path.stem().string();
-  const markdown_charts names{stem + ".mfu.svg", stem + ".throughput.svg"};
   const auto beside = [&](const std::string& name) { return (path.parent_path() / name).string(); };
-  if (!write_or_say(beside(names.mfu_file), mfu_chart_svg(r.summary))
-      || !write_or_say(beside(names.throughput_file), throughput_chart_svg(r.summary))
-      || !write_or_say(output, hide.redact(render_markdown(r, names))))
-    return 1;
-  return 0;
+  markdown_charts names;
+  for (const auto& c : report_charts(r.summary)) {
+    names.files.push_back({c.title, stem + "." + c.suffix + ".svg"});
+    if (!write_or_say(beside(names.files.back().name), c.svg))
+      return 1;
+  }
+  return write_or_say(output, hide.redact(render_markdown(r, names))) ? 0 : 1;
 }
 
 int emit(const std::string& text, const std::string& output, const secret_redactor& hide) {
@@ -166,7 +168,7 @@ command_action setup_report(CLI::App& sub) {
 } // namespace
 
 static registrar report_command{{"report",
-                    "A tuning session as a report: decisions, trials, charts, full-run value (GPU), or a TPU session's runs and best mesh",
+                    "A tuning session as a report: the best configuration and its command, charts, trials, decisions; a TPU session: its runs and best mesh",
                     setup_report}};
 
 } // namespace paratune::cli

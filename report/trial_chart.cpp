@@ -1,5 +1,6 @@
-// The MFU-per-trial chart (OptiCo's figure 4): every measured trial, the
-// best so far as a step line, failures and early stops marked.
+// The per-trial charts (OptiCo's figure 4): MFU, or TFLOP/s per GPU, of
+// every measured trial, the incumbent (best so far) as a step line,
+// failures, early stops and cancels marked.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -12,10 +13,17 @@ namespace paratune {
 
 namespace {
 
-std::string point_at(double x, double y, int trial, double mfu_pct) {
-  return fmt::format("<circle class=\"point measured\" data-trial=\"{}\" data-mfu-pct=\"{}\" "
+struct per_trial_look {
+  const char* id;
+  const char* title;
+  const char* y_label;
+  const char* value_attribute;  ///< data-<this> on each point
+};
+
+std::string trial_point_at(double x, double y, int trial, const char* attribute, double value) {
+  return fmt::format("<circle class=\"point measured\" data-trial=\"{}\" data-{}=\"{}\" "
                      "cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/>\n",
-                     trial, fixed(mfu_pct, 2), fixed(x), fixed(y), chart_colour::measured);
+                     trial, attribute, fixed(value, 2), fixed(x), fixed(y), chart_colour::measured);
 }
 
 std::string failed_at(double x, double y, int trial) {
@@ -31,14 +39,21 @@ std::string stopped_at(double x, double y, int trial) {
                      trial, fixed(x - 8), fixed(y - 8), chart_colour::stopped);
 }
 
+std::string cancelled_at(double x, double y, int trial) {
+  return fmt::format("<path class=\"marker cancelled\" data-trial=\"{}\" d=\"M{} {} L{} {} L{} {} "
+                     "L{} {} Z\" stroke=\"{}\" stroke-width=\"2\" fill=\"none\"/>\n",
+                     trial, fixed(x), fixed(y - 9), fixed(x + 9), fixed(y), fixed(x), fixed(y + 9),
+                     fixed(x - 9), fixed(y), chart_colour::cancelled);
+}
+
 // Horizontal then vertical segments: the best value holds until a trial beats it.
-std::string step_line(const std::vector<mfu_chart_data::point>& best, const linear_scale& x,
+std::string step_line(const std::vector<trial_chart_data::point>& best, const linear_scale& x,
                       const linear_scale& y) {
-  std::string d = fmt::format("M{} {}", fixed(x(best.front().trial)), fixed(y(best.front().mfu_pct)));
+  std::string d = fmt::format("M{} {}", fixed(x(best.front().trial)), fixed(y(best.front().value)));
   for (size_t i = 1; i < best.size(); ++i) {
     d += fmt::format(" H{}", fixed(x(best[i].trial)));
-    if (best[i].mfu_pct != best[i - 1].mfu_pct)
-      d += fmt::format(" V{}", fixed(y(best[i].mfu_pct)));
+    if (best[i].value != best[i - 1].value)
+      d += fmt::format(" V{}", fixed(y(best[i].value)));
   }
   return fmt::format("<path class=\"best-so-far\" d=\"{}\" stroke=\"{}\" stroke-width=\"2\" "
                      "fill=\"none\"/>\n",
@@ -55,7 +70,7 @@ std::vector<double> trial_ticks(int last_trial) {
 }
 
 // Swatches carry no point or marker class, so counting those counts trials.
-std::vector<legend_entry> legend_of(const mfu_chart_data& d) {
+std::vector<legend_entry> trial_legend_of(const trial_chart_data& d) {
   std::vector<legend_entry> entries;
   if (!d.measured.empty()) {
     entries.push_back(
@@ -77,43 +92,67 @@ std::vector<legend_entry> legend_of(const mfu_chart_data& d) {
                                    "fill=\"none\"/>",
                                    chart_colour::stopped),
                        "stopped early"});
+  if (!d.cancelled.empty())
+    entries.push_back({fmt::format("<path class=\"swatch\" d=\"M0 -6 L6 0 L0 6 L-6 0 Z\" "
+                                   "stroke=\"{}\" stroke-width=\"2\" fill=\"none\"/>",
+                                   chart_colour::cancelled),
+                       "cancelled"});
   return entries;
+}
+
+std::string per_trial_svg(const trial_chart_data& d, const per_trial_look& look, int width,
+                          int height) {
+  chart_frame f;
+  f.width = width;
+  f.height = height;
+  plot_range values;
+  for (const auto& p : d.measured)
+    values.add(p.value);
+  const auto yt = values.ticks();
+  const linear_scale x{0.5, std::max(d.last_trial, 1) + 0.5, f.plot_left(), f.plot_right()};
+  const linear_scale y{yt.bottom, yt.top, f.plot_bottom(), f.plot_top()};
+  const auto value_at = [&](int t) -> const trial_chart_data::point* {
+    const auto it = std::find_if(d.measured.begin(), d.measured.end(),
+                                 [t](const auto& p) { return p.trial == t; });
+    return it != d.measured.end() ? &*it : nullptr;
+  };
+
+  std::string out;
+  open_svg(out, f, look.id, look.title);
+  y_axis(out, f, y, yt.values, yt.decimals, look.y_label);
+  x_axis(out, f, x, trial_ticks(d.last_trial), 0, "trial");
+  if (!d.best_so_far.empty())
+    out += step_line(d.best_so_far, x, y);
+  for (const auto& p : d.measured)
+    out += trial_point_at(x(p.trial), y(p.value), p.trial, look.value_attribute, p.value);
+  for (int t : d.failed)
+    out += failed_at(x(t), f.plot_bottom(), t);
+  for (int t : d.stopped) {
+    const auto* p = value_at(t);
+    out += stopped_at(x(t), p ? y(p->value) : f.plot_bottom(), t);
+  }
+  for (int t : d.cancelled) {
+    const auto* p = value_at(t);
+    out += cancelled_at(x(t), p ? y(p->value) : f.plot_bottom(), t);
+  }
+  if (d.measured.empty())
+    plot_note(out, f, "no measured trial");
+  legend(out, f, trial_legend_of(d));
+  close_svg(out);
+  return out;
 }
 
 } // namespace
 
 std::string mfu_chart_svg(const session_summary& s, int width, int height) {
-  const auto d = mfu_chart_points(s);
-  chart_frame f;
-  f.width = width;
-  f.height = height;
-  double top = 0;
-  for (const auto& p : d.measured)
-    top = std::max(top, p.mfu_pct);
-  const auto yt = nice_ticks(0, top > 0 ? top * 1.08 : 100, 5);
-  const linear_scale x{0.5, std::max(d.last_trial, 1) + 0.5, f.plot_left(), f.plot_right()};
-  const linear_scale y{0, yt.top, f.plot_bottom(), f.plot_top()};
+  return per_trial_svg(trial_chart_points(s, per_trial_metric::mfu_pct),
+                       {"mfu-chart", "MFU per trial", "MFU (%)", "mfu-pct"}, width, height);
+}
 
-  std::string out;
-  open_svg(out, f, "mfu-chart", "MFU per trial");
-  y_axis(out, f, y, yt.values, yt.decimals, "MFU (%)");
-  x_axis(out, f, x, trial_ticks(d.last_trial), 0, "trial");
-  if (!d.best_so_far.empty())
-    out += step_line(d.best_so_far, x, y);
-  for (const auto& p : d.measured)
-    out += point_at(x(p.trial), y(p.mfu_pct), p.trial, p.mfu_pct);
-  for (int t : d.failed)
-    out += failed_at(x(t), f.plot_bottom(), t);
-  for (int t : d.stopped) {
-    const auto it = std::find_if(d.measured.begin(), d.measured.end(),
-                                 [t](const auto& p) { return p.trial == t; });
-    out += stopped_at(x(t), it != d.measured.end() ? y(it->mfu_pct) : f.plot_bottom(), t);
-  }
-  if (d.measured.empty())
-    plot_note(out, f, "no measured trial");
-  legend(out, f, legend_of(d));
-  close_svg(out);
-  return out;
+std::string trials_chart_svg(const session_summary& s, int width, int height) {
+  return per_trial_svg(trial_chart_points(s, per_trial_metric::tflops_per_gpu),
+                       {"trials-chart", "Throughput per trial", "TFLOP/s per GPU", "tflops"},
+                       width, height);
 }
 
 } // namespace paratune

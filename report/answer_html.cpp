@@ -1,0 +1,57 @@
+#include "report/answer_html.hpp"
+
+#include "core/shell_quote.hpp"
+#include "report/session_answer.hpp"
+#include "report/session_report.hpp"
+#include "report/svg_canvas.hpp"
+
+namespace paratune {
+
+namespace {
+
+// "Gain over the first run" -> "gain-over-the-first-run"
+std::string figure_name(const std::string& label) {
+  std::string out;
+  for (char c : label)
+    out += c == ' ' ? '-' : char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+std::string answer_html(const session_summary& s) {
+  std::string out = "<section id=\"answer\" class=\"answer\">\n<h2>Answer</h2>\n";
+  const auto a = answer_of(s);
+  if (!a)
+    return out + "<p class=\"no-answer\">No trial was measured yet, so there is no best "
+                 "configuration.</p>\n</section>\n";
+  out += "<dl class=\"answer-figures\">\n";
+  for (const auto& [label, value] : answer_figures(*a))
+    out += "<dt>" + markup_escape(label) + "</dt><dd data-figure=\"" + figure_name(label) + "\">"
+           + markup_escape(value) + "</dd>\n";
+  out += "</dl>\n<h3>Best configuration</h3>\n<table class=\"best-config\">\n"
+         "<tr><th>key</th><th>value</th></tr>\n";
+  for (const auto& [k, v] : a->config)
+    out += "<tr data-key=\"" + markup_escape(k) + "\"><td>" + markup_escape(k) + "</td><td>"
+           + markup_escape(v) + "</td></tr>\n";
+  out += "</table>\n<h3>Production command</h3>\n<p>The Megatron-LM arguments of the best "
+         "configuration, with the environment its run needs:</p>\n<pre class=\"command\">";
+  for (const auto& [name, value] : a->environment)
+    out += markup_escape("export " + name + "=" + shell_quote(value)) + "\n";
+  out += markup_escape(a->command) + "</pre>\n<h3>Full run</h3>\n<ul class=\"full-run\">\n";
+  for (const auto& sentence : full_run_sentences(s))
+    out += "<li>" + markup_escape(sentence) + "</li>\n";
+  out += "</ul>\n</section>\n";
+  return out;
+}
+
+const char* answer_style() {
+  return R"css(
+#answer dl.answer-figures { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
+#answer dl.answer-figures dt { font-weight: bold; } #answer dl.answer-figures dd { margin: 0; }
+#answer table.best-config td, #answer table.best-config th { padding: 2px 10px; }
+#answer pre.command { white-space: pre-wrap; word-break: break-all; background: #f4f4f4; padding: 8px 10px; font-size: 12px; }
+)css";
+}
+
+} // namespace paratune

@@ -1,0 +1,114 @@
+#include "report/session_answer.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/production_command.hpp"
+#include "core/secret_env.hpp"
+#include "core/shell_quote.hpp"
+#include "messages/conversions.hpp"
+#include "report/baseline_value.hpp"
+#include "report/session_report.hpp"
+
+namespace paratune {
+
+std::vector<std::string> best_production_args(const session_summary& s) {
+  return production_args(megatron_args_of(s, s.best->config));
+}
+
+env_list best_production_environment(const session_summary& s) {
+  const auto config = wire::from_wire(s.best->config);
+  std::map<std::string, std::string> pool_env;
+  for (const auto& p : s.job.pools)
+    if (p.name == s.best->pool)
+      pool_env = p.env;
+  std::set<std::string> secrets(s.job.secret_env.begin(), s.job.secret_env.end());
+  secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  return production_environment(config.tp, config.cp, pool_env, s.job.env, secrets);
+}
+
+std::optional<session_answer> answer_of(const session_summary& s) {
+  if (!s.best)
+    return std::nullopt;
+  const auto& b = *s.best;
+  session_answer a;
+  a.trial = b.index;
+  for (const auto& [k, v] : b.config)
+    a.config.emplace_back(k, v);
+  a.tflops_per_gpu = b.tflops_per_gpu;
+  a.mfu_pct = 100 * b.mfu;
+  a.peak_memory_mib = b.peak_memory_mib;
+  if (s.first_success && s.first_success->tflops_per_gpu > 0) {
+    a.first_trial = s.first_success->index;
+    a.gain_over_first_pct = 100 * (b.tflops_per_gpu / s.first_success->tflops_per_gpu - 1);
+  }
+  if (const auto p = baseline_pace_of(s)) {
+    a.gain_over_baseline_pct = 100 * (b.tflops_per_gpu / p->tflops_per_gpu - 1);
+    a.baseline_source = p->source == baseline_source::session_trial
+                          ? fmt::format("trial {} of this session", p->trial)
+                          : "the job file";
+  }
+  try {
+    a.command = shell_command(best_production_args(s));
+  } catch (const std::exception& e) {  // a job whose model does not render
+    a.command = std::string("# no Megatron-LM arguments: ") + e.what();
+  }
+  a.environment = best_production_environment(s);
+  if (s.job.tokens > 0)
+    a.full_run = full_run_sentences(s);
+  return a;
+}
+
+std::string gain_text(double pct) { return fmt::format("{:+.1f}%", pct); }
+
+std::vector<std::pair<std::string, std::string>> answer_figures(const session_answer& a) {
+  std::vector<std::pair<std::string, std::string>> out = {
+    {"Best trial", std::to_string(a.trial)},
+    {"Throughput", fmt::format("{:.1f} TFLOP/s per GPU", a.tflops_per_gpu)},
+    {"MFU", fmt::format("{:.1f}%", a.mfu_pct)},
+    {"Peak memory", a.peak_memory_mib > 0 ? fmt::format("{:.0f} MiB", a.peak_memory_mib)
+                                          : "not reported"}};
+  if (a.gain_over_first_pct)
+    out.emplace_back("Gain over the first run",
+                     gain_text(*a.gain_over_first_pct)
+                       + fmt::format(" (against trial {})", a.first_trial));
+  out.emplace_back("Gain over the baseline",
+                   a.gain_over_baseline_pct
+                     ? gain_text(*a.gain_over_baseline_pct) + " (baseline measured by "
+                         + a.baseline_source + ")"
+                     : "none: the job names no baseline, or no trial ran it and the job file "
+                       "gives no tflops_per_gpu");
+  return out;
+}
+
+nlohmann::json answer_json(const session_summary& s) {
+  const auto a = answer_of(s);
+  if (!a)
+    return nullptr;
+  auto config = nlohmann::json::object();
+  for (const auto& [k, v] : a->config)
+    config[k] = v;
+  auto env = nlohmann::json::object();
+  for (const auto& [k, v] : a->environment)
+    env[k] = v;
+  const auto optional = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"trial", a->trial},
+          {"config", config},
+          {"tflops_per_gpu", a->tflops_per_gpu},
+          {"mfu_pct", a->mfu_pct},
+          {"peak_memory_mib", a->peak_memory_mib},
+          {"first_trial", a->first_trial},
+          {"gain_over_first_pct", optional(a->gain_over_first_pct)},
+          {"gain_over_baseline_pct", optional(a->gain_over_baseline_pct)},
+          {"baseline_source", a->baseline_source.empty() ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(a->baseline_source)},
+          {"megatron_args", a->command.rfind('#', 0) == 0 ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(best_production_args(s))},
+          {"env", env},
+          {"full_run", a->full_run}};
+}
+
+} // namespace paratune

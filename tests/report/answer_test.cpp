@@ -1,0 +1,245 @@
+// The answer a report opens on, the trials table's columns, parameter
+// importance, and the charts added for issue 27: concrete values.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "report/answer_html.hpp"
+#include "report/chart_points.hpp"
+#include "report/charts.hpp"
+#include "report/html_report.hpp"
+#include "report/json_report.hpp"
+#include "report/markdown_report.hpp"
+#include "report/parameter_importance.hpp"
+#include "report/session_answer.hpp"
+#include "report/session_report.hpp"
+#include "report/svg_canvas.hpp"
+#include "tests/report/sample_summary.hpp"
+
+namespace paratune {
+namespace {
+
+trial_row tp_mbs_row(int index, const char* tp, const char* mbs, double tflops, double peak) {
+  auto r = test::sample_row(index, trial_status::succeeded, tflops / 312, tflops);
+  r.config["tp"] = tp;
+  r.config["mbs"] = mbs;
+  r.peak_memory_mib = peak;
+  r.memory_limit_mib = 81920;
+  return r;
+}
+
+// Six measured trials: tp splits the throughput in two groups (about 100
+// and 150), mbs explains nothing; trial 7 failed with tp 4.
+session_summary two_key_session() {
+  session_summary s;
+  s.session = "s2";
+  s.job.model = test::llama3_8b_model();
+  s.job.precision = "bf16";
+  s.job.world_size = 8;
+  s.state = session_state::finished;
+  s.trials = {tp_mbs_row(1, "1", "1", 100, 50000), tp_mbs_row(2, "1", "2", 102, 52000),
+              tp_mbs_row(3, "1", "1", 98, 51000),  tp_mbs_row(4, "2", "2", 150, 60000),
+              tp_mbs_row(5, "2", "1", 148, 61000), tp_mbs_row(6, "2", "2", 152, 70000)};
+  auto failed = test::sample_row(7, trial_status::failed, 0, 0);
+  failed.config["tp"] = "4";
+  failed.config["mbs"] = "1";
+  failed.failure = failure_kind::oom;
+  s.trials.push_back(failed);
+  s.first_success = s.trials[0];
+  s.best = s.trials[5];
+  return s;
+}
+
+TEST(ParameterImportance, OmegaSquaredPerKeyOnMeasuredTrials) {
+  const auto imp = parameter_importance(two_key_session());
+  EXPECT_EQ(imp.measured, 6);
+  ASSERT_EQ(imp.keys.size(), 2u);
+  // tp: means 100 and 150 around 125; SS_total 3766, SS_between 3750,
+  // MS_within 16 / 4 = 4: (3750 - 4) / (3766 + 4).
+  EXPECT_EQ(imp.keys[0].key, "tp");
+  EXPECT_EQ(imp.keys[0].levels, 2);  // the failed trial's tp 4 was not measured
+  EXPECT_NEAR(imp.keys[0].share, 3746.0 / 3770.0, 1e-12);
+  // mbs: SS_between 560.67 below MS_within 801.33: nothing, clamped to 0.
+  EXPECT_EQ(imp.keys[1].key, "mbs");
+  EXPECT_DOUBLE_EQ(imp.keys[1].share, 0);
+}
+
+TEST(ParameterImportance, NoneUnderThreeMeasuredAndNotEstimableWithOneTrialPerValue) {
+  auto s = two_key_session();
+  s.trials.resize(2);
+  EXPECT_TRUE(parameter_importance(s).keys.empty());
+  s = two_key_session();
+  s.trials = {tp_mbs_row(1, "1", "1", 100, 1), tp_mbs_row(2, "2", "1", 110, 1),
+              tp_mbs_row(3, "4", "1", 120, 1)};
+  const auto imp = parameter_importance(s);
+  ASSERT_EQ(imp.keys.size(), 1u);
+  EXPECT_FALSE(imp.keys[0].estimable);
+  const auto svg = importance_chart_svg(s);
+  EXPECT_NE(svg.find("not estimable"), std::string::npos);
+  EXPECT_NE(svg.find(importance_method), std::string::npos);
+}
+
+TEST(TrialTable, TheKeysThatVaryAreColumnsAndTheChangeASecondLine) {
+  auto s = two_key_session();
+  s.trials[3].change = "Change TP from 1 to 2.";
+  EXPECT_EQ(varying_keys(s), (std::vector<std::string>{"mbs", "tp"}));
+  const auto t = trial_table_of(s);
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"trial", "mbs", "tp", "status", "TFLOP/s/GPU",
+                                                 "MFU (%)", "peak (MiB)", "stop / failure"}));
+  ASSERT_EQ(t.rows.size(), 7u);
+  EXPECT_EQ(t.rows[3].cells, (std::vector<std::string>{"4", "2", "2", "succeeded", "150.0",
+                                                       "48.1", "60000", ""}));
+  EXPECT_EQ(t.rows[3].change, "Change TP from 1 to 2.");
+  EXPECT_EQ(t.rows[6].cells[2], "4");
+  EXPECT_EQ(t.rows[6].cells[7], "oom");
+  const auto md = render_markdown({s, {}}, {});
+  EXPECT_NE(md.find("| 4<br>Change TP from 1 to 2. | 2 | 2 | succeeded | 150.0 | 48.1 | 60000 |"),
+            std::string::npos) << md;
+}
+
+TEST(Exploration, APredictionBelowTheBestBeforeIsLabelled) {
+  auto s = two_key_session();
+  s.trials[4].predicted_tflops = 140;  // trial 5, after trial 4 measured 150
+  s.trials[4].exploration = true;      // as summarize marks it
+  s.trials[4].incumbent_tflops = 150;
+  s.trials[4].incumbent = 4;
+  EXPECT_EQ(exploration_note(s.trials[4]),
+            "exploration: predicted 140.0 TFLOP/s/GPU, 6.7% below the best measured before it "
+            "(150.0, trial 4)");
+  const auto t = trial_table_of(s);
+  EXPECT_TRUE(t.rows[4].exploration);
+  EXPECT_FALSE(t.rows[3].exploration);
+  const auto html = render_html({s, {}});
+  EXPECT_NE(html.find("<tr data-trial=\"5\" class=\"exploration\">"), std::string::npos);
+}
+
+TEST(SessionAnswer, BestConfigurationFiguresGainsAndCommand) {
+  auto s = two_key_session();
+  s.job.baseline = {true, {{"tp", "8"}}, 120};  // not run here: the job file's figure
+  const auto a = answer_of(s);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->trial, 6);
+  EXPECT_DOUBLE_EQ(a->tflops_per_gpu, 152);
+  EXPECT_NEAR(a->mfu_pct, 100 * 152.0 / 312, 1e-9);
+  EXPECT_DOUBLE_EQ(a->peak_memory_mib, 70000);
+  EXPECT_EQ(a->first_trial, 1);
+  EXPECT_NEAR(*a->gain_over_first_pct, 52, 1e-9);
+  EXPECT_NEAR(*a->gain_over_baseline_pct, 100 * (152.0 / 120 - 1), 1e-9);
+  EXPECT_EQ(a->baseline_source, "the job file");
+  EXPECT_NE(a->command.find("--tensor-model-parallel-size 2"), std::string::npos) << a->command;
+  EXPECT_NE(a->command.find("--micro-batch-size 2"), std::string::npos) << a->command;
+  EXPECT_EQ(a->command.find("--train-iters"), std::string::npos);  // a production run's
+  const auto figures = answer_figures(*a);
+  EXPECT_EQ(figures[1].second, "152.0 TFLOP/s per GPU");
+  EXPECT_EQ(figures[2].second, "48.7%");
+  EXPECT_EQ(figures[4].second, "+52.0% (against trial 1)");
+  EXPECT_EQ(figures[5].second, "+26.7% (baseline measured by the job file)");
+
+  const auto j = report_json({s, {}});
+  EXPECT_EQ(j["answer"]["trial"], 6);
+  EXPECT_EQ(j["answer"]["config"]["tp"], "2");
+  EXPECT_NEAR(j["answer"]["gain_over_first_pct"].get<double>(), 52, 1e-9);
+  EXPECT_TRUE(j["answer"]["megatron_args"].is_array());
+  EXPECT_EQ(j["charts"]["parallel"]["lines"].size(), 6u);
+  EXPECT_EQ(j["charts"]["importance"]["keys"][0]["key"], "tp");
+}
+
+TEST(SessionAnswer, EveryFormatOpensOnTheAnswer) {
+  const session_report r{two_key_session(), {}};
+  const auto md = render_markdown(r, {});
+  const auto answer = md.find("## Answer");
+  ASSERT_NE(answer, std::string::npos);
+  EXPECT_LT(answer, md.find("## Trials"));
+  EXPECT_LT(answer, md.find("## Decisions"));
+  EXPECT_NE(md.find("| MFU | 48.7% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| tp | 2 |"), std::string::npos);
+  EXPECT_NE(md.find("```sh\n"), std::string::npos);
+  const auto html = render_html(r);
+  const auto section = html.find("<section id=\"answer\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(section, html.find("<h2>Charts</h2>"));
+  EXPECT_LT(section, html.find("<h2>Decisions</h2>"));
+  EXPECT_NE(html.find("<dd data-figure=\"mfu\">48.7%</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<tr data-key=\"tp\"><td>tp</td><td>2</td></tr>"), std::string::npos);
+  EXPECT_EQ(test::occurrences(html, "<svg "), 6);
+  session_summary none;
+  EXPECT_NE(answer_html(none).find("No trial was measured yet"), std::string::npos);
+}
+
+TEST(FittedAxes, TicksBracketTheDataWithoutRunningToZero) {
+  const auto t = data_ticks(52, 77, 5);
+  EXPECT_DOUBLE_EQ(t.bottom, 50);
+  EXPECT_DOUBLE_EQ(t.top, 80);
+  EXPECT_DOUBLE_EQ(t.step, 10);
+  const auto flat = data_ticks(150, 150, 5);
+  EXPECT_LE(flat.bottom, 150);
+  EXPECT_GE(flat.top, 150);
+  EXPECT_GT(flat.bottom, 100);
+  // The MFU chart of trials at 52-77 % runs 50..80, not 0..100.
+  session_summary s;
+  s.trials = {test::sample_row(1, trial_status::succeeded, 0.52, 180),
+              test::sample_row(2, trial_status::succeeded, 0.77, 240)};
+  const auto svg = mfu_chart_svg(s);
+  EXPECT_NE(svg.find(">50</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">80</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">0</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">100</text>"), std::string::npos);
+}
+
+TEST(NewCharts, ParallelMemoryPredictedAndLive) {
+  auto s = two_key_session();
+  const auto pc = parallel_chart_svg(s);
+  EXPECT_EQ(test::occurrences(pc, "class=\"pc-line"), 6);
+  EXPECT_EQ(test::occurrences(pc, "class=\"pc-line best\""), 1);
+  EXPECT_EQ(test::occurrences(pc, "class=\"pc-axis\""), 3);  // mbs, tp, TFLOP/s/GPU
+  const auto d = parallel_chart_points(s);
+  ASSERT_EQ(d.axes.size(), 2u);
+  EXPECT_EQ(d.axes[1].levels, (std::vector<std::string>{"1", "2"}));  // tp 4 never measured
+
+  const auto mem = memory_chart_svg(s);
+  EXPECT_EQ(test::occurrences(mem, "class=\"point memory\""), 6);
+  EXPECT_NE(mem.find("class=\"memory-limit\" data-limit-mib=\"81920\""), std::string::npos);
+  EXPECT_NE(mem.find("device memory 80 GiB"), std::string::npos);
+
+  s.trials[0].predicted_tflops = 110;
+  s.trials[3].predicted_tflops = 140;
+  const auto pm = throughput_chart_svg(s);
+  EXPECT_EQ(test::occurrences(pm, "class=\"point-label\""), 2);
+  EXPECT_NE(pm.find("data-trial=\"4\" x="), std::string::npos);
+  // Axes fitted to 100..150: ticks of 20 from 80 to 160, no 0.
+  EXPECT_NE(pm.find(">80</text>"), std::string::npos) << pm;
+  EXPECT_NE(pm.find(">160</text>"), std::string::npos);
+  EXPECT_EQ(pm.find(">0</text>"), std::string::npos);
+
+  const auto live = live_chart_svg({{8, {120, 130, 131}}, {9, {}}});
+  EXPECT_EQ(test::occurrences(live, "class=\"live-line\""), 1);
+  EXPECT_NE(live.find("data-trial=\"8\" data-points=\"3\" data-last=\"131.00\""),
+            std::string::npos);
+  EXPECT_NE(live_chart_svg({}).find("no running trial has logged"), std::string::npos);
+}
+
+TEST(TrialCharts, ACancelledTrialIsNotDrawnAsStoppedEarly) {
+  auto s = test::sample_summary();
+  s.trials[4].stop = stop_reason::cancelled;  // trial 5
+  const auto d = trial_chart_points(s, per_trial_metric::tflops_per_gpu);
+  EXPECT_EQ(d.stopped, std::vector<int>{3});
+  EXPECT_EQ(d.cancelled, std::vector<int>{5});
+  const auto svg = trials_chart_svg(s);
+  EXPECT_EQ(test::occurrences(svg, "class=\"marker cancelled\""), 1);
+  EXPECT_NE(svg.find(">cancelled</text>"), std::string::npos);
+  decision dc;
+  dc.finished = true;
+  dc.status = trial_status::stopped;
+  dc.stop = stop_reason::cancelled;
+  EXPECT_EQ(outcome_sentence(dc).rfind("cancelled", 0), 0u);
+  auto measured = test::sample_row(5, trial_status::stopped, 0.3, 120);
+  measured.stop = stop_reason::cancelled;
+  measured.reason = "cancelled by the user";
+  const auto line = render_trial_line(measured, {10, 0});
+  EXPECT_NE(line.find("cancelled: cancelled by the user"), std::string::npos) << line;
+  EXPECT_EQ(line.find("stopped early"), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
