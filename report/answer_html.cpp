@@ -50,6 +50,12 @@ const char* answer_style() {
 #answer dl.answer-figures { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
 #answer dl.answer-figures dt { font-weight: bold; } #answer dl.answer-figures dd { margin: 0; }
 #answer table.best-config td, #answer table.best-config th { padding: 2px 10px; }
+/* About twenty keys: four columns of rows keep the command and the charts in view. */
+#answer table.best-config, #answer table.best-config tbody { display: block; }
+#answer table.best-config { column-count: 3; column-gap: 24px; max-width: 900px; }
+#answer table.best-config tr { display: flex; break-inside: avoid; }
+#answer table.best-config td, #answer table.best-config th { flex: 0 0 35%; overflow-wrap: anywhere; }
+#answer table.best-config td:first-child, #answer table.best-config th:first-child { flex: 0 0 65%; box-sizing: border-box; }
 #answer pre.command { white-space: pre-wrap; word-break: break-all; background: #f4f4f4; padding: 8px 10px; font-size: 12px; }
 )css";
 }

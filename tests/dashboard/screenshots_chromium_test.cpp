@@ -51,9 +51,9 @@ TEST(dashboard_chromium_screenshots, the_script_writes_the_report_and_the_dashbo
   const auto report = size_of_png(out / "report.png");
   const auto dashboard = size_of_png(out / "dashboard.png");
   EXPECT_EQ(report.width, 1280u);
-  EXPECT_EQ(report.height, 1600u);
+  EXPECT_EQ(report.height, 2400u);
   EXPECT_EQ(dashboard.width, 1280u);
-  EXPECT_EQ(dashboard.height, 1400u);
+  EXPECT_EQ(dashboard.height, 2000u);
   // Both were written whole: a PNG ends with its IEND chunk.
   for (const auto* name : {"report.png", "dashboard.png"}) {
     std::ifstream in(out / name, std::ios::binary);
