@@ -41,7 +41,12 @@ void generator_state::generate(const std::string& session, const wire::analysis_
     report.converged ? std::vector<wire::proposal>{} : choose_trials(report, *job, ledger);
   const auto loads = pool_loads(*job, ledger);
   const auto paused = paused_pools_text(loads, ledger);
-  if (!paused.empty() && logged_pauses[session] != paused) {
+  // Kept only while a pool is paused, so the map does not grow with every
+  // session a daemon ever ran.
+  if (paused.empty()) {
+    if (logged_pauses.erase(session))
+      spdlog::info("session {}: no pool is paused any more", session);
+  } else if (logged_pauses[session] != paused) {
     logged_pauses[session] = paused;
     spdlog::warn("session {}: paused {}", session, paused);
   }

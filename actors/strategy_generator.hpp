@@ -34,8 +34,8 @@ struct generator_state : agent_state {
   void publish_proposal(const std::string& session, const wire::session_opened& job,
                         wire::proposal& p);
 
-  /// The paused pools last logged per session: a pause is logged when it
-  /// starts or changes, not at every generation.
+  /// The paused pools last logged per session, while any is paused: a pause
+  /// is logged when it starts, changes or ends, not at every generation.
   std::map<std::string, std::string> logged_pauses;
 
   static inline const char* name = "strategy_generator";
