@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/memory_screen.hpp"
 #include "messages/conversions.hpp"
@@ -230,8 +231,8 @@ std::string best_answer(const session_facts& f) {
   if (!s.best)
     return fmt::format("No trial has measured a throughput yet ({} so far).",
                        count_of(static_cast<long long>(s.trials.size()), "trial"));
-  std::string out = fmt::format("The best configuration is {} (MFU {:.3f}, peak memory {:.0f} "
-                                "MiB).", run_text(f, *s.best), s.best->mfu,
+  std::string out = fmt::format("The best configuration is {} (MFU {}, peak memory {:.0f} "
+                                "MiB).", run_text(f, *s.best), mfu_text(s.best->mfu),
                                 s.best->peak_memory_mib);
   if (s.first_success && s.first_success->index != s.best->index)
     out += fmt::format(" That is {} the first measured run, {}.",
@@ -253,8 +254,8 @@ std::string trial_answer(const session_facts& f, int n) {
                          ? fmt::format(", expected at {:.1f} TFLOP/s/GPU", d->predicted_tflops)
                          : "");
   if (r->measured())
-    out += fmt::format(" It measured {:.1f} TFLOP/s/GPU (MFU {:.3f}, peak memory {:.0f} MiB){}.",
-                       r->tflops_per_gpu, r->mfu, r->peak_memory_mib,
+    out += fmt::format(" It measured {:.1f} TFLOP/s/GPU (MFU {}, peak memory {:.0f} MiB){}.",
+                       r->tflops_per_gpu, mfu_text(r->mfu), r->peak_memory_mib,
                        d && d->predicted_tflops > 0
                          ? ", " + relative(r->tflops_per_gpu, d->predicted_tflops)
                              + " the prediction"
