@@ -1,6 +1,7 @@
 #include "actors/replay_answer.hpp"
 
 #include "core/cluster_spec.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/tuning/safety_guards.hpp"
 #include "messages/conversions.hpp"
 
@@ -8,19 +9,12 @@ namespace paratune {
 
 namespace {
 
-double device_peak(const wire::session_opened& job) {
-  precision p = precision::bf16;
-  parse_precision(job.precision, p);
-  return wire::from_wire(job.cluster).device.peak_tflops(p);
-}
-
 void fill_measured(const wire::measured_run_wire& m, const wire::session_opened& job,
                    wire::trial_result& r) {
   r.status = trial_status::succeeded;
   r.tflops_per_gpu = m.tflops_per_gpu;
   r.iteration_ms = m.iteration_ms;
-  const double peak = device_peak(job);
-  r.mfu = peak > 0 ? m.tflops_per_gpu / peak : 0;
+  r.mfu = model_flops_utilization(m.tflops_per_gpu, wire::from_wire(job.cluster).device);
   r.peak_memory_mib = m.peak_memory_mib;
   r.iterations_scored = job.train_iters;
   r.gpu_hours = m.iteration_ms * job.train_iters / 3.6e6 * job.world_size;

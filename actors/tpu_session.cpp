@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/human_units.hpp"
 #include "actors/bus_bridge.hpp"
 #include "adapters/process/child_process.hpp"
 #include "core/secret_env.hpp"
@@ -70,9 +71,8 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
   r.before = to_string(from.mesh);
   r.after = to_string(to.mesh);
   r.speedup = from.step_ms / to.step_ms;
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "step %.1f -> %.1f ms (simulated)", from.step_ms, to.step_ms);
-  r.impact = buf;
+  r.impact = "step " + human_duration(from.step_ms) + " -> " + human_duration(to.step_ms)
+             + " (simulated)";
   r.source = "paratune tune, session " + o.id;
   return r;
 }

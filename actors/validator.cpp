@@ -20,6 +20,7 @@
 #include "adapters/trial_launch/slurm_trial_job.hpp"
 #include "adapters/trial_launch/trial_env.hpp"
 #include "core/telemetry/slurm_hostlist.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/secret_redactor.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "decisions/trial_scoring.hpp"
@@ -344,9 +345,7 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
   t->run.proposal = p;
   t->output.emplace(p.trial);
   t->redactor = secret_redactor(values_in_this_process(trial_secret_names(opened)));
-  precision prec = precision::bf16;
-  parse_precision(opened.precision, prec);
-  t->run.peak_tflops = wire::from_wire(opened.cluster).device.peak_tflops(prec);
+  t->run.peak_tflops = mfu_peak_tflops(wire::from_wire(opened.cluster).device);
   t->run.memory_limit_mib = opened.cluster.hbm_gib * 1024;
   t->run.world_size = std::max(1, opened.world_size);
   const auto key = trial_key_of(session, p.trial);

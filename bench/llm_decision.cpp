@@ -14,6 +14,7 @@
 
 #include "adapters/config/catalog.hpp"
 #include "core/job_spec.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/llm/failure_decision.hpp"
 #include "core/llm/llm_decision.hpp"
 #include "core/perf/perf_model.hpp"
@@ -54,7 +55,7 @@ const setting& llama3_after_ten_trials() {
       o.config = a.selected->config;
       const auto p = predict(s.ctx.model, s.ctx.cluster, 8, o.config, s.ctx.prec);
       o.tflops_per_gpu = 0.9 * p.tflops_per_gpu;
-      o.mfu = o.tflops_per_gpu / 312;
+      o.mfu = model_flops_utilization(o.tflops_per_gpu, s.ctx.cluster.device);
       o.peak_memory_mib = p.peak_memory_mib;
       o.memory_limit_mib = p.memory_limit_mib;
       s.history.push_back(o);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/last_lines.hpp"
+#include "core/model_flops_utilization.hpp"
 
 namespace paratune {
 
@@ -16,7 +17,7 @@ void fill_measurements(const trial_run_record& t, const trial_score& score,
                        wire::trial_result& r) {
   r.tflops_per_gpu = score.tflops_per_gpu;
   r.iteration_ms = score.iteration_ms;
-  r.mfu = t.peak_tflops > 0 ? score.tflops_per_gpu / t.peak_tflops : 0;
+  r.mfu = model_flops_utilization(score.tflops_per_gpu, t.peak_tflops);
   r.peak_memory_mib = peak_memory(t);
   r.gpu_util_pct = t.gpu_util_n > 0 ? t.gpu_util_sum / t.gpu_util_n : 0;
   r.iterations_scored = score.scored;

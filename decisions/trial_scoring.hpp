@@ -26,7 +26,7 @@ struct logged_failure {
 struct trial_run_record {
   wire::proposal proposal;
   int world_size = 1;
-  double peak_tflops = 0;        ///< the device's peak at the job's precision, for MFU
+  double peak_tflops = 0;        ///< the device's bf16 peak MFU is counted against (mfu_peak_tflops)
   double memory_limit_mib = 0;
   int warmup = 2;                ///< iterations never scored
   int64_t started_at_ms = 0;     ///< Unix time

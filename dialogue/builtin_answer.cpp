@@ -4,10 +4,12 @@
 #include <cmath>
 
 #include <deque>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/tuning/memory_screen.hpp"
 #include "messages/conversions.hpp"
@@ -58,23 +60,21 @@ std::string keep_text(const std::map<std::string, std::string>& keep) {
   return out;
 }
 
-std::string why_first(const session_facts& f) {
+/// "why this proposal first?" before any trial ran: the latest analysis's
+/// ranking, what the next trial will run.
+std::string why_first_before_any_run(const session_facts& f) {
   if (!f.latest)
     return "No analysis has ranked candidates yet: the first trial runs the job's initial "
            "configuration (or the model's best, with start: predicted_best).";
   const auto& r = *f.latest;
   const auto& first = r.ranked.front();
   std::string out = fmt::format(
-    "The latest analysis (after trial {}) moved from {} and found its health {}{}. Its first "
-    "proposal: {} ({} candidate), expected at {:.1f} TFLOP/s/GPU. Why: {}.",
+    "No trial has run yet. The latest analysis (after trial {}) moved from {} and found its "
+    "health {}{}. Its first proposal: {} ({} candidate), expected at {:.1f} TFLOP/s/GPU. Why: {}.",
     r.after_trial,
     r.base_trial > 0 ? "trial " + std::to_string(r.base_trial) : "the initial configuration",
     r.health, r.directive.empty() || r.directive == "NONE" ? "" : " (directive " + r.directive + ")",
     first.text, to_string(first.group), first.predicted_tflops, first.why);
-  if (const auto* ran = trial_with(f, first.config); ran && ran->measured())
-    out += fmt::format(" It ran as trial {}: {:.1f} TFLOP/s/GPU measured, {} the prediction.",
-                       ran->index, ran->tflops_per_gpu,
-                       relative(ran->tflops_per_gpu, first.predicted_tflops));
   if (r.ranked.size() > 1) {
     const auto& second = r.ranked[1];
     out += fmt::format(" Second: {} ({} candidate), expected at {:.1f}: {}.", second.text,
@@ -83,6 +83,84 @@ std::string why_first(const session_facts& f) {
   if (!r.rejected.empty())
     out += fmt::format(" The guards rejected {} candidates, for example {} ({}).",
                        r.rejected.size(), r.rejected.front().text, r.rejected.front().rejected);
+  return out;
+}
+
+/// The analysis that ranked trial `n`'s configuration before it ran (the
+/// latest one after an earlier trial), and its rank from 0; none when no
+/// stored analysis did.
+std::pair<const wire::analysis_report*, std::size_t> ranking_before(const session_facts& f,
+                                                                    const trial_row& r) {
+  for (auto it = f.analyses.rbegin(); it != f.analyses.rend(); ++it) {
+    if (it->after_trial >= r.index)
+      continue;
+    for (std::size_t i = 0; i < it->ranked.size(); ++i)
+      if (it->ranked[i].config == r.config)
+        return {&*it, i};
+  }
+  return {nullptr, 0};
+}
+
+/// `text` without a closing full stop, to be followed by more words.
+std::string open_ended(std::string text) {
+  while (!text.empty() && (text.back() == '.' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+/// ", expected at 170.0 TFLOP/s/GPU", unless `why` already gives that
+/// figure (the model's reasons often do) or there is no prediction.
+std::string expected_text(const std::string& why, double predicted_tflops) {
+  if (predicted_tflops <= 0)
+    return "";
+  const auto figure = fmt::format("{:.1f}", predicted_tflops);
+  if (why.find(figure) != std::string::npos)
+    return "";
+  return ", expected at " + figure + " TFLOP/s/GPU";
+}
+
+/// What a trial that ran gave: its throughput against the prediction, or
+/// how it ended.
+std::string result_text(const trial_row& r) {
+  if (r.measured())
+    return fmt::format(" It measured {:.1f} TFLOP/s/GPU{}.", r.tflops_per_gpu,
+                       r.predicted_tflops > 0
+                         ? ", " + relative(r.tflops_per_gpu, r.predicted_tflops)
+                             + " the prediction"
+                         : "");
+  return fmt::format(" It {}{}.", to_string(r.status),
+                     r.reason.empty() ? "" : ": " + open_ended(r.reason));
+}
+
+/// "why this proposal first?": why the most recent trial that ran was
+/// chosen, from its proposal and the analysis that ranked it, and what it
+/// gave. A proposal made after it that has not run is named as such, last.
+std::string why_first(const session_facts& f) {
+  const trial_row* ran = f.last_ran();
+  if (!ran)
+    return why_first_before_any_run(f);
+  const auto* d = f.decision_of(ran->index);
+  std::string out = fmt::format("The most recent trial that ran is trial {} ({}).", ran->index,
+                                config_text(f, ran->config));
+  if (!d || !d->proposed) {
+    out += " It ran the job's initial configuration: no analysis chose it.";
+  } else {
+    out += fmt::format(" It was chosen as \"{}\" because {}{}{}.", open_ended(d->change),
+                       open_ended(d->why),
+                       d->retry_of > 0 ? fmt::format(" (a retry of trial {})", d->retry_of) : "",
+                       expected_text(d->why, d->predicted_tflops));
+    if (const auto [a, rank] = ranking_before(f, *ran); a)
+      out += fmt::format(" The analysis after trial {} ranked it {} of {}, moving from {} with "
+                         "health {}.", a->after_trial, rank + 1, a->ranked.size(),
+                         a->base_trial > 0 ? "trial " + std::to_string(a->base_trial)
+                                           : "the initial configuration",
+                         a->health);
+  }
+  out += result_text(*ran);
+  if (f.latest && f.latest->after_trial >= ran->index
+      && !trial_with(f, f.latest->ranked.front().config))
+    out += fmt::format(" After it, the analysis after trial {} proposed {}; that has not run.",
+                       f.latest->after_trial, f.latest->ranked.front().text);
   return out;
 }
 
@@ -230,13 +308,44 @@ std::string best_answer(const session_facts& f) {
   if (!s.best)
     return fmt::format("No trial has measured a throughput yet ({} so far).",
                        count_of(static_cast<long long>(s.trials.size()), "trial"));
-  std::string out = fmt::format("The best configuration is {} (MFU {:.3f}, peak memory {:.0f} "
-                                "MiB).", run_text(f, *s.best), s.best->mfu,
+  std::string out = fmt::format("The best configuration is {} (MFU {}, peak memory {:.0f} "
+                                "MiB).", run_text(f, *s.best), mfu_text(s.best->mfu),
                                 s.best->peak_memory_mib);
   if (s.first_success && s.first_success->index != s.best->index)
     out += fmt::format(" That is {} the first measured run, {}.",
                        relative(s.best->tflops_per_gpu, s.first_success->tflops_per_gpu),
                        run_text(f, *s.first_success));
+  return out;
+}
+
+/// What happened after failed trial `n`: its retries and how they ended,
+/// or that none ran and which trial came next.
+std::string after_failure(const session_facts& f, int n) {
+  const auto retries = f.retries_of(n);
+  if (retries.empty()) {
+    const trial_row* next = nullptr;
+    for (const auto& r : f.summary.trials)
+      if (r.index > n && (!next || r.index < next->index))
+        next = &r;
+    if (!next)
+      return " It was not retried, and no trial ran after it.";
+    return fmt::format(" It was not retried; the next trial, {} ({}),{}", next->index,
+                       config_text(f, next->config),
+                       next->measured()
+                         ? fmt::format(" measured {:.1f} TFLOP/s/GPU.", next->tflops_per_gpu)
+                         : fmt::format(" {}.", to_string(next->status)));
+  }
+  std::string out;
+  for (const auto* r : retries) {
+    out += fmt::format(" Trial {} ran it again", r->index);
+    if (r->config != f.trial(n)->config)
+      out += " as " + config_text(f, r->config);
+    if (r->measured())
+      out += fmt::format(" and succeeded: {:.1f} TFLOP/s/GPU.", r->tflops_per_gpu);
+    else
+      out += fmt::format(" and {}{}.", to_string(r->status),
+                         r->reason.empty() ? "" : ": " + open_ended(r->reason));
+  }
   return out;
 }
 
@@ -248,22 +357,33 @@ std::string trial_answer(const session_facts& f, int n) {
   const auto* d = f.decision_of(n);
   std::string out = fmt::format("Trial {} ran {}.", n, config_text(f, r->config));
   if (d && d->proposed)
-    out += fmt::format(" It was chosen as \"{}\" because {}{}.", d->change, d->why,
-                       d->predicted_tflops > 0
-                         ? fmt::format(", expected at {:.1f} TFLOP/s/GPU", d->predicted_tflops)
-                         : "");
-  if (r->measured())
-    out += fmt::format(" It measured {:.1f} TFLOP/s/GPU (MFU {:.3f}, peak memory {:.0f} MiB){}.",
-                       r->tflops_per_gpu, r->mfu, r->peak_memory_mib,
+    out += fmt::format(" It was chosen as \"{}\" because {}{}.", open_ended(d->change),
+                       open_ended(d->why), expected_text(d->why, d->predicted_tflops));
+  if (r->measured()) {
+    out += fmt::format(" It measured {:.1f} TFLOP/s/GPU (MFU {}, peak memory {:.0f} MiB){}.",
+                       r->tflops_per_gpu, mfu_text(r->mfu), r->peak_memory_mib,
                        d && d->predicted_tflops > 0
                          ? ", " + relative(r->tflops_per_gpu, d->predicted_tflops)
                              + " the prediction"
                          : "");
+    return out;
+  }
+  // The failure once: the analyst's diagnosis when there is one (it names
+  // the error the log gave), else the log's own reason.
+  const bool diagnosed = d && d->diagnosed && !d->diagnosis.empty();
+  const auto reason = open_ended(r->reason);
+  const bool reason_in_diagnosis =
+    diagnosed && (d->diagnosis.find(reason) != std::string::npos
+                  || reason.find(open_ended(d->diagnosis)) != std::string::npos);
+  if (diagnosed)
+    out += fmt::format(" It {}{}; the failure analysis says: {}.", to_string(r->status),
+                       reason.empty() || reason_in_diagnosis ? "" : ": " + reason,
+                       open_ended(d->diagnosis));
   else
     out += fmt::format(" It {}{}.", to_string(r->status),
-                       r->reason.empty() ? "" : ": " + r->reason);
-  if (d && d->diagnosed)
-    out += " Failure analysis: " + d->diagnosis + ".";
+                       r->reason.empty() ? "" : ": " + open_ended(r->reason));
+  if (r->status == trial_status::failed)
+    out += after_failure(f, n);
   return out;
 }
 

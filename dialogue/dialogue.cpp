@@ -1,5 +1,7 @@
 #include "dialogue/dialogue.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
@@ -61,6 +63,47 @@ std::vector<chat_message> prompt_of(const session_facts& f, const std::string& t
 
 } // namespace
 
+std::vector<std::string> answer_sentences(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    // A full stop, question or exclamation mark ends a sentence where a
+    // space follows: "236.5" and "e.g.," stay whole.
+    const bool end = (text[i] == '.' || text[i] == '?' || text[i] == '!')
+                     && (i + 1 == text.size() || text[i + 1] == ' ');
+    if (!end)
+      continue;
+    if (auto piece = text.substr(start, i + 1 - start);
+        piece.find_first_not_of(' ') != std::string::npos)
+      out.push_back(piece.substr(piece.find_first_not_of(' ')));
+    start = i + 1;
+  }
+  if (start < text.size() && text.find_first_not_of(' ', start) != std::string::npos)
+    out.push_back(text.substr(text.find_first_not_of(' ', start)));
+  return out;
+}
+
+std::string without_repeats(const std::string& answer,
+                            const std::vector<wire::dialogue_turn>& before) {
+  if (before.empty())
+    return answer;
+  std::set<std::string> said;
+  for (const auto& t : before)
+    for (auto& sentence : answer_sentences(t.answer))
+      said.insert(std::move(sentence));
+  std::string fresh;
+  for (const auto& sentence : answer_sentences(answer))
+    if (!said.count(sentence))
+      fresh += (fresh.empty() ? "" : " ") + sentence;
+  const int last = before.back().turn;
+  if (fresh.empty())
+    return fmt::format("Nothing new since my answer in turn {}: the session's records hold "
+                       "nothing more on this.", last);
+  if (fresh.size() == answer.size())
+    return answer;
+  return fmt::format("Beyond my answer in turn {}: {}", last, fresh);
+}
+
 const nlohmann::json& dialogue_reply_schema() {
   static const nlohmann::json schema = {
       {"type", "object"},
@@ -95,17 +138,18 @@ dialogue_answer answer_question(const session_facts& f, const std::string& quest
   t.topic = subject.topic;
   t.keep = subject.keep;
   t.trial = subject.trial;
-  t.answer = builtin_answer(f, subject);
+  const auto builtin = builtin_answer(f, subject);
+  t.answer = without_repeats(builtin, before);
   if (settings.mode != reasoner_mode::llm)
     return out;
   auto reply = ask_with_guardrails<proposed_reply>(
-    prompt_of(f, prompt_template, before, question, t.answer), dialogue_reply_schema(), chat,
+    prompt_of(f, prompt_template, before, question, builtin), dialogue_reply_schema(), chat,
     [&](const std::string& text) {
       return read_dialogue_reply(text, int(f.summary.trials.size()));
     });
   out.asks = std::move(reply.turns);
   if (reply.accepted) {
-    t.answer = reply.accepted->text;
+    t.answer = without_repeats(reply.accepted->text, before);
     t.by_model = true;
     t.model = settings.model;
   } else {

@@ -1,6 +1,9 @@
 #include "dialogue/session_facts.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
+#include "messages/codec.hpp"
 #include "report/readable_ledger.hpp"
 
 namespace paratune {
@@ -17,6 +20,23 @@ const decision* session_facts::decision_of(int n) const {
     if (d.trial == n)
       return &d;
   return nullptr;
+}
+
+const trial_row* session_facts::last_ran() const {
+  const trial_row* out = nullptr;
+  for (const auto& r : summary.trials)
+    if (r.status != trial_status::skipped && (!out || r.index > out->index))
+      out = &r;
+  return out;
+}
+
+std::vector<const trial_row*> session_facts::retries_of(int n) const {
+  std::vector<const trial_row*> out;
+  for (const auto& r : summary.trials)
+    if (r.retry_of == n)
+      out.push_back(&r);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->index < b->index; });
+  return out;
 }
 
 std::vector<wire::dialogue_turn> session_facts::thread(int number) const {
@@ -41,6 +61,12 @@ session_facts facts_of(const std::string& session, const std::vector<wire::envel
   f.summary.session = session; // also when the history is empty
   f.chain = decision_chain(ledger);
   f.latest = ledger.latest_ranked_report();
+  for (int n = 1; n <= ledger.latest_request(); ++n)
+    if (const auto* e = ledger.report_for(n)) {
+      auto r = wire::body_of<wire::analysis_report>(*e);
+      if (r.error.empty() && !r.ranked.empty())
+        f.analyses.push_back(std::move(r));
+    }
   f.turns = ledger.dialogue();
   try {
     f.outcomes = ledger.outcomes();

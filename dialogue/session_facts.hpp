@@ -18,6 +18,7 @@ struct session_facts {
   session_summary summary;
   std::vector<decision> chain;
   std::optional<wire::analysis_report> latest;  ///< the last analysis that ranked something
+  std::vector<wire::analysis_report> analyses;  ///< every analysis that ranked something, in request order
   std::vector<wire::dialogue_turn> turns;       ///< every thread, in pool order
   std::vector<trial_outcome> outcomes;          ///< the trials as the memory screen reads them
 
@@ -25,6 +26,11 @@ struct session_facts {
   const trial_row* trial(int n) const;
   /// The decision of trial `n`, or nullptr.
   const decision* decision_of(int n) const;
+  /// The highest-numbered trial that ran (a result other than skipped), or
+  /// nullptr before one did.
+  const trial_row* last_ran() const;
+  /// The trials that ran trial `n` again (retry_of), in trial order.
+  std::vector<const trial_row*> retries_of(int n) const;
   /// The turns of one thread, in order.
   std::vector<wire::dialogue_turn> thread(int number) const;
   /// The highest thread number so far, 0 for none.

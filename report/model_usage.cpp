@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
 #include "core/reasoner_settings.hpp"
 
 namespace paratune {
@@ -15,8 +16,8 @@ std::vector<std::string> model_sentences(const model_usage& u) {
     behind += (behind.empty() ? "" : "; ")
               + fmt::format("{} {} with {}", to_string(a.agent), to_string(a.mode), a.model);
   out.push_back(fmt::format("Reasoner: {}. {} asks, {} answers were used, {} brought no answer; "
-                            "{:.0f} ms and {} + {} tokens in all.",
-                            behind, u.asks, u.chosen, u.no_answer, u.latency_ms,
+                            "{} and {} + {} tokens in all.",
+                            behind, u.asks, u.chosen, u.no_answer, human_duration(u.latency_ms),
                             u.prompt_tokens, u.completion_tokens));
   if (u.refused.empty()) {
     out.push_back("The guardrails refused no answer.");

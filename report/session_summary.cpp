@@ -9,6 +9,7 @@
 
 #include "core/full_run_cost.hpp"
 #include "core/human_units.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "report/baseline_value.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
@@ -228,16 +229,17 @@ std::string render_trial_line(const trial_row& r, const trial_count& count) {
   char buf[768];
   if (r.status == trial_status::stopped && r.measured())
     std::snprintf(buf, sizeof buf,
-                  "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "trial %2d/%d  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              %s: %s\n",
-                  r.index, budget, to_string(r.status), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
-                  r.change.c_str(), r.stop == stop_reason::cancelled ? "cancelled" : "stopped early",
+                  r.index, budget, to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu,
+                  r.peak_memory_mib, r.change.c_str(),
+                  r.stop == stop_reason::cancelled ? "cancelled" : "stopped early",
                   r.reason.c_str());
   else if (r.status == trial_status::succeeded)
     std::snprintf(buf, sizeof buf,
-                  "trial %2d/%d  %-9s MFU %.3f  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "trial %2d/%d  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              why: %s\n",
-                  r.index, budget, to_string(r.status), r.mfu, r.tflops_per_gpu, r.peak_memory_mib,
+                  r.index, budget, to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu, r.peak_memory_mib,
                   r.change.c_str(), r.reason.c_str());
   else
     std::snprintf(buf, sizeof buf, "trial %2d/%d  %-9s %s\n              why: %s\n", r.index,
@@ -266,8 +268,8 @@ std::string render_text(const session_summary& s) {
   if (!s.best)
     return out + "no trial succeeded\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "best: trial %d, MFU %.3f, %.1f TFLOP/s/GPU, peak %.0f MiB\n",
-                s.best->index, s.best->mfu, s.best->tflops_per_gpu, s.best->peak_memory_mib);
+  std::snprintf(buf, sizeof buf, "best: trial %d, MFU %s, %.1f TFLOP/s/GPU, peak %.0f MiB\n",
+                s.best->index, mfu_text(s.best->mfu).c_str(), s.best->tflops_per_gpu, s.best->peak_memory_mib);
   out += buf;
   if (s.first_success && s.first_success->tflops_per_gpu > 0) {
     std::snprintf(buf, sizeof buf, "gain over the first run (trial %d): %+.1f%%\n",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "adapters/maxtext/step_scoring.hpp"
+#include "core/human_units.hpp"
 
 namespace paratune {
 
@@ -30,9 +31,9 @@ void write_summary(std::ostream& out, const maxtext_log& log) {
                        maxtext_cell(s.tokens_per_s_per_device, 1), to_string(s.phase), s.line);
   const auto score = score_of(log.steps);
   if (score.scored > 0)
-    out << fmt::format("  scored {} steps: mean {:.1f} ms, {:.1f} TFLOP/s/device, {:.1f} "
+    out << fmt::format("  scored {} steps: mean {}, {:.1f} TFLOP/s/device, {:.1f} "
                        "tokens/s/device\n",
-                       score.scored, score.step_ms, score.tflops_per_device,
+                       score.scored, human_duration(score.step_ms), score.tflops_per_device,
                        score.tokens_per_s_per_device);
   out << "errors: " << (log.errors.empty() ? "none" : std::to_string(log.errors.size())) << '\n';
   for (const auto& e : log.errors)

@@ -14,6 +14,7 @@
 
 #include "bench/tuning_quality/scenario.hpp"
 #include "core/megatron_rules.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/tuning/failure_analysis.hpp"
 #include "core/trial_outcome.hpp"
 #include "core/trial_scoring.hpp"
@@ -103,7 +104,7 @@ public:
     auto& o = r.outcome;
     o.status = trial_status::succeeded;
     o.tflops_per_gpu = score.tflops_per_gpu;
-    o.mfu = score.tflops_per_gpu / ctx.cluster.device.peak_tflops(ctx.prec);
+    o.mfu = model_flops_utilization(score.tflops_per_gpu, ctx.cluster.device);
     o.peak_memory_mib = as_printed(sim.truth.peak_memory_mib, 0);  // the monitor line
     o.gpu_util_pct = util / double(samples.size());
     r.true_tflops = sim.truth.tflops_per_gpu;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/megatron_rules.hpp"
+#include "core/human_units.hpp"
 #include "core/perf/perf_model.hpp"
 #include "core/diagnosis/past_optimization.hpp"
 #include "core/diagnosis/proposal_candidates.hpp"
@@ -168,7 +169,7 @@ std::string measured_collective_text(const diagnosis_report& report, const std::
       name = n;
     }
   return " The log's longest collective is " + name
-         + fmt::format(" ({:.0f} ms per iteration)", ms)
+         + " (" + human_duration(ms) + " per iteration)"
          + (key == "pp" ? ", the tied embedding's gradient all-reduced between the first and last "
                           "pipeline stage; a single stage has no such exchange."
                         : ", the data-parallel gradient or parameter exchange; overlapping it "

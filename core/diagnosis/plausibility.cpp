@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/flops.hpp"
 #include "core/perf/perf_context.hpp"
 
@@ -16,7 +17,7 @@ void check_rate(const kpi_evidence& k, const std::string& device, double ceiling
                 plausibility_finding& f, std::string& what) {
   if (!k.tflops_per_device || !k.peak_tflops_per_device || *k.peak_tflops_per_device <= 0)
     return;
-  f.mfu = *k.tflops_per_device / *k.peak_tflops_per_device;
+  f.mfu = model_flops_utilization(*k.tflops_per_device, *k.peak_tflops_per_device);
   if (f.mfu <= ceiling)
     return;
   f.factor = std::max(f.factor, f.mfu / ceiling);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
 #include "core/diagnosis/limiting_factor.hpp"
 #include "core/diagnosis/proposal_candidates.hpp"
 #include "core/tpu/mesh_planner.hpp"
@@ -240,9 +241,10 @@ proposal_set propose(const proposal_context& ctx) {
     out.notes.push_back("the current layout does not fit in memory: its predicted step time is "
                         "only a reference for the proposals' predictions");
   if (ctx.measured_step_ms > 0 && out.model_step_ms > 0)
-    out.notes.push_back(fmt::format("model step time {:.1f} ms vs measured {:.1f} ms (x{:.2f}): "
+    out.notes.push_back(fmt::format("model step time {} vs measured {} (x{:.2f}): "
                                     "predictions are scaled to the measurement",
-                                    out.model_step_ms, ctx.measured_step_ms,
+                                    human_duration(out.model_step_ms),
+                                    human_duration(ctx.measured_step_ms),
                                     ctx.measured_step_ms / out.model_step_ms));
   const auto chosen = choose(pool, ctx.count);
   int rank = 0;

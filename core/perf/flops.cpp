@@ -51,12 +51,18 @@ iteration_flops count_flops(const perf_context& x) {
   const double scores_run = x.cal.flash_attention ? scores / 2 : scores;
   f.executed = x.cal.flash_attention ? f.model_causal : f.model;
   const double logits = 6 * tokens_per_iteration(x) * x.h * x.vocab;
-  const double layer_forward = (f.executed - logits) / 3;
-  f.hardware = f.executed;
-  if (x.config->recompute == recompute_mode::full)
-    f.hardware += layer_forward * recomputed_layer_fraction(x);
-  else if (x.config->recompute == recompute_mode::selective)
-    f.hardware += scores_run;
+  // The recomputed forward pass in both counts: whole attention (beside the
+  // model FLOPs) and as the kernels run it (beside the executed ones).
+  f.hardware = f.model;
+  f.executed_hardware = f.executed;
+  if (x.config->recompute == recompute_mode::full) {
+    const double fraction = recomputed_layer_fraction(x);
+    f.hardware += (f.model - logits) / 3 * fraction;
+    f.executed_hardware += (f.executed - logits) / 3 * fraction;
+  } else if (x.config->recompute == recompute_mode::selective) {
+    f.hardware += scores;
+    f.executed_hardware += scores_run;
+  }
   return f;
 }
 

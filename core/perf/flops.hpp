@@ -12,7 +12,10 @@ struct iteration_flops {
   /// of a causal score matrix (model_causal), unfused attention computes it
   /// whole (model). MFU counts these, so that it cannot pass the peak.
   double executed = 0;
-  double hardware = 0;      ///< executed plus recomputed forward work
+  /// Model FLOPs plus the recomputed forward work, counted as `model` is
+  /// (attention whole): never below `model`.
+  double hardware = 0;
+  double executed_hardware = 0;  ///< executed plus the recomputed work as the kernels run it
 };
 
 /// Megatron's num_floating_point_operations of the r0.8..0.15 era:

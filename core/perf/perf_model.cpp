@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/flops.hpp"
 #include "core/perf/memory_model.hpp"
 #include "core/perf/perf_context.hpp"
@@ -53,11 +54,15 @@ void fill_rates(const perf_context& x, const cluster_spec& cluster, precision p,
   const double t = out.iteration_time_s;
   const double gpus = x.world;
   const double peak = cluster.device.peak_tflops(p) * 1e12;
-  out.tflops_per_gpu = f.model / (t * gpus) / 1e12;
-  out.mfu = f.executed / (t * gpus * peak);
+  const double per_gpu = 1 / (t * gpus * 1e12); // FLOPs per iteration -> TFLOP/s per GPU
+  out.peak_tflops = mfu_peak_tflops(cluster.device);
+  out.tflops_per_gpu = f.model * per_gpu;
+  out.mfu = model_flops_utilization(out.tflops_per_gpu, out.peak_tflops);
+  out.mfu_causal = model_flops_utilization(f.model_causal * per_gpu, out.peak_tflops);
   out.mfu_full_attention = f.model / (t * gpus * peak);
-  out.mfu_causal = f.model_causal / (t * gpus * peak);
-  out.hfu = f.hardware / (t * gpus * peak);
+  out.hardware_tflops_per_gpu = f.hardware * per_gpu;
+  out.hfu = model_flops_utilization(out.hardware_tflops_per_gpu, out.peak_tflops);
+  out.kernel_utilization = f.executed_hardware / (t * gpus * peak);
   out.tokens_per_s_per_gpu = x.gbs * x.seq / (t * gpus);
 }
 
@@ -83,10 +88,10 @@ std::string impossible_result(const perf_prediction& p) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
   if (!positive(p.iteration_time_s))
     return "iteration time " + std::to_string(p.iteration_time_s) + " s";
-  if (!positive(p.mfu) || p.mfu > 1)
+  if (!positive(p.mfu))
     return "MFU " + std::to_string(p.mfu);
-  if (!positive(p.hfu) || p.hfu > 1)
-    return "HFU " + std::to_string(p.hfu);
+  if (!positive(p.kernel_utilization) || p.kernel_utilization > 1)
+    return "kernel utilization " + std::to_string(p.kernel_utilization);
   if (!positive(p.peak_memory_mib))
     return "peak memory " + std::to_string(p.peak_memory_mib) + " MiB";
   return "";

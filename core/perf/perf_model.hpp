@@ -67,15 +67,22 @@ struct time_breakdown {
 struct perf_prediction {
   double iteration_time_s = 0;
   double tflops_per_gpu = 0;        ///< model FLOPs (non-causal attention, Megatron <= 0.15 / Korthikanti) per GPU per second
-  /// Model FLOPs utilization, attention counted as the kernel runs it (causal
-  /// half with flash attention): at most 1 by construction.
+  /// paratune's one MFU (core/model_flops_utilization.hpp): tflops_per_gpu
+  /// over the device's dense bf16 peak, whatever the precision.
   double mfu = 0;
-  double mfu_causal = 0;            ///< MFU counting causal-halved attention (Megatron 0.16+, MaxText)
-  /// tflops_per_gpu / peak: MFU in the convention of Megatron-LM <= 0.15's
-  /// logs and of published tables, attention counted whole. It passes 1 at
-  /// long sequences, so it is compared with published numbers, never shown.
+  double mfu_causal = 0;            ///< the same counting causal-halved attention (Megatron 0.16+, MaxText)
+  /// tflops_per_gpu over the peak of the run's precision (the fp8 peak for
+  /// fp8): the convention of published tables, compared with them, never shown.
   double mfu_full_attention = 0;
-  double hfu = 0;                   ///< hardware FLOPs utilization (recompute counted)
+  /// Hardware FLOPs (model FLOPs plus recomputation, attention counted the
+  /// same way) over the bf16 peak: at least `mfu`.
+  double hfu = 0;
+  double hardware_tflops_per_gpu = 0; ///< those hardware FLOPs per GPU per second
+  double peak_tflops = 0;           ///< the bf16 peak `mfu` and `hfu` are counted against
+  /// What the kernels run (attention's causal half under flash attention,
+  /// recomputation included) over the peak of the run's precision: at most 1
+  /// by construction, the check that the model is sane.
+  double kernel_utilization = 0;
   double tokens_per_s_per_gpu = 0;
   std::vector<memory_breakdown> stages; ///< one per pipeline stage
   memory_breakdown peak;            ///< the most loaded stage
@@ -95,15 +102,17 @@ struct perf_prediction {
 
 /// Predicts time and memory of `c` on `world_size` devices of `cluster`.
 /// The configuration should satisfy check_megatron_rules; others still get
-/// finite numbers (uneven splits are spread, batches rounded up). MFU is
-/// counted against the peak of precision `p` (the FP8 peak for fp8).
+/// finite numbers (uneven splits are spread, batches rounded up). MFU and
+/// HFU are counted against the bf16 peak, kernel_utilization against the
+/// peak of precision `p` (the FP8 peak for fp8).
 /// Formulas, constants and measured errors: docs/performance_model.md.
 perf_prediction predict(const model_spec& m, const cluster_spec& cluster,
                         int world_size, const training_config& c, precision p,
                         const perf_calibration& cal = {});
 
 /// What makes `p` impossible, or empty: a time that is not positive and
-/// finite, an MFU or HFU outside (0, 1], a negative memory. The model never
+/// finite, an MFU not positive, a kernel utilization outside (0, 1], a
+/// negative memory. The model never
 /// gives one for a configuration that passes check_megatron_rules; callers
 /// treat one as an internal error rather than print it.
 std::string impossible_result(const perf_prediction& p);

@@ -1,6 +1,7 @@
 #include "core/tuning/space_planner.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
@@ -62,39 +63,41 @@ bool better(const ranked& a, const ranked& b) {
   return a.order < b.order;
 }
 
-// Keeps the best k seen so far, sorted best first. k is small (a table on
-// a terminal), so insertion into a sorted vector beats a heap here.
-class top_k_list {
+// Keeps the best variant of each layout and how many of its variants fit;
+// the layouts ranked by their best variant. A space has at most a few
+// hundred layouts, so a map of them all costs nothing beside the screening.
+class best_per_layout {
 public:
-  explicit top_k_list(std::size_t k) : k_(k) {}
-
-  bool wants(double tokens_per_s) const {
-    return k_ > 0 && (best_.size() < k_
-                      || tokens_per_s >= best_.back().planned.prediction.tokens_per_s_per_gpu);
+  void offer(ranked r, int world_size) {
+    auto key = plan_layout(r.planned.config, world_size);
+    auto [it, fresh] = best_.try_emplace(std::move(key), r);
+    ++it->second.planned.variants;
+    if (!fresh && better(r, it->second)) {
+      const auto variants = it->second.planned.variants;
+      it->second = std::move(r);
+      it->second.planned.variants = variants;
+    }
   }
-  void offer(ranked r) {
-    auto at = std::upper_bound(best_.begin(), best_.end(), r, better);
-    if (at == best_.end() && best_.size() >= k_)
-      return;
-    best_.insert(at, std::move(r));
-    if (best_.size() > k_)
-      best_.pop_back();
-  }
-  std::vector<planned_config> take() {
+  std::size_t layouts() const { return best_.size(); }
+  std::vector<planned_config> take(std::size_t k) {
+    std::vector<ranked> all;
+    all.reserve(best_.size());
+    for (auto& [key, r] : best_)
+      all.push_back(std::move(r));
+    std::sort(all.begin(), all.end(), better);
     std::vector<planned_config> out;
-    for (auto& r : best_)
-      out.push_back(std::move(r.planned));
+    for (std::size_t i = 0; i < all.size() && i < k; ++i)
+      out.push_back(std::move(all[i].planned));
     return out;
   }
 
 private:
-  std::size_t k_;
-  std::vector<ranked> best_;
+  std::map<std::string, ranked> best_;
 };
 
 // Screens one candidate: rules, then memory, then the ranking.
 void screen(const plan_request& r, const training_config& c, std::size_t order,
-            plan_result& out, top_k_list& top) {
+            plan_result& out, best_per_layout& top) {
   const auto broken = check_megatron_rules(r.model, c, r.world_size);
   if (!broken.empty()) {
     ++out.rule_rejected;
@@ -109,11 +112,17 @@ void screen(const plan_request& r, const training_config& c, std::size_t order,
     return;
   }
   ++out.fitting;
-  if (top.wants(p.tokens_per_s_per_gpu))
-    top.offer({{c, std::move(p)}, order});
+  top.offer({{c, std::move(p), 0}, order}, r.world_size);
 }
 
 } // namespace
+
+std::string plan_layout(const training_config& c, int world_size) {
+  const int split = std::max(1, c.tp * c.pp * c.cp);
+  return "tp=" + std::to_string(c.tp) + " pp=" + std::to_string(c.pp)
+         + " dp=" + std::to_string(world_size / split) + " cp=" + std::to_string(c.cp)
+         + " ep=" + std::to_string(c.ep) + " mbs=" + std::to_string(c.mbs);
+}
 
 void check_space(const config_space& space) {
   for (const auto& [key, values] : space) {
@@ -153,7 +162,7 @@ config_space override_space(config_space space, const std::string& overrides) {
 plan_result plan_space(const plan_request& r) {
   const auto slots = compile(r.space);
   plan_result out;
-  top_k_list top(r.top_k);
+  best_per_layout top;
   // An odometer over the value indices: the last key turns fastest, and each
   // step rewrites only the keys whose index changed.
   std::vector<std::size_t> index(slots.size(), 0);
@@ -173,7 +182,8 @@ plan_result plan_space(const plan_request& r) {
       slots[k][0].apply(c);
     }
   }
-  out.top = top.take();
+  out.layouts = top.layouts();
+  out.top = top.take(r.top_k);
   return out;
 }
 

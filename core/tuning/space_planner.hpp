@@ -25,10 +25,12 @@ struct plan_request {
   perf_calibration cal = {};
 };
 
-/// One configuration that starts and fits, with its prediction.
+/// One configuration that starts and fits, with its prediction: the best
+/// variant of its layout (plan_layout).
 struct planned_config {
   training_config config;
   perf_prediction prediction;
+  std::size_t variants = 0;  ///< the layout's configurations that start and fit, this one included
 };
 
 /// The outcome of enumerating a space: the best fitting configurations and
@@ -43,7 +45,9 @@ struct plan_result {
   std::map<std::string, std::string> rule_example;
   std::size_t memory_rejected = 0; ///< started but predicted not to fit
   std::size_t fitting = 0;         ///< passed both
-  std::vector<planned_config> top; ///< at most top_k, best first
+  std::size_t layouts = 0;         ///< distinct layouts among those
+  /// At most top_k layouts, best first, each by its best variant.
+  std::vector<planned_config> top;
 };
 
 /// The keys of `space` with unknown names or values that do not parse
@@ -57,10 +61,17 @@ std::size_t space_size(const config_space& space);
 /// narrows or extends a space. Throws input_error for bad text.
 config_space override_space(config_space space, const std::string& overrides);
 
+/// A configuration's layout: how the GPUs are split (tp, pp, dp, cp, ep) and
+/// the micro batch, "tp=2 pp=1 dp=4 cp=1 ep=1 mbs=1". The other keys
+/// (recompute, overlap and sharding flags, vpp, uneven stages) make variants
+/// of a layout.
+std::string plan_layout(const training_config& c, int world_size);
+
 /// Enumerates every combination of `r.space` over `r.base`, drops those
-/// that break a Megatron rule or do not fit in memory, and ranks the rest by
-/// predicted tokens/s per GPU (ties: lower peak memory, then enumeration
-/// order, so the result is deterministic).
+/// that break a Megatron rule or do not fit in memory, groups the rest by
+/// layout and ranks the layouts by their best variant's predicted tokens/s
+/// per GPU (ties: lower peak memory, then enumeration order, so the result
+/// is deterministic).
 plan_result plan_space(const plan_request& r);
 
 } // namespace paratune

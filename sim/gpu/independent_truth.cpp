@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/flops.hpp"
 #include "core/perf/perf_context.hpp"
 
@@ -374,10 +375,13 @@ simulated_outcome simulate_independent(const model_spec& md, const cluster_spec&
   // TFLOP/s as Megatron prints them: its own FLOP count over the time.
   const perf_context x = make_context(md, cl, world_size, c, p, perf_calibration{});
   t.tflops_per_gpu = model_flops_noncausal(x) / world_size / time / 1e12;
-  t.mfu = t.tflops_per_gpu * 1e12 / peak;
-  t.mfu_full_attention = t.mfu;
+  t.peak_tflops = mfu_peak_tflops(cl.device);
+  t.mfu = model_flops_utilization(t.tflops_per_gpu, t.peak_tflops);
+  t.mfu_full_attention = t.tflops_per_gpu * 1e12 / peak;
   t.mfu_causal = t.mfu;
   t.hfu = t.mfu * (1 + recompute_share / 3);
+  t.hardware_tflops_per_gpu = t.hfu * t.peak_tflops;
+  t.kernel_utilization = t.mfu_full_attention * (1 + recompute_share / 3);
   t.tokens_per_s_per_gpu = l.m * l.mbs * l.seq * l.dp / world_size / time;
   t.limiting_factor = out.out_of_memory ? "memory" : "compute";
   return out;

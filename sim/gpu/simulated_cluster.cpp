@@ -223,6 +223,8 @@ void rescale_rates(perf_prediction& p, double new_time) {
   p.mfu *= f;
   p.mfu_causal *= f;
   p.hfu *= f;
+  p.hardware_tflops_per_gpu *= f;
+  p.kernel_utilization *= f;
   p.tokens_per_s_per_gpu *= f;
 }
 

@@ -1,5 +1,8 @@
 // `paratune plan` end to end.
 
+#include <set>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +37,21 @@ TEST_F(plan_cli, llama3_8b_on_one_a100_node_ranks_fitting_configs) {
   EXPECT_GT(j["rejected_by_rules"].get<int>(), 0);
   EXPECT_GT(j["rejected_by_rule"]["world_divisible"]["count"].get<int>(), 0);
   EXPECT_GT(j["rejected_by_rule"]["recompute_layers_needs_full"]["count"].get<int>(), 0);
+  // Each row is a layout (tp, pp, dp, cp, ep, mbs), its flag variants folded
+  // in: ten flag variants of one layout used to fill the table.
+  std::set<std::string> layouts;
+  int variants = 0;
+  for (const auto& t : j["top"]) {
+    layouts.insert(t["layout"].get<std::string>());
+    EXPECT_GE(t["variants"].get<int>(), 1);
+    variants += t["variants"].get<int>();
+    // The one MFU: model TFLOP/s over the A100's 312 TFLOP/s bf16 peak.
+    EXPECT_NEAR(t["mfu"].get<double>(), t["tflops_per_gpu"].get<double>() / 312, 1e-9);
+  }
+  EXPECT_EQ(layouts.size(), j["top"].size());
+  EXPECT_GT(variants, 5);
+  EXPECT_LE(variants, j["fitting"].get<int>());
+  EXPECT_GE(j["layouts"].get<int>(), 5);
   EXPECT_EQ(j["fitting"].get<int>() + j["rejected_by_memory"].get<int>()
               + j["rejected_by_rules"].get<int>(),
             98304);

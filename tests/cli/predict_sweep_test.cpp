@@ -96,8 +96,11 @@ TEST_P(predict_sweep, gives_a_possible_prediction_or_names_the_field) {
     }
     ++predicted;
     const auto j = nlohmann::json::parse(r.out);
+    // MFU counts attention whole (Megatron-LM's count) and may pass 1 at very
+    // long sequences; what the kernels run may not.
     EXPECT_GT(j["mfu"].get<double>(), 0) << what;
-    EXPECT_LE(j["mfu"].get<double>(), 1) << what;
+    EXPECT_GT(j["kernel_utilization"].get<double>(), 0) << what;
+    EXPECT_LE(j["kernel_utilization"].get<double>(), 1) << what;
     EXPECT_GE(j["data_parallel"].get<int>(), 1) << what;
     EXPECT_GE(j["micro_batches"].get<int>(), 1) << what;
     EXPECT_GT(j["iteration_time_s"].get<double>(), 0) << what;

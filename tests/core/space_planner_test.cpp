@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "core/input_error.hpp"
 #include "core/job_spec.hpp"
@@ -74,7 +76,17 @@ TEST(space_planner, ranks_fitting_configs_by_tokens_per_second) {
   const auto res = plan_space(r);
   EXPECT_EQ(res.candidates, 36u);
   EXPECT_GT(res.memory_rejected, 0u); // TP 1 PP 1 without recompute: 80 GiB is not enough
-  ASSERT_EQ(res.top.size(), res.fitting);
+  // One row per layout (tp x pp here), the recompute modes its variants.
+  ASSERT_EQ(res.top.size(), res.layouts);
+  EXPECT_LE(res.layouts, 12u);
+  EXPECT_GT(res.fitting, res.layouts);
+  std::size_t variants = 0;
+  std::set<std::string> seen;
+  for (const auto& t : res.top) {
+    variants += t.variants;
+    EXPECT_TRUE(seen.insert(plan_layout(t.config, 8)).second) << plan_layout(t.config, 8);
+  }
+  EXPECT_EQ(variants, res.fitting);
   for (size_t i = 0; i + 1 < res.top.size(); ++i)
     EXPECT_GE(res.top[i].prediction.tokens_per_s_per_gpu,
               res.top[i + 1].prediction.tokens_per_s_per_gpu);
@@ -88,6 +100,26 @@ TEST(space_planner, ranks_fitting_configs_by_tokens_per_second) {
   ASSERT_EQ(three.top.size(), 3u);
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(three.top[i].config, res.top[i].config);
+}
+
+TEST(space_planner, a_layout_is_its_split_and_micro_batch_and_shows_its_best_variant) {
+  auto c = parse_config("tp=2,pp=2,mbs=2,recompute=full,dist_opt=true", {});
+  EXPECT_EQ(plan_layout(c, 16), "tp=2 pp=2 dp=4 cp=1 ep=1 mbs=2");
+  // Flags and recompute are variants of the same layout.
+  auto r = llama_request({{"tp", {"2"}}, {"recompute", {"none", "selective", "full"}},
+                          {"dist_opt", {"false", "true"}}});
+  const auto res = plan_space(r);
+  ASSERT_EQ(res.top.size(), 1u);
+  EXPECT_EQ(res.layouts, 1u);
+  EXPECT_EQ(res.top[0].variants, res.fitting);
+  EXPECT_GT(res.top[0].variants, 1u);
+  for (const char* rc : {"none", "selective", "full"})
+    for (const char* d : {"false", "true"}) {
+      const auto v = parse_config(std::string("tp=2,recompute=") + rc + ",dist_opt=" + d, r.base);
+      const auto p = predict(r.model, r.cluster, 8, v, precision::bf16);
+      if (p.fits)
+        EXPECT_GE(res.top[0].prediction.tokens_per_s_per_gpu, p.tokens_per_s_per_gpu);
+    }
 }
 
 TEST(space_planner, the_best_equals_a_brute_force_search) {

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
+#include "core/human_units.hpp"
 #include "core/input_error.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "core/tpu/mesh_planner.hpp"
 #include "core/job_spec.hpp"
 #include "core/megatron_rules.hpp"
@@ -95,8 +97,9 @@ void write_table(std::ostream& out, const plan_request& r, const plan_result& re
   std::string head = "rank";
   for (const auto& k : keys)
     head += k == "recompute" ? "  recompute" : fmt::format(" {:>4}", k);
-  out << head << fmt::format("  {:<{}} {:>9} {:>8} {:>6} {:>9} {:<6}  {}\n", "flags", width,
-                             "tokens/s", "TFLOP/s", "MFU", "peak MiB", "memory", "limiting");
+  out << head << fmt::format("  {:<{}} {:>8} {:>9} {:>8} {:>6} {:>9} {:<6}  {}\n", "flags",
+                             width, "variants", "tokens/s", "TFLOP/s", "MFU", "peak MiB",
+                             "memory", "limiting");
   int rank = 0;
   for (const auto& t : res.top) {
     std::string line = fmt::format("{:>4}", ++rank);
@@ -104,10 +107,11 @@ void write_table(std::ostream& out, const plan_request& r, const plan_result& re
       line += k == "recompute" ? fmt::format("  {:<9}", get_value(t.config, k))
                                : fmt::format(" {:>4}", get_value(t.config, k));
     const auto& p = t.prediction;
-    out << line << fmt::format("  {:<{}} {:>9.0f} {:>8.1f} {:>5.1f}% {:>9.0f} {:<6}  {}\n",
-                               flags_text(t.config), width, p.tokens_per_s_per_gpu,
-                               p.tflops_per_gpu, 100 * p.mfu, p.peak_memory_mib,
-                               memory_verdict_words(p.memory), p.limiting_factor);
+    out << line << fmt::format("  {:<{}} {:>8} {:>9.0f} {:>8.1f} {:>6} {:>9.0f} {:<6}  {}\n",
+                               flags_text(t.config), width, t.variants,
+                               p.tokens_per_s_per_gpu, p.tflops_per_gpu, mfu_text(p.mfu),
+                               p.peak_memory_mib, memory_verdict_words(p.memory),
+                               p.limiting_factor);
   }
 }
 
@@ -136,7 +140,10 @@ void write_text(const plan_request& r, const plan_result& res, const job_setup& 
             << '\n'
             << fmt::format("space: {} candidates over {}, screened in {:.3f} s\n", res.candidates,
                            keys, seconds)
-            << fmt::format("fit: {}\n\n", res.fitting);
+            << fmt::format("fit: {} in {} (tp, pp, dp, cp, ep, mbs); each row is a "
+                           "layout's best variant of the other keys\n\n",
+                           count_of(static_cast<long long>(res.fitting), "configuration"),
+                           count_of(static_cast<long long>(res.layouts), "layout"));
   if (res.top.empty())
     std::cout << "no configuration starts and fits\n";
   else
@@ -155,6 +162,8 @@ nlohmann::json plan_json(const plan_request& r, const plan_result& res, const jo
     j["rank"] = ++rank;
     j["config"] = config_json(t.config);
     j["config_key"] = canonical_key(t.config);
+    j["layout"] = plan_layout(t.config, r.world_size);
+    j["variants"] = t.variants;
     top.push_back(std::move(j));
   }
   json rules = json::object();
@@ -164,7 +173,8 @@ nlohmann::json plan_json(const plan_request& r, const plan_result& res, const jo
           {"gpus", job.gpus},            {"precision", to_string(job.prec)},
           {"seq", r.base.seq},           {"gbs", r.base.gbs},
           {"space", r.space},            {"candidates", res.candidates},
-          {"fitting", res.fitting},      {"rejected_by_memory", res.memory_rejected},
+          {"fitting", res.fitting},      {"layouts", res.layouts},
+          {"rejected_by_memory", res.memory_rejected},
           {"rejected_by_rules", res.rule_rejected},
           {"rejected_by_rule", rules},   {"top", top}};
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
+
 namespace paratune::cli {
 
 namespace {
@@ -101,8 +103,8 @@ void write_proposal(std::ostream& o, const wire::proposal_wire& p) {
     o << "   mesh: " << p.mesh << "   (" << p.change << ")\n";
   else
     o << "   change: " << p.change << "\n";
-  o << fmt::format("   predicted step: {:.1f} ms -> {:.1f} ms (x{:.2f})", p.step_ms_before,
-                   p.step_ms_after, p.speedup)
+  o << fmt::format("   predicted step: {} -> {} (x{:.2f})", human_duration(p.step_ms_before),
+                   human_duration(p.step_ms_after), p.speedup)
     << fmt::format(", memory {:.1f} of {:.1f} GiB\n", p.memory_gib_after, p.memory_limit_gib);
   o << "   " << p.metric << fmt::format(": {:.3g} -> {:.3g}\n", p.metric_before, p.metric_after);
   o << "   why: " << p.rationale << "\n";

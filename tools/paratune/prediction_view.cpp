@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
+#include "core/model_flops_utilization.hpp"
+
 namespace paratune::cli {
 
 namespace {
@@ -50,15 +53,19 @@ constexpr memory_part memory_parts[] = {
 // and nan in a field, where printf, which these tables were written with, did not.
 void write_throughput(std::ostream& out, const perf_prediction& p) {
   out << "throughput\n"
-      << fmt::format("  iteration time     {:>10.3f} s\n", p.iteration_time_s)
-      << fmt::format("  TFLOP/s per GPU    {:>10.1f}   (model FLOPs, non-causal attention)\n",
-                     p.tflops_per_gpu)
-      << fmt::format("  hardware TFLOP/s   {:>10.1f}   (recomputation counted, as SC21 counts)\n",
-                     hardware_tflops(p))
-      << fmt::format("  MFU                {:>9.1f}%   (attention counted as the kernels run it)\n",
-                     100 * p.mfu)
-      << fmt::format("  HFU                {:>9.1f}%   (recomputation counted)\n", 100 * p.hfu)
+      << fmt::format("  iteration time     {:>10}\n", human_duration(1000 * p.iteration_time_s))
+      << fmt::format("  TFLOP/s per GPU    {:>10.1f}   (model FLOPs: Megatron-LM's count, "
+                     "attention whole, no recomputation)\n", p.tflops_per_gpu)
+      << fmt::format("  hardware TFLOP/s   {:>10.1f}   (model FLOPs plus recomputation)\n",
+                     p.hardware_tflops_per_gpu)
+      << fmt::format("  MFU                {:>10}   (model TFLOP/s over the {:.0f} TFLOP/s bf16 "
+                     "peak)\n", mfu_text(p.mfu), p.peak_tflops)
+      << fmt::format("  HFU                {:>10}   (hardware TFLOP/s over the same peak)\n",
+                     mfu_text(p.hfu))
       << fmt::format("  tokens/s per GPU   {:>10.0f}\n", p.tokens_per_s_per_gpu);
+  if (p.mfu > 1)
+    out << fmt::format("  MFU passes 100% because Megatron-LM's count takes attention whole; "
+                       "the kernels run {} of the peak\n", mfu_text(p.kernel_utilization));
 }
 
 void write_memory(std::ostream& out, const perf_prediction& p) {
@@ -97,11 +104,6 @@ void write_time(std::ostream& out, const perf_prediction& p) {
 
 } // namespace
 
-double hardware_tflops(const perf_prediction& p) {
-  // tflops_per_gpu / mfu is the device peak the prediction was counted against.
-  return p.mfu_full_attention > 0 ? p.hfu * p.tflops_per_gpu / p.mfu_full_attention : 0;
-}
-
 json config_json(const training_config& c) {
   json j = json::object();
   for (const auto& [key, text] : to_map(c)) {
@@ -136,10 +138,12 @@ json prediction_json(const perf_prediction& p) {
     stages.push_back(memory_json(s));
   return {{"iteration_time_s", p.iteration_time_s},
           {"tflops_per_gpu", p.tflops_per_gpu},
-          {"hardware_tflops_per_gpu", hardware_tflops(p)},
+          {"hardware_tflops_per_gpu", p.hardware_tflops_per_gpu},
           {"mfu", p.mfu},
           {"mfu_causal", p.mfu_causal},
           {"hfu", p.hfu},
+          {"mfu_peak_tflops", p.peak_tflops},
+          {"kernel_utilization", p.kernel_utilization},
           {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
           {"peak_memory_mib", p.peak_memory_mib},
           {"memory_limit_mib", p.memory_limit_mib},

@@ -11,10 +11,6 @@
 
 namespace paratune::cli {
 
-/// TFLOP/s per GPU of the work the hardware did (HFU times the peak):
-/// recomputation counted, as SC21 Table 1 and Megatron's HFU count.
-double hardware_tflops(const perf_prediction& p);
-
 /// The configuration as typed JSON: integers, booleans, recompute as text.
 nlohmann::json config_json(const training_config& c);
 

@@ -56,7 +56,8 @@ void print_trial(const nlohmann::json& t, double best_ms) {
   if (!error.empty())
     std::printf("failed: %s\n", error.substr(0, 90).c_str());
   else
-    std::printf("%10.1f ms  %-15s%s\n", step_ms, t["bottleneck"].get<std::string>().c_str(),
+    std::printf("%10s  %-15s%s\n", human_duration(step_ms).c_str(),
+                t["bottleneck"].get<std::string>().c_str(),
                 step_ms <= best_ms ? "  best so far" : "");
   if (!next.empty())
     std::printf("          next: %s\n", next.c_str());
@@ -76,9 +77,10 @@ void print_text(const nlohmann::json& report, session_state end) {
   if (!report.contains("best"))
     return;
   const auto& best = report["best"];
-  std::printf("best: trial %d, mesh %s, %.1f ms per step (x%.2f over the first run)\n",
+  std::printf("best: trial %d, mesh %s, %s per step (x%.2f over the first run)\n",
               best["trial"].get<int>(), best["mesh"].get<std::string>().c_str(),
-              best["step_time_ms"].get<double>(), best["speedup"].get<double>());
+              human_duration(best["step_time_ms"].get<double>()).c_str(),
+              best["speedup"].get<double>());
 }
 
 // Runs the session to its end: the report, or why it failed.

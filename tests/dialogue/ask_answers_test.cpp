@@ -1,0 +1,221 @@
+// `ask` answers the question asked (issue 27, part 7), from records written
+// as the agents write them: "why this proposal first?" is about the most
+// recent trial that ran, a failure's answer says what happened next and
+// gives its diagnosis once, and a follow-up never repeats an answer.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "dialogue/dialogue.hpp"
+#include "messages/codec.hpp"
+#include "tests/e2e/small_session.hpp"
+
+namespace paratune {
+namespace {
+
+const std::string session_id = "ask-answers";
+
+/// A session's records in pool order, each with its sequence number.
+struct records {
+  std::vector<wire::envelope> history;
+
+  template <class T>
+  void add(int trial, const T& body) {
+    auto e = wire::make_envelope(session_id, trial, body);
+    e.seq = history.size() + 1;
+    history.push_back(std::move(e));
+  }
+  session_facts facts() const { return facts_of(session_id, history); }
+};
+
+wire::trial_result succeeded(int trial, const wire::config_map& c, double tflops,
+                             int retry_of = 0) {
+  wire::trial_result r;
+  r.trial = trial;
+  r.config = c;
+  r.status = trial_status::succeeded;
+  r.tflops_per_gpu = tflops;
+  r.mfu = tflops / 312;
+  r.peak_memory_mib = 60000;
+  r.retry_of = retry_of;
+  return r;
+}
+
+wire::trial_result failed(int trial, const wire::config_map& c, failure_kind kind,
+                          const std::string& reason) {
+  wire::trial_result r;
+  r.trial = trial;
+  r.config = c;
+  r.status = trial_status::failed;
+  r.error_kind = kind;
+  r.reason = reason;
+  return r;
+}
+
+wire::suggestion_wire suggestion(const wire::config_map& c, const std::string& text,
+                                 double predicted) {
+  wire::suggestion_wire s;
+  s.config = c;
+  s.text = text;
+  s.why = "the reason for " + text;
+  s.predicted_tflops = predicted;
+  return s;
+}
+
+wire::proposal proposal_of(int trial, const wire::config_map& c, const std::string& change,
+                           const std::string& why, double predicted, int request,
+                           int retry_of = 0) {
+  wire::proposal p;
+  p.trial = trial;
+  p.config = c;
+  p.change = change;
+  p.why = why;
+  p.predicted_tflops = predicted;
+  p.request = request;
+  p.retry_of = retry_of;
+  return p;
+}
+
+wire::analysis_report report_of(int request, int after, int base,
+                                std::vector<wire::suggestion_wire> ranked) {
+  wire::analysis_report r;
+  r.request = request;
+  r.after_trial = after;
+  r.base_trial = base;
+  r.health = "COMPUTE_BOUND";
+  r.ranked = std::move(ranked);
+  return r;
+}
+
+std::string ask(const session_facts& f, const std::string& question, int thread = 0) {
+  return answer_question(f, question, thread, {}, "", {}).turn.answer;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1))
+    ++n;
+  return n;
+}
+
+struct ask_answers : ::testing::Test {
+  void SetUp() override {
+    opened = test::small_session(8);
+    opened.initial["tp"] = "2";
+    opened.initial["mbs"] = "1";
+    tp4 = opened.initial;
+    tp4["tp"] = "4";
+    mbs2 = tp4;
+    mbs2["mbs"] = "2";
+    r.add(0, opened);
+    r.add(1, succeeded(1, opened.initial, 150));
+    r.add(0, wire::analysis_request{1, 1, 1});
+    r.add(0, report_of(1, 1, 1, {suggestion(tp4, "Change TP from 2 to 4", 170),
+                                 suggestion(mbs2, "Change TP to 4 and MBS to 2", 160)}));
+    r.add(2, proposal_of(2, tp4, "Change TP from 2 to 4.", "TP 4 halves the weights per GPU",
+                         170, 1));
+  }
+
+  wire::session_opened opened;
+  wire::config_map tp4, mbs2;
+  records r;
+};
+
+// Trial 2 ran; after it an analysis proposed trial 3, which never ran. The
+// question is about trial 2, and trial 3's proposal is named as not run.
+TEST_F(ask_answers, why_first_is_about_the_most_recent_trial_that_ran) {
+  r.add(2, succeeded(2, tp4, 165));
+  r.add(0, wire::analysis_request{2, 2, 1});
+  r.add(0, report_of(2, 2, 2, {suggestion(mbs2, "Change MBS from 1 to 2", 175)}));
+  r.add(3, proposal_of(3, mbs2, "Change MBS from 1 to 2.", "memory headroom", 175, 2));
+  const auto text = ask(r.facts(), "Why this proposal first?");
+  EXPECT_EQ(text.rfind("The most recent trial that ran is trial 2 (", 0), 0u) << text;
+  EXPECT_NE(text.find("It was chosen as \"Change TP from 2 to 4\" because TP 4 halves the "
+                      "weights per GPU, expected at 170.0 TFLOP/s/GPU."),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("The analysis after trial 1 ranked it 1 of 2, moving from trial 1 with "
+                      "health COMPUTE_BOUND."),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("It measured 165.0 TFLOP/s/GPU, 2.9% below the prediction."),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("After it, the analysis after trial 2 proposed Change MBS from 1 to 2; "
+                      "that has not run."),
+            std::string::npos) << text;
+  // The old answer explained the proposal that never ran.
+  EXPECT_EQ(text.find("Its first proposal: Change MBS"), std::string::npos) << text;
+  EXPECT_EQ(text.find("the reason for Change MBS"), std::string::npos) << text;
+}
+
+// Trial 2 failed with an NCCL timeout, the analyst diagnosed it and trial 3
+// ran it again: the answer says the retry succeeded and states the failure once.
+TEST_F(ask_answers, a_failure_answer_says_what_happened_next_and_diagnoses_once) {
+  r.add(2, failed(2, tp4, failure_kind::nccl_timeout, "NCCL watchdog timeout after 600 s"));
+  wire::failure_diagnosis d;
+  d.trial = 2;
+  d.kind = failure_kind::nccl_timeout;
+  d.retry = true;
+  d.confidence = 80;
+  d.summary = "NCCL watchdog timeout after 600 s: a transient fault, not the configuration "
+              "(Confidence: 80)";
+  r.add(2, d);
+  r.add(3, proposal_of(3, tp4, "Retry trial 2.", "a transient fault", 170, 2, 2));
+  r.add(3, succeeded(3, tp4, 166, 2));
+  const auto text = ask(r.facts(), "Why did trial 2 fail?");
+  EXPECT_NE(text.find("It failed; the failure analysis says: NCCL watchdog timeout after 600 "
+                      "s: a transient fault, not the configuration (Confidence: 80)."),
+            std::string::npos) << text;
+  EXPECT_EQ(occurrences(text, "NCCL watchdog timeout"), 1u) << text;
+  EXPECT_NE(text.find("Trial 3 ran it again and succeeded: 166.0 TFLOP/s/GPU."),
+            std::string::npos) << text;
+}
+
+TEST_F(ask_answers, a_failure_not_retried_says_so_and_names_the_next_trial) {
+  r.add(2, failed(2, tp4, failure_kind::oom, "CUDA out of memory"));
+  r.add(3, succeeded(3, mbs2, 158));
+  const auto text = ask(r.facts(), "Why did trial 2 fail?");
+  EXPECT_NE(text.find("It failed: CUDA out of memory."), std::string::npos) << text;
+  EXPECT_NE(text.find("It was not retried; the next trial, 3 ("), std::string::npos) << text;
+  EXPECT_NE(text.find("), measured 158.0 TFLOP/s/GPU."), std::string::npos) << text;
+}
+
+// The same question again in a thread: nothing new, said in one line, never
+// the previous answer word for word.
+TEST_F(ask_answers, a_follow_up_never_repeats_an_answer_verbatim) {
+  r.add(2, succeeded(2, tp4, 165));
+  const auto first = answer_question(r.facts(), "Which configuration is best?", 0, {}, "", {});
+  r.add(0, first.turn);
+  const auto again = answer_question(r.facts(), "which is best?", first.turn.thread, {}, "", {});
+  EXPECT_NE(again.turn.answer, first.turn.answer);
+  EXPECT_EQ(again.turn.answer, "Nothing new since my answer in turn 1: the session's records "
+                               "hold nothing more on this.");
+  // What is new is given after what was said; a new thread answers in full.
+  r.add(0, again.turn);
+  r.add(3, succeeded(3, mbs2, 171));
+  const auto later = answer_question(r.facts(), "which is best?", first.turn.thread, {}, "", {});
+  EXPECT_NE(later.turn.answer.find("trial 3"), std::string::npos) << later.turn.answer;
+  EXPECT_NE(later.turn.answer, first.turn.answer);
+  const auto fresh = answer_question(r.facts(), "which is best?", 0, {}, "", {});
+  EXPECT_EQ(fresh.turn.answer.rfind("The best configuration is trial 3 (", 0), 0u)
+    << fresh.turn.answer;
+}
+
+TEST(ask_follow_up, keeps_only_the_sentences_not_said_before) {
+  wire::dialogue_turn before;
+  before.turn = 2;
+  before.answer = "Trial 2 ran tp=4. It measured 165.0 TFLOP/s/GPU.";
+  EXPECT_EQ(without_repeats("Trial 2 ran tp=4. It measured 165.0 TFLOP/s/GPU. Trial 3 beat it.",
+                            {before}),
+            "Beyond my answer in turn 2: Trial 3 beat it.");
+  EXPECT_EQ(without_repeats("Trial 2 ran tp=4.", {before}),
+            "Nothing new since my answer in turn 2: the session's records hold nothing more "
+            "on this.");
+  EXPECT_EQ(without_repeats("Something else.", {before}), "Something else.");
+  EXPECT_EQ(without_repeats("Trial 2 ran tp=4.", {}), "Trial 2 ran tp=4.");
+  EXPECT_EQ(answer_sentences("At 236.5 TFLOP/s. Why? Because."),
+            (std::vector<std::string>{"At 236.5 TFLOP/s.", "Why?", "Because."}));
+}
+
+} // namespace
+} // namespace paratune
