@@ -5,6 +5,7 @@
 
 #include "adapters/process/child_process.hpp"
 #include "messages/ec.hpp"
+#include "messages/topics.hpp"
 
 namespace paratune {
 
@@ -37,7 +38,29 @@ void agent_state::dispatch(const std::string& topic, const std::string& payload)
     spdlog::warn("{}: dropped a message on '{}': {}", self->name(), topic, err.what());
     return;
   }
+  if (topic.starts_with(topics::record_prefix)) {
+    // The pool's copy of a stored record: it feeds the ledger; the message
+    // the writer published itself is what the agent acts on.
+    if (e.seq > 0 && wants(e)) // a probe of the bus is no stored record
+      guarded(e.session, [&] { on_record(e); });
+    forget_if_ended(e);
+    return;
+  }
   dispatch(e);
+}
+
+void agent_state::on_record(const wire::envelope& e) {
+  if (auto ledger = ledgers->find(e.session))
+    ledger->follow(e);
+}
+
+void agent_state::forget_if_ended(const wire::envelope& e) {
+  // An ended session's ledger is of no more use to this agent.
+  if (e.type == wire::type_name<wire::session_status>())
+    guarded(e.session, [&] {
+      if (is_final(wire::body_of<wire::session_status>(e).state))
+        ledgers->forget(e.session);
+    });
 }
 
 void agent_state::dispatch(const wire::envelope& e) {
@@ -46,12 +69,7 @@ void agent_state::dispatch(const wire::envelope& e) {
   auto it = handlers_.find(e.type);
   if (it != handlers_.end())
     guarded(e.session, [&] { it->second(e); });
-  // An ended session's ledger is of no more use to this agent.
-  if (e.type == wire::type_name<wire::session_status>())
-    guarded(e.session, [&] {
-      if (is_final(wire::body_of<wire::session_status>(e).state))
-        ledgers->forget(e.session);
-    });
+  forget_if_ended(e);
 }
 
 void agent_state::guarded(const std::string& session, const std::function<void()>& body) {
@@ -139,6 +157,13 @@ void agent_state::with_ledger(const std::string& session, ledger_handler then,
       then(*ledger);
     },
     std::move(failed), ledger->last_seq());
+}
+
+void agent_state::with_current_ledger(const std::string& session, uint64_t seq,
+                                      ledger_handler then, failure_handler failed) {
+  if (auto ledger = ledgers->find(session); ledger && ledger->holds(seq))
+    return guarded(session, [&] { then(*ledger); });
+  with_ledger(session, std::move(then), std::move(failed));
 }
 
 void agent_state::with_job(const std::string& session, job_handler then,

@@ -73,6 +73,13 @@ public:
   /// An envelope already decoded (read back from the pool).
   void dispatch(const wire::envelope& e);
 
+  /// A record the pool published as it stored it ("record.<session>", for
+  /// agents subscribed to the feed): by default the agent's ledger of that
+  /// session, if it keeps one, follows it (session_ledger::follow). The
+  /// bottleneck analyst keeps them for the worker that next holds the
+  /// session instead.
+  virtual void on_record(const wire::envelope& e);
+
   /// Whether dispatch() hands `e` to its handler. Every envelope, unless a
   /// state narrows it (a session takes only its own records).
   virtual bool wants(const wire::envelope& e) const { return true; }
@@ -122,6 +129,12 @@ public:
   /// refuses goes to `failed`, or is logged when there is none.
   void with_ledger(const std::string& session, ledger_handler then, failure_handler failed = {});
 
+  /// As with_ledger, for a message stored at `seq`: when the ledger holds
+  /// every record up to `seq` already (followed on the bus since it was
+  /// last read), `then` runs at once without reading the pool.
+  void with_current_ledger(const std::string& session, uint64_t seq, ledger_handler then,
+                           failure_handler failed = {});
+
   /// Calls `then` with the session's job (null when the session has none:
   /// not a tuning session). A job never changes once stored, so the pool is
   /// read only while the agent's ledger has not seen it yet.
@@ -138,6 +151,8 @@ public:
 protected:
   /// Runs `body`, logging an exception with the session instead of dying.
   void guarded(const std::string& session, const std::function<void()>& body);
+  /// Drops the ledger of the session `e` ends, when it is a final status.
+  void forget_if_ended(const wire::envelope& e);
 
 private:
   std::map<std::string, std::function<void(const wire::envelope&)>, std::less<>> handlers_;

@@ -15,8 +15,14 @@ namespace paratune {
 analysis_worker_state::analysis_worker_state(caf::event_based_actor* self) : agent_state(self) {
 }
 
-void analysis_worker_state::run(const wire::envelope& e, caf::typed_response_promise<bool> done) {
+void analysis_worker_state::run(const wire::envelope& e,
+                                const std::vector<wire::envelope>& followed,
+                                caf::typed_response_promise<bool> done) {
   const auto session = e.session;
+  if (auto ledger = ledgers->find(session))
+    for (const auto& r : followed)
+      if (!ledger->follow(r))
+        break; // a gap: the read below fills it
   wire::analysis_request request;
   try {
     request = wire::body_of<wire::analysis_request>(e);
@@ -25,8 +31,8 @@ void analysis_worker_state::run(const wire::envelope& e, caf::typed_response_pro
     done.deliver(false);
     return;
   }
-  with_ledger(
-    session,
+  with_current_ledger(
+    session, e.seq,
     [this, session, request, done](const session_ledger& ledger) mutable {
       bool analysed = false;
       try {
@@ -109,9 +115,10 @@ caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, 
   self->state.spaces = std::move(spaces);
   self->state.ledgers = std::move(ledgers);
   return {
-    [self](analyse_atom, const wire::envelope& e) -> caf::result<bool> {
+    [self](analyse_atom, const wire::envelope& e,
+           const std::vector<wire::envelope>& followed) -> caf::result<bool> {
       auto done = self->make_response_promise<bool>();
-      self->state.run(e, done);
+      self->state.run(e, followed, done);
       return done;
     },
   };
@@ -132,6 +139,16 @@ void analyst_state::admit(const wire::envelope& e, const wire::analysis_request&
   hand_out();
 }
 
+void analyst_state::on_record(const wire::envelope& e) {
+  auto& records = followed[e.session];
+  if (records.size() >= max_followed)
+    records.clear(); // the worker's ledger reads what was dropped
+  records.push_back(e);
+  if (e.type == wire::type_name<wire::session_status>()
+      && is_final(wire::body_of<wire::session_status>(e).state))
+    followed.erase(e.session);
+}
+
 void analyst_state::hand_out() {
   while (!idle.empty()) {
     auto next = queue.take();
@@ -139,7 +156,12 @@ void analyst_state::hand_out() {
       return;
     auto worker = idle.back();
     idle.pop_back();
-    self->request(worker, caf::infinite, analyse_atom_v, next->second)
+    std::vector<wire::envelope> records;
+    if (auto it = followed.find(next->first); it != followed.end()) {
+      records = std::move(it->second);
+      followed.erase(it);
+    }
+    self->request(worker, caf::infinite, analyse_atom_v, next->second, std::move(records))
       .then(
         [this, worker, session = next->first](bool ran) {
           if (ran)

@@ -37,8 +37,11 @@ struct analysis_worker_state : agent_state {
 
   /// Answers the analysis_request `e`; `done` gets whether an analysis ran
   /// (false: superseded, answered already, or the history did not read),
-  /// once the report is stored.
-  void run(const wire::envelope& e, caf::typed_response_promise<bool> done);
+  /// once the report is stored. `followed`: the session's records the pool
+  /// published since the analyst last handed the session out; the ledger
+  /// follows them, and reads the pool only when they leave a gap.
+  void run(const wire::envelope& e, const std::vector<wire::envelope>& followed,
+           caf::typed_response_promise<bool> done);
 
   /// Analyses `session` from its ledger for `request`: its results, and
   /// the trials still running, which no candidate repeats. Whether an
@@ -66,10 +69,18 @@ struct analyst_state : agent_state {
 
   /// Queues a request and hands out what the idle workers can take.
   void admit(const wire::envelope& e, const wire::analysis_request& r);
+  /// Keeps a published record for the worker that next holds its session:
+  /// the workers share one ledger book, and only the worker holding a
+  /// session may touch its ledger.
+  void on_record(const wire::envelope& e) override;
   /// Gives each idle worker the longest-waiting session's request.
   void hand_out();
 
   analysis_queue<wire::envelope> queue;
+  /// Records published since each session was last handed out, oldest
+  /// first; dropped past max_followed (the ledger then reads the gap).
+  std::map<std::string, std::vector<wire::envelope>, std::less<>> followed;
+  static constexpr size_t max_followed = 4096;
   std::vector<caf::actor> idle; ///< workers with nothing to do
   uint64_t analysed = 0;        ///< requests a worker analysed
   uint64_t skipped = 0;         ///< requests dropped here or skipped by a worker

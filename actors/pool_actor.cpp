@@ -6,6 +6,7 @@
 #include "core/storage_fault.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
+#include "messages/topics.hpp"
 #include "storage/message_pool.hpp"
 #include "storage/rocks_db.hpp"
 
@@ -30,16 +31,18 @@ void retry_held_writes(pool_actor::stateful_pointer<pool_state> self) {
   (void)st.pool->resume();
   while (!st.held.empty()) {
     auto& front = st.held.front();
-    auto seq = st.pool->append(front.record);
-    if (!seq && hold_refused_write(front.record, seq.error())) {
+    auto stored = st.pool->append_record(front.record);
+    if (!stored && hold_refused_write(front.record, stored.error())) {
       ++st.attempts;
       self->delayed_send(self, write_retry_delay(st.attempts), tick_atom_v);
       return;
     }
-    if (seq)
-      front.promise.deliver(*seq);
-    else
-      front.promise.deliver(seq.error());
+    if (stored) {
+      st.publish(*stored);
+      front.promise.deliver(stored->seq);
+    } else {
+      front.promise.deliver(stored.error());
+    }
     st.held.pop_front();
   }
   spdlog::info("pool: held writes stored after {} retries; writing again", st.attempts);
@@ -48,24 +51,35 @@ void retry_held_writes(pool_actor::stateful_pointer<pool_state> self) {
 
 } // namespace
 
+void pool_state::publish(const wire::envelope& stored) const {
+  // Sent before the writer's answer: the writer's own publication of the
+  // record comes after this copy on the bus, so a follower that gets the
+  // writer's message already holds the record.
+  if (egress)
+    caf::anon_send(egress, publish_atom_v, topics::record(stored.session), wire::pack(stored));
+}
+
 pool_actor::behavior_type pool(pool_actor::stateful_pointer<pool_state> self,
                                std::shared_ptr<message_pool> db,
-                               std::shared_ptr<pool_read_log> reads) {
+                               std::shared_ptr<pool_read_log> reads, egress_actor egress) {
   self->state.pool = std::move(db);
   self->state.reads = std::move(reads);
+  self->state.egress = std::move(egress);
   return {
     [=](append_atom, wire::envelope& e) -> caf::result<uint64_t> {
       auto& st = self->state;
       if (st.held.empty()) {
-        auto seq = st.pool->append(e);
-        if (seq)
-          return seq;
-        if (!hold_refused_write(e, seq.error())) {
-          spdlog::error("pool: {}", describe(seq.error()));
-          return seq;
+        auto stored = st.pool->append_record(e);
+        if (stored) {
+          st.publish(*stored);
+          return stored->seq;
+        }
+        if (!hold_refused_write(e, stored.error())) {
+          spdlog::error("pool: {}", describe(stored.error()));
+          return stored.error();
         }
         spdlog::warn("pool: {}; session {} pauses until the write is stored",
-                     describe(seq.error()), e.session);
+                     describe(stored.error()), e.session);
         st.attempts = 1;
         self->delayed_send(self, write_retry_delay(st.attempts), tick_atom_v);
       } else if (origin_of(e) == write_origin::new_session) {

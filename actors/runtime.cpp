@@ -11,6 +11,7 @@
 
 #include "actors/bottleneck_analyst.hpp"
 #include "actors/bus_bridge.hpp"
+#include "messages/topics.hpp"
 #include "actors/failure_analyst.hpp"
 #include "actors/pool_actor.hpp"
 #include "actors/tuning_session.hpp"
@@ -64,8 +65,9 @@ caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,
   }
   std::shared_ptr<message_pool> shared{std::move(*db)};
   rt->pool_ = shared;
-  rt->deps_.pool = sys.spawn<caf::detached>(paratune::pool, shared, opts.pool_reads);
   rt->deps_.egress = rt->bridge_->egress();
+  rt->deps_.pool =
+    sys.spawn<caf::detached>(paratune::pool, shared, opts.pool_reads, rt->deps_.egress);
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.pool),
                  std::string("pool"));
   caf::anon_send(rt->watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(rt->deps_.egress),
@@ -88,6 +90,10 @@ caf::expected<void> runtime::start_tuning_agents() {
   auto telemetry = sys_.spawn<caf::detached>(telemetry_agent, deps_);
   b.subscribe("analysis.", analyst);
   b.subscribe("report.", generator);
+  // The pool's copy of every stored record: the analyst's and the
+  // generator's ledgers follow their sessions without reading the pool.
+  b.subscribe(std::string(topics::record_prefix), analyst);
+  b.subscribe(std::string(topics::record_prefix), generator);
   b.subscribe("proposal.", valid);
   b.subscribe("session.", valid); // a cancelled session's trials are stopped
   b.subscribe("trial.", failures);
@@ -98,7 +104,9 @@ caf::expected<void> runtime::start_tuning_agents() {
   adopt_agent(valid, "validator");
   adopt_agent(failures, "failure_analyst");
   adopt_agent(telemetry, "telemetry_agent");
-  if (!b.await_subscribed(sys_, {"analysis.", "report.", "proposal.", "trial.", "output."},
+  if (!b.await_subscribed(sys_,
+                          {"analysis.", "report.", "proposal.", "trial.", "output.",
+                           std::string(topics::record_prefix)},
                           std::chrono::seconds(10)))
     return caf::make_error(ec::bus_failure,
                            "the agents' topics never reached the bus at " + bus_.publish);

@@ -17,7 +17,7 @@ namespace paratune {
 generator_state::generator_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::analysis_report>([this](const wire::envelope& e, wire::analysis_report report) {
     const auto session = e.session;
-    with_ledger(session, [this, session, report](const session_ledger& ledger) {
+    with_current_ledger(session, e.seq, [this, session, report](const session_ledger& ledger) {
       generate(session, report, ledger);
     });
   });

@@ -37,6 +37,13 @@ public:
     return out;
   }
 
+  /// `session`'s value, or null when none is kept (never made, or dropped).
+  std::shared_ptr<T> find(const std::string& session) const {
+    std::lock_guard<std::mutex> guard{mutex_};
+    auto it = values_.find(session);
+    return it == values_.end() ? nullptr : it->second.second;
+  }
+
   /// Drops `session`'s value (its session has ended).
   void forget(const std::string& session) {
     std::lock_guard<std::mutex> guard{mutex_};

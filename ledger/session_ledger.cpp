@@ -31,6 +31,17 @@ void session_ledger::apply(const wire::envelope& e) {
   }
 }
 
+bool session_ledger::follow(const wire::envelope& e) {
+  if (e.seq == 0 || last_seq_ == 0 || e.session != session_)
+    return false;
+  if (e.seq <= last_seq_)
+    return true; // read from the pool before its copy came
+  if (e.prev_seq != last_seq_)
+    return false;
+  apply(e);
+  return true;
+}
+
 void session_ledger::apply_body(const wire::envelope& e) {
   if (e.type == wire::type_name<wire::session_opened>()) {
     if (!job_) {

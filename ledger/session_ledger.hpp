@@ -78,6 +78,19 @@ public:
   void apply(const wire::envelope& e);
   void apply(const std::vector<wire::envelope>& records);
 
+  /// Applies `e`, a record as the pool published it when it stored it
+  /// (topics::record), if it comes right after what the ledger holds:
+  /// e.prev_seq == last_seq(). A ledger follows only once it has been read
+  /// from the pool (last_seq() > 0): the job and the start of the chain come
+  /// from the pool, never from the bus. A record out of chain (one before
+  /// it was lost on the bus) is not applied, nor is any after it, until a
+  /// read of the pool fills the gap. Whether the ledger now holds `e`.
+  bool follow(const wire::envelope& e);
+  /// Whether the ledger holds every record of its session up to `seq`
+  /// (read from the pool, then followed without a gap): a reader woken by
+  /// record `seq` can decide without reading the pool.
+  bool holds(uint64_t seq) const { return last_seq_ > 0 && last_seq_ >= seq; }
+
   /// The highest sequence number applied; read the pool after it.
   uint64_t last_seq() const { return last_seq_; }
   /// Records applied (repeats skipped).

@@ -36,4 +36,9 @@ inline std::string failure_prefix(const std::string& sid) { return "failure." + 
 inline std::string relay(const std::string& sid, int trial) {
   return "relay." + sid + "." + std::to_string(trial);
 }
+/// Every record the pool stores, as stored (seq and prev_seq set), published
+/// by the pool actor before it answers the writer: the feed that keeps the
+/// agents' ledgers current without reading the pool (ledger's follow()).
+inline std::string record(const std::string& sid) { return "record." + sid; }
+inline constexpr std::string_view record_prefix = "record.";
 } // namespace paratune::topics

@@ -21,7 +21,7 @@ namespace paratune::wire {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, envelope& x) {
   return f(caf::meta::type_name("paratune.envelope"), x.v, x.type, x.session, x.trial, x.seq,
-           x.ts_ms, x.body);
+           x.ts_ms, x.body, x.prev_seq);
 }
 
 } // namespace paratune::wire
@@ -36,7 +36,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   CAF_ADD_ATOM(paratune, paratune, replay_atom, "replay")
   /// Agent -> egress: (publish_atom, topic, payload).
   CAF_ADD_ATOM(paratune, paratune, publish_atom, "publish")
-  /// Agent -> pool: (append_atom, envelope) -> seq.
+  /// Agent -> pool: (append_atom, envelope) -> seq. The pool publishes what
+  /// it stored on "record.<session>" (topics::record) before it answers.
   CAF_ADD_ATOM(paratune, paratune, append_atom, "append")
   /// Agent -> pool: (history_atom, session, after_seq) -> vector<envelope>.
   CAF_ADD_ATOM(paratune, paratune, history_atom, "history")
@@ -68,6 +69,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(paratune, caf::first_custom_type_id)
   /// Daemon -> session: (cancel_atom, reason) ends it as cancelled.
   CAF_ADD_ATOM(paratune, paratune, cancel_atom, "cancel")
   /// Bottleneck analyst -> one of its workers: (analyse_atom, analysis_request
-  /// envelope), answered once the report is stored (actors/bottleneck_analyst.hpp).
+  /// envelope, the session's records published since it was last handed
+  /// out), answered once the report is stored (actors/bottleneck_analyst.hpp).
   CAF_ADD_ATOM(paratune, paratune, analyse_atom, "analyse")
 CAF_END_TYPE_ID_BLOCK(paratune)

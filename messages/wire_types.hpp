@@ -580,7 +580,13 @@ struct envelope {
   uint64_t seq = 0;              ///< pool sequence number, 0 before storing
   int64_t ts_ms = 0;             ///< wall-clock milliseconds since the epoch
   std::string body;              ///< msgpack of the typed body
-  MSGPACK_DEFINE_MAP(v, type, session, trial, seq, ts_ms, body)
+  /// The sequence number of the same session's record stored just before
+  /// this one (0: the session's first), set by the pool with `seq`. A
+  /// reader that follows a session's records on the bus (ledger's
+  /// follow()) knows from it that it missed none. Records stored before it
+  /// existed read as 0.
+  uint64_t prev_seq = 0;
+  MSGPACK_DEFINE_MAP(v, type, session, trial, seq, ts_ms, body, prev_seq)
 };
 
 /// Type names, one per body struct.

@@ -224,6 +224,14 @@ nlohmann::json to_json(const session_summary& s) {
   return j;
 }
 
+trial_count trial_count_of(const session_ledger& ledger, int budget) {
+  trial_count count{ledger.job() ? ledger.job()->trials : budget};
+  for (const auto& [_, t] : ledger.trials())
+    if (t.result)
+      count.saw(t.result->status);
+  return count;
+}
+
 std::string render_trial_line(const trial_row& r, const trial_count& count) {
   const int budget = count.total(r.index);
   char buf[768];

@@ -125,6 +125,10 @@ struct trial_count {
   int total(int index) const { return std::max(budget + skipped, index); }
 };
 
+/// The count a ledger gives: the job's budget (`budget` until the job is
+/// applied) and the trials it holds as skipped.
+trial_count trial_count_of(const session_ledger& ledger, int budget);
+
 /// One live line for a finished trial: "trial N/T", T from `count.total`.
 std::string render_trial_line(const trial_row& r, const trial_count& count);
 

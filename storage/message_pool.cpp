@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <utility>
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
@@ -114,9 +116,35 @@ caf::expected<void> message_pool::check_schema(const std::string& dir) {
 }
 
 caf::expected<uint64_t> message_pool::append(wire::envelope e) {
+  auto stored = append_record(std::move(e));
+  if (!stored)
+    return stored.error();
+  return stored->seq;
+}
+
+caf::expected<uint64_t> message_pool::last_seq_in(const std::string& session) const {
+  const auto prefix = session_prefix(session);
+  rocksdb::Slice lower{prefix};
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower;
+  std::unique_ptr<rocksdb::Iterator> it{
+    store_->db()->NewIterator(ro, store_->column(cf_by_session))};
+  it->SeekForPrev(prefix_end(prefix));
+  if (!it->status().ok())
+    return storage_error("cannot read the index of session " + session, it->status());
+  if (!it->Valid() || !it->key().starts_with(prefix))
+    return uint64_t(0);
+  return big_endian::get64(it->key().ToStringView().substr(prefix.size()));
+}
+
+caf::expected<wire::envelope> message_pool::append_record(wire::envelope e) {
   std::lock_guard<std::mutex> guard{write_mutex_};
   const uint64_t seq = next_seq_;
+  auto prev = last_seq_in(e.session);
+  if (!prev)
+    return prev.error();
   e.seq = seq;
+  e.prev_seq = *prev;
   const auto key = big_endian::encode64(seq);
   rocksdb::WriteBatch batch;
   batch.Put(store_->column(cf_records), key, wire::pack(e));
@@ -134,7 +162,7 @@ caf::expected<uint64_t> message_pool::append(wire::envelope e) {
   }
   note_write({e.session}, {});
   next_seq_ = seq + 1;
-  return seq;
+  return e;
 }
 
 caf::expected<message_pool::seq_range>
@@ -152,10 +180,23 @@ message_pool::append_batch(std::vector<wire::envelope>& records) {
   msgpack::sbuffer packed;
   std::string key;
   std::string index_key;
+  // Each session's latest record, before the batch and then within it.
+  std::map<std::string, uint64_t, std::less<>> latest;
   for (size_t i = 0; i < records.size(); ++i) {
     auto& e = records[i];
     given_seqs.push_back(e.seq);
     e.seq = first + i;
+    auto at = latest.find(e.session);
+    if (at == latest.end()) {
+      auto prev = last_seq_in(e.session);
+      if (!prev) {
+        for (size_t j = 0; j <= i; ++j)
+          records[j].seq = given_seqs[j];
+        return prev.error();
+      }
+      at = latest.emplace(e.session, *prev).first;
+    }
+    e.prev_seq = std::exchange(at->second, e.seq);
     packed.clear();
     msgpack::pack(packed, e);
     if (packed.size() > max_record_bytes) {

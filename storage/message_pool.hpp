@@ -55,6 +55,10 @@ public:
 
   /// Stores `e` with the next sequence number and returns that number.
   caf::expected<uint64_t> append(wire::envelope e);
+  /// Stores `e` as append() does and returns it as stored: `seq`, and
+  /// `prev_seq`, the session's record before it (what the pool actor
+  /// publishes).
+  caf::expected<wire::envelope> append_record(wire::envelope e);
 
   /// The sequence numbers a batch got: first..last, consecutive.
   struct seq_range {
@@ -155,6 +159,10 @@ public:
 private:
   message_pool() = default;
   caf::expected<wire::envelope> read_record(uint64_t seq) const;
+  /// The highest sequence number stored for `session` (0: none), from its
+  /// index. Called under the write lock, so no append is between it and
+  /// the next.
+  caf::expected<uint64_t> last_seq_in(const std::string& session) const;
   /// The raw value of one record, decoded by the caller.
   caf::expected<std::string> read_raw(uint64_t seq) const;
   /// Writes the schema version into a new pool; refuses another version.

@@ -78,6 +78,16 @@ TEST(ledger_reads, agents_read_a_session_whole_once_then_only_what_is_new) {
               "session replays %d\n",
               trials, stored, agent_reads, double(agent_reads) / trials,
               reads.at("tuning_session").incremental);
+  for (const auto& [agent, r] : reads)
+    std::printf("[ reads    ] %-20s whole %d, since a number %d, %d records\n", agent.c_str(),
+                r.whole, r.incremental, int(r.records));
+  // The analyst's and the generator's ledgers follow the pool's records on
+  // the bus after their first read; the validator reads each proposal it
+  // runs from the pool (docs/security.md). At most two reads a trial.
+  EXPECT_LE(agent_reads, 2 * trials);
+  EXPECT_LE(reads.at("strategy_generator").whole + reads.at("strategy_generator").incremental,
+            3);
+  EXPECT_LE(reads.at("analysis_worker").whole + reads.at("analysis_worker").incremental, 3);
   fs::remove_all(dir);
 }
 

@@ -225,6 +225,66 @@ TEST(SessionLedger, ARecordThatDoesNotDecodeIsNamedAndSkipped) {
   EXPECT_EQ(l.last_seq(), 11u);
 }
 
+TEST(SessionLedger, FollowsPublishedRecordsInChainOnlyAfterAPoolRead) {
+  const auto h = three_trials();
+  const auto& r = h.records; // seqs 1..11, each naming the one before
+  session_ledger l("s1");
+  // Never from nothing: the job comes from a pool read, not from the bus.
+  EXPECT_FALSE(l.follow(r[0]));
+  EXPECT_EQ(l.job(), nullptr);
+  EXPECT_FALSE(l.holds(1));
+  l.apply(std::vector<wire::envelope>(r.begin(), r.begin() + 5)); // read: seqs 1..5
+  EXPECT_TRUE(l.holds(5));
+  EXPECT_FALSE(l.holds(6));
+  EXPECT_TRUE(l.follow(r[5])); // seq 6 after 5
+  EXPECT_TRUE(l.holds(6));
+  EXPECT_EQ(l.trial(1)->started.has_value(), true);
+  // Seq 7 lost on the bus: 8 and 9 do not chain, and are not applied.
+  EXPECT_FALSE(l.follow(r[7]));
+  EXPECT_FALSE(l.follow(r[8]));
+  EXPECT_EQ(l.last_seq(), 6u);
+  EXPECT_EQ(l.results(), 0);
+  EXPECT_FALSE(l.holds(9));
+  // A copy of what a read already brought is held.
+  const auto applied = l.applied();
+  EXPECT_TRUE(l.follow(r[3]));
+  EXPECT_EQ(l.applied(), applied);
+  // The read after the gap, then the chain again.
+  l.apply(std::vector<wire::envelope>(r.begin() + 6, r.end()));
+  EXPECT_EQ(l.last_seq(), 11u);
+  EXPECT_EQ(l.results(), 2);
+  history_builder more = h;
+  more.add(3, wire::trial_started{3, config_with_mbs(2), {"sim"}, "a100"});
+  EXPECT_TRUE(l.follow(more.records.back()));
+  EXPECT_EQ(l.last_seq(), 12u);
+  EXPECT_TRUE(l.trial(3)->started.has_value());
+  // Another session's record, or one never stored, is not followed.
+  auto other = more.records.back();
+  other.session = "s2";
+  other.seq = 13;
+  other.prev_seq = 12;
+  EXPECT_FALSE(l.follow(other));
+  auto unstored = more.records.back();
+  unstored.seq = 0;
+  EXPECT_FALSE(l.follow(unstored));
+  EXPECT_EQ(l.last_seq(), 12u);
+}
+
+TEST(SessionLedger, AFollowedLedgerEqualsTheOneReadWhole) {
+  const auto h = three_trials();
+  session_ledger read("s1"), followed("s1");
+  read.apply(h.records);
+  followed.apply(h.records.front());
+  for (size_t i = 1; i < h.records.size(); ++i)
+    ASSERT_TRUE(followed.follow(h.records[i])) << i;
+  EXPECT_EQ(followed.last_seq(), read.last_seq());
+  EXPECT_EQ(followed.applied(), read.applied());
+  EXPECT_EQ(followed.trials_used(), read.trials_used());
+  EXPECT_EQ(followed.latest_request(), read.latest_request());
+  EXPECT_EQ(followed.outcomes().size(), read.outcomes().size());
+  EXPECT_EQ(followed.incumbent().trial, read.incumbent().trial);
+}
+
 TEST(SessionLedger, RecordsOfAnotherSessionAreNotApplied) {
   auto h = three_trials();
   session_ledger l("other");

@@ -68,6 +68,42 @@ TEST_F(message_pool_test, appends_and_reads_back_in_order_after_reopen) {
   EXPECT_EQ(*sessions, (std::vector<std::string>{"s1", "s2"}));
 }
 
+TEST_F(message_pool_test, each_record_names_its_sessions_record_before_it) {
+  {
+    auto pool = open_pool();
+    ASSERT_TRUE(pool);
+    const auto first = pool->append_record(result("s1", 1, 100));
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->seq, 1u);
+    EXPECT_EQ(first->prev_seq, 0u);
+    ASSERT_TRUE(pool->append(result("s2", 1, 50)));  // 2
+    ASSERT_TRUE(pool->append(result("s1", 2, 120))); // 3
+    ASSERT_TRUE(pool->append(result("abc", 1, 1)));  // 4
+    ASSERT_TRUE(pool->append(result("s1", 3, 130))); // 5
+  }
+  auto pool = open_pool(); // found again from the index after a restart
+  const auto next = pool->append_record(result("s2", 2, 60));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->seq, 6u);
+  EXPECT_EQ(next->prev_seq, 2u);
+  // A batch chains within itself and onto what was stored.
+  std::vector<wire::envelope> batch{result("s1", 4, 1), result("s3", 1, 1), result("s1", 5, 1)};
+  ASSERT_TRUE(pool->append_batch(batch));
+  EXPECT_EQ(batch[0].prev_seq, 5u);
+  EXPECT_EQ(batch[1].prev_seq, 0u);
+  EXPECT_EQ(batch[2].prev_seq, 7u);
+  // What a read returns carries the same chain.
+  const auto history = pool->session_history("s1");
+  ASSERT_TRUE(history);
+  std::vector<std::pair<uint64_t, uint64_t>> chain;
+  for (const auto& e : *history)
+    chain.emplace_back(e.seq, e.prev_seq);
+  EXPECT_EQ(chain, (std::vector<std::pair<uint64_t, uint64_t>>{
+                     {1, 0}, {3, 1}, {5, 3}, {7, 5}, {9, 7}}));
+  ASSERT_TRUE(pool->append(result("abcd", 1, 1)));
+  EXPECT_EQ(pool->append_record(result("abc", 2, 1))->prev_seq, 4u); // not abcd's 10
+}
+
 TEST_F(message_pool_test, session_prefix_does_not_leak_into_longer_ids) {
   auto pool = open_pool();
   ASSERT_TRUE(pool->append(result("abc", 1, 1)));

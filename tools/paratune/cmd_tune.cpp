@@ -70,8 +70,7 @@ int run_tune(const tune_options& o) {
               << std::flush; // at once under tee or nohup too, not when trial 1 ends
   auto view = sys.spawn(tune_view, id, record.trials, isatty(STDOUT_FILENO) != 0, o.json);
   auto& bridge = rt->bridge();
-  for (const auto& prefix : {topics::proposal(id), topics::trial_prefix(id),
-                             topics::failure_prefix(id), "telemetry." + id + "."})
+  for (const auto& prefix : {topics::record(id), "telemetry." + id + "."})
     bridge.subscribe(prefix, view);
   caf::scoped_actor self{sys};
   auto session = rt->start_session(id, record, self);

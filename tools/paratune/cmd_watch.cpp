@@ -55,14 +55,11 @@ struct wakeup {
 /// this long for those results before it prints the summary.
 constexpr std::chrono::seconds stopped_results_wait{30};
 
-/// What the watch has printed so far, and the records it read.
+/// What the watch has read: the records (for the summary) and their ledger.
 struct watch_view {
   const watch_options& o;
   std::vector<wire::envelope> records;
-  std::map<int, wire::proposal> proposals;
-  trial_count count;  ///< the budget and the skips seen: "trial N/T"
-  std::optional<wire::session_status> end;
-  session_ledger ledger{o.session}; ///< where each trial stands
+  session_ledger ledger{o.session}; ///< each trial's proposal and result, the skips, the end
 
   /// Trials the session started that have no result yet: after its end,
   /// those being stopped.
@@ -73,35 +70,27 @@ struct watch_view {
     return false;
   }
 
+  const std::optional<wire::session_status>& end() const { return ledger.end(); }
+
   void take(const wire::envelope& e) {
     records.push_back(e);
     ledger.apply(e);
-    if (e.type == wire::type_name<wire::session_opened>()) {
-      count.budget = wire::body_of<wire::session_opened>(e).trials;
-    } else if (e.type == wire::type_name<wire::proposal>()) {
-      auto p = wire::body_of<wire::proposal>(e);
-      proposals[p.trial] = std::move(p);
-    } else if (e.type == wire::type_name<wire::trial_result>()) {
-      const auto r = wire::body_of<wire::trial_result>(e);
-      count.saw(r.status);
-      const auto p = proposals.find(r.trial);
-      const auto row = row_of(r, p == proposals.end() ? nullptr : &p->second);
-      if (o.json)
-        print_line({{"event", "trial"},
-                    {"trial", r.trial},
-                    {"status", to_string(r.status)},
-                    {"tflops_per_gpu", r.tflops_per_gpu},
-                    {"mfu", r.mfu},
-                    {"pool", r.pool},
-                    {"change", row.change},
-                    {"reason", row.reason}});
-      else
-        std::cout << render_trial_line(row, count) << std::flush;
-    } else if (e.type == wire::type_name<wire::session_status>()) {
-      auto s = wire::body_of<wire::session_status>(e);
-      if (is_final(s.state))
-        end = std::move(s);
-    }
+    if (e.type != wire::type_name<wire::trial_result>())
+      return;
+    const auto r = wire::body_of<wire::trial_result>(e);
+    const auto* t = ledger.trial(r.trial);
+    const auto row = row_of(r, t && t->proposal ? &*t->proposal : nullptr);
+    if (o.json)
+      print_line({{"event", "trial"},
+                  {"trial", r.trial},
+                  {"status", to_string(r.status)},
+                  {"tflops_per_gpu", r.tflops_per_gpu},
+                  {"mfu", r.mfu},
+                  {"pool", r.pool},
+                  {"change", row.change},
+                  {"reason", row.reason}});
+    else
+      std::cout << render_trial_line(row, trial_count_of(ledger, 0)) << std::flush;
   }
 
   static void print_line(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
@@ -131,7 +120,7 @@ int run_watch(const watch_options& o) {
     std::cerr << "warning: no bus at " << h->bus_subscribe << " (" << e.what()
               << "): reading the pool every second\n";
   }
-  watch_view view{o, {}, {}, {}, std::nullopt};
+  watch_view view{o, {}};
   control::request page;
   page.op = control::to_string(control::control_op::history);
   page.session = o.session;
@@ -146,9 +135,9 @@ int run_watch(const watch_options& o) {
     page.after_seq = reply->last_seq;
     if (reply->more)
       continue;
-    if (view.end) {
+    if (const auto& end = view.end()) {
       // Only a cancel leaves trials to be stopped after the end is stored.
-      if (view.end->state != session_state::cancelled || !view.trials_unended())
+      if (end->state != session_state::cancelled || !view.trials_unended())
         break;
       if (!settle_by)
         settle_by = std::chrono::steady_clock::now() + stopped_results_wait;
@@ -159,11 +148,11 @@ int run_watch(const watch_options& o) {
   }
   const auto summary = summarize(o.session, view.records);
   if (o.json)
-    watch_view::print_line({{"event", "end"}, {"state", to_string(view.end->state)},
-                            {"text", view.end->text}, {"summary", to_json(summary)}});
+    watch_view::print_line({{"event", "end"}, {"state", to_string(view.end()->state)},
+                            {"text", view.end()->text}, {"summary", to_json(summary)}});
   else
     std::cout << render_text(summary);
-  return view.end->state == session_state::failed ? 1 : 0;
+  return view.end()->state == session_state::failed ? 1 : 0;
 }
 
 command_action setup_watch(CLI::App& app) {

@@ -6,6 +6,7 @@
 
 #include "core/human_units.hpp"
 #include "messages/codec.hpp"
+#include "messages/topics.hpp"
 #include "messages/type_ids.hpp"
 #include "report/session_summary.hpp"
 
@@ -32,8 +33,8 @@ std::string started_line(const tune_view_state& st, const wire::trial_started& s
   const auto where = s.pool.empty() ? std::string() : " (pool " + s.pool + ")";
   char buf[512];
   std::snprintf(buf, sizeof buf, "trial %2d/%d  started   %s%s\n", s.trial,
-                st.count.total(s.trial), change.empty() ? "(no proposal seen)" : change.c_str(),
-                where.c_str());
+                trial_count_of(st.ledger, st.budget).total(s.trial),
+                change.empty() ? "(no proposal seen)" : change.c_str(), where.c_str());
   return buf;
 }
 
@@ -42,69 +43,87 @@ std::string heartbeat_line(const tune_view_state& st, const wire::telemetry& t) 
   char buf[256];
   std::snprintf(buf, sizeof buf, "trial %2d/%d  running   iteration %lld: %s per iteration, "
                                  "%.1f TFLOP/s/GPU\n",
-                t.trial, st.count.total(t.trial), static_cast<long long>(t.iteration),
-                human_duration(t.elapsed_ms).c_str(), t.tflops_per_gpu);
+                t.trial, trial_count_of(st.ledger, st.budget).total(t.trial),
+                static_cast<long long>(t.iteration), human_duration(t.elapsed_ms).c_str(),
+                t.tflops_per_gpu);
   return buf;
+}
+
+/// The proposal that asked for `trial`, as the ledger holds it.
+const wire::proposal* proposal_of(const tune_view_state& st, int trial) {
+  const auto* t = st.ledger.trial(trial);
+  return t && t->proposal ? &*t->proposal : nullptr;
+}
+
+/// What a stored record, just applied to the view's ledger, prints.
+void show_record(tune_view_state& st, const wire::envelope& e) {
+  const auto count = trial_count_of(st.ledger, st.budget);
+  if (e.type == wire::type_name<wire::proposal>()) {
+    const auto p = wire::body_of<wire::proposal>(e);
+    if (st.tty && !p.exhausted && p.trial > 0) {
+      std::printf("\r\033[K[trial %d/%d] starting: %s", p.trial, count.total(p.trial),
+                  p.change.c_str());
+      std::fflush(stdout);
+    }
+  } else if (e.type == wire::type_name<wire::trial_started>() && !st.tty) {
+    // Launched now: the terminal's progress line said so at the proposal.
+    const auto s = wire::body_of<wire::trial_started>(e);
+    const auto* p = proposal_of(st, s.trial);
+    print_line(st, started_line(st, s, p ? p->change : ""));
+  } else if (e.type == wire::type_name<wire::trial_result>()) {
+    const auto r = wire::body_of<wire::trial_result>(e);
+    if (r.status == trial_status::failed)
+      return; // printed with its diagnosis
+    print_line(st, render_trial_line(row_of(r, proposal_of(st, r.trial)), count));
+  } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
+    const auto d = wire::body_of<wire::failure_diagnosis>(e);
+    trial_row row;
+    row.index = d.trial;
+    row.status = trial_status::failed;
+    row.reason = d.summary;
+    if (const auto* p = proposal_of(st, d.trial))
+      row.change = p->change;
+    print_line(st, render_trial_line(row, count));
+  }
+}
+
+void show_telemetry(tune_view_state& st, const wire::telemetry& t) {
+  if (st.tty) {
+    std::printf("\r\033[K[trial %d/%d] iteration %lld: %s, %.1f TFLOP/s/GPU", t.trial,
+                trial_count_of(st.ledger, st.budget).total(t.trial),
+                static_cast<long long>(t.iteration), human_duration(t.elapsed_ms).c_str(),
+                t.tflops_per_gpu);
+    std::fflush(stdout);
+  } else if (std::chrono::steady_clock::now() - st.last_line >= tune_heartbeat) {
+    print_line(st, heartbeat_line(st, t));
+  }
 }
 
 } // namespace
 
 caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string session,
                         int budget, bool tty, bool quiet) {
+  self->state.ledger = session_ledger{session};
   self->state.session = std::move(session);
-  self->state.count.budget = budget;
+  self->state.budget = budget;
   self->state.tty = tty;
   self->state.quiet = quiet;
-  // The view keeps what it needs of the proposals to describe each result.
-  auto proposals = std::make_shared<std::map<int, wire::proposal>>();
   return {
-    [=](bus_atom, const std::string&, const std::string& payload) {
+    [=](bus_atom, const std::string& topic, const std::string& payload) {
       auto& st = self->state;
       if (st.quiet)
         return;
-      wire::envelope e;
       try {
-        e = wire::decode_envelope(payload);
-        if (e.type == wire::type_name<wire::proposal>()) {
-          auto p = wire::body_of<wire::proposal>(e);
-          (*proposals)[p.trial] = p;
-          if (st.tty && !p.exhausted) {
-            std::printf("\r\033[K[trial %d/%d] starting: %s", p.trial, st.count.total(p.trial),
-                        p.change.c_str());
-            std::fflush(stdout);
-          }
-        } else if (e.type == wire::type_name<wire::trial_started>() && !st.tty) {
-          // Launched now: the terminal's progress line said so at the proposal.
-          const auto s = wire::body_of<wire::trial_started>(e);
-          const auto it = proposals->find(s.trial);
-          print_line(st, started_line(st, s, it != proposals->end() ? it->second.change : ""));
+        const auto e = wire::decode_envelope(payload);
+        if (e.session != st.session)
+          return; // a longer id that shares the topic's prefix
+        if (topic.starts_with(topics::record_prefix)) {
+          // A record lost on the bus is only a line missing here: the view
+          // applies what comes, in the pool's order.
+          st.ledger.apply(e);
+          show_record(st, e);
         } else if (e.type == wire::type_name<wire::telemetry>()) {
-          auto t = wire::body_of<wire::telemetry>(e);
-          if (st.tty) {
-            std::printf("\r\033[K[trial %d/%d] iteration %lld: %s, %.1f TFLOP/s/GPU", t.trial,
-                        st.count.total(t.trial), static_cast<long long>(t.iteration),
-                        human_duration(t.elapsed_ms).c_str(), t.tflops_per_gpu);
-            std::fflush(stdout);
-          } else if (std::chrono::steady_clock::now() - st.last_line >= tune_heartbeat) {
-            print_line(st, heartbeat_line(st, t));
-          }
-        } else if (e.type == wire::type_name<wire::trial_result>()) {
-          auto r = wire::body_of<wire::trial_result>(e);
-          st.count.saw(r.status);
-          if (r.status == trial_status::failed)
-            return; // printed with its diagnosis
-          const auto it = proposals->find(r.trial);
-          const auto row = row_of(r, it != proposals->end() ? &it->second : nullptr);
-          print_line(st, render_trial_line(row, st.count));
-        } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
-          auto d = wire::body_of<wire::failure_diagnosis>(e);
-          trial_row row;
-          row.index = d.trial;
-          row.status = trial_status::failed;
-          row.reason = d.summary;
-          if (auto it = proposals->find(d.trial); it != proposals->end())
-            row.change = it->second.change;
-          print_line(st, render_trial_line(row, st.count));
+          show_telemetry(st, wire::body_of<wire::telemetry>(e));
         }
       } catch (const std::exception&) {
         // A view never stops on a message it cannot read.

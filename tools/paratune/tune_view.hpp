@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "ledger/session_ledger.hpp"
 #include "report/session_summary.hpp"
 
 namespace paratune::cli {
@@ -15,7 +16,10 @@ constexpr std::chrono::seconds tune_heartbeat{30};
 
 struct tune_view_state {
   std::string session;
-  trial_count count;  ///< the budget and the skips seen: "trial N/T"
+  int budget = 0;     ///< the job's trials, for "trial N/T" (skips add to it)
+  /// The session's records as the pool published them (topics::record):
+  /// each trial's proposal and result, the skips.
+  session_ledger ledger;
   bool tty = false;           ///< redraw a progress line
   bool quiet = false;         ///< --json: print nothing live
   /// When the view last printed a line (no terminal): a heartbeat waits
@@ -24,7 +28,9 @@ struct tune_view_state {
   static inline const char* name = "tune_view";
 };
 
-/// Prints a session's progress as it happens: one line per finished trial
+/// Prints a session's progress as it happens, from the records the pool
+/// publishes as it stores them (subscribe it to topics::record(session))
+/// and the running trials' telemetry: one line per finished trial
 /// (what changed, MFU, TFLOP/s/GPU, peak memory, outcome, the reason). On a
 /// terminal, a progress line redrawn with the running trial's iterations;
 /// otherwise (a file, a pipe) a line as each trial starts and, while trials
