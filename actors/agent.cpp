@@ -152,8 +152,9 @@ void agent_state::with_ledger(const std::string& session, ledger_handler then,
   with_history(
     session,
     [ledger, then](std::vector<wire::envelope> records) {
-      // Records already applied (two reads in flight at once) are skipped.
-      ledger->apply(records);
+      // Records already applied (two reads in flight at once, or followed
+      // on the bus meanwhile) are skipped.
+      ledger->apply_read(records);
       then(*ledger);
     },
     std::move(failed), ledger->last_seq());

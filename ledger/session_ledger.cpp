@@ -31,13 +31,21 @@ void session_ledger::apply(const wire::envelope& e) {
   }
 }
 
+void session_ledger::apply_read(const std::vector<wire::envelope>& records) {
+  apply(records);
+  behind_ = false;
+}
+
 bool session_ledger::follow(const wire::envelope& e) {
-  if (e.seq == 0 || last_seq_ == 0 || e.session != session_)
+  if (e.seq == 0 || e.session != session_)
     return false;
-  if (e.seq <= last_seq_)
+  following_ = true;
+  if (e.seq <= last_seq_ && last_seq_ > 0)
     return true; // read from the pool before its copy came
-  if (e.prev_seq != last_seq_)
+  if (last_seq_ == 0 || e.prev_seq != last_seq_) {
+    behind_ = true; // this record, and what follows it, waits for a read
     return false;
+  }
   apply(e);
   return true;
 }

@@ -78,6 +78,10 @@ public:
   void apply(const wire::envelope& e);
   void apply(const std::vector<wire::envelope>& records);
 
+  /// Applies records read from the pool after last_seq(): the ledger is
+  /// then as current as the pool was when read, and a gap seen on the bus
+  /// is filled.
+  void apply_read(const std::vector<wire::envelope>& records);
   /// Applies `e`, a record as the pool published it when it stored it
   /// (topics::record), if it comes right after what the ledger holds:
   /// e.prev_seq == last_seq(). A ledger follows only once it has been read
@@ -87,9 +91,13 @@ public:
   /// read of the pool fills the gap. Whether the ledger now holds `e`.
   bool follow(const wire::envelope& e);
   /// Whether the ledger holds every record of its session up to `seq`
-  /// (read from the pool, then followed without a gap): a reader woken by
-  /// record `seq` can decide without reading the pool.
-  bool holds(uint64_t seq) const { return last_seq_ > 0 && last_seq_ >= seq; }
+  /// and keeps up with the bus: read from the pool, fed by follow() since,
+  /// and no gap seen since the last read. A reader woken by the message
+  /// stored at `seq` then decides without reading the pool. A ledger that
+  /// nothing feeds is never current: its reader reads.
+  bool holds(uint64_t seq) const {
+    return following_ && !behind_ && last_seq_ > 0 && last_seq_ >= seq;
+  }
 
   /// The highest sequence number applied; read the pool after it.
   uint64_t last_seq() const { return last_seq_; }
@@ -168,6 +176,8 @@ private:
 
   std::string session_;
   uint64_t last_seq_ = 0;
+  bool following_ = false; ///< follow() has been handed a record
+  bool behind_ = false;    ///< follow() saw a gap that no read has filled yet
   uint64_t applied_ = 0;
   std::string unreadable_;
   std::optional<wire::session_opened> job_;

@@ -164,9 +164,9 @@ TEST_F(daemon_storage, pool_check_tells_a_damaged_log_and_repair_keeps_the_evide
 
   const auto checked = cli({"pool", "check", pool_dir});
   EXPECT_EQ(checked.status, 1) << checked.err;
-  const std::string dropped = "7044 bytes do not read (Corruption: checksum mismatch; "
+  const std::string dropped = "7064 bytes do not read (Corruption: checksum mismatch; "
                               "Corruption: missing start of fragmented record(2))";
-  const std::string unreadable = "7044 bytes unreadable (Corruption: checksum mismatch; "
+  const std::string unreadable = "7064 bytes unreadable (Corruption: checksum mismatch; "
                                  "Corruption: missing start of fragmented record(2))";
   EXPECT_EQ(checked.out,
             "pool " + pool_dir + ": damaged\n"

@@ -233,26 +233,29 @@ TEST(SessionLedger, FollowsPublishedRecordsInChainOnlyAfterAPoolRead) {
   EXPECT_FALSE(l.follow(r[0]));
   EXPECT_EQ(l.job(), nullptr);
   EXPECT_FALSE(l.holds(1));
-  l.apply(std::vector<wire::envelope>(r.begin(), r.begin() + 5)); // read: seqs 1..5
+  l.apply_read(std::vector<wire::envelope>(r.begin(), r.begin() + 5)); // seqs 1..5
   EXPECT_TRUE(l.holds(5));
   EXPECT_FALSE(l.holds(6));
   EXPECT_TRUE(l.follow(r[5])); // seq 6 after 5
   EXPECT_TRUE(l.holds(6));
   EXPECT_EQ(l.trial(1)->started.has_value(), true);
-  // Seq 7 lost on the bus: 8 and 9 do not chain, and are not applied.
+  // Seq 7 lost on the bus: 8 and 9 do not chain, and are not applied, and
+  // the ledger is no longer current even for what it holds.
   EXPECT_FALSE(l.follow(r[7]));
   EXPECT_FALSE(l.follow(r[8]));
   EXPECT_EQ(l.last_seq(), 6u);
   EXPECT_EQ(l.results(), 0);
   EXPECT_FALSE(l.holds(9));
+  EXPECT_FALSE(l.holds(6));
   // A copy of what a read already brought is held.
   const auto applied = l.applied();
   EXPECT_TRUE(l.follow(r[3]));
   EXPECT_EQ(l.applied(), applied);
   // The read after the gap, then the chain again.
-  l.apply(std::vector<wire::envelope>(r.begin() + 6, r.end()));
+  l.apply_read(std::vector<wire::envelope>(r.begin() + 6, r.end()));
   EXPECT_EQ(l.last_seq(), 11u);
   EXPECT_EQ(l.results(), 2);
+  EXPECT_TRUE(l.holds(11));
   history_builder more = h;
   more.add(3, wire::trial_started{3, config_with_mbs(2), {"sim"}, "a100"});
   EXPECT_TRUE(l.follow(more.records.back()));
@@ -268,6 +271,15 @@ TEST(SessionLedger, FollowsPublishedRecordsInChainOnlyAfterAPoolRead) {
   unstored.seq = 0;
   EXPECT_FALSE(l.follow(unstored));
   EXPECT_EQ(l.last_seq(), 12u);
+}
+
+TEST(SessionLedger, ALedgerNothingFeedsIsNeverCurrent) {
+  // Read from the pool but never handed a record from the bus (an agent not
+  // subscribed to the feed): its reader must read again, whatever it holds.
+  session_ledger l("s1");
+  l.apply_read(three_trials().records);
+  EXPECT_EQ(l.last_seq(), 11u);
+  EXPECT_FALSE(l.holds(3));
 }
 
 TEST(SessionLedger, AFollowedLedgerEqualsTheOneReadWhole) {

@@ -172,7 +172,7 @@ TEST_F(pool_faults_test, flipped_bytes_in_the_log_refuse_the_pool_and_repair_kee
   EXPECT_TRUE(checkup->damaged());
   ASSERT_EQ(checkup->damaged_logs.size(), 1u);
   EXPECT_EQ(checkup->damaged_logs[0].file, log_name);
-  EXPECT_EQ(checkup->damaged_logs[0].bytes, 7054u);
+  EXPECT_EQ(checkup->damaged_logs[0].bytes, 7074u); // two records of 3000 padded bytes and more
   EXPECT_EQ(checkup->damaged_logs[0].reason,
             "Corruption: checksum mismatch; Corruption: missing start of fragmented record(2)");
   // The 64 bytes at offset 30000 take two batches, records 9 and 10, with
