@@ -6,6 +6,7 @@
 // space, a repeat. The session completes, never launches an invalid or
 // duplicate trial, stores every exchange, and the API key appears nowhere.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -476,6 +477,58 @@ TEST_F(llm_tune, bottleneck_analysis_never_leaks_the_key_a_server_echoes) {
   EXPECT_GE(asks, 4);
   EXPECT_EQ(r.err.find(secret_key), std::string::npos);
   EXPECT_EQ(r.out.find(secret_key), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST_F(llm_tune, bottleneck_analysis_a_reading_the_numbers_allow_replaces_the_built_in_one) {
+  // A pipelined start under MFU 0.5 reads HIGH_PP_OVERHEAD built in; the
+  // model's PERFORMANCE_TUNE (always consistent with the numbers) is used.
+  test::local_http_server server(
+    "chat_server.py",
+    {test::write_file(dir, "script.jsonl",
+                      health_answer("PERFORMANCE_TUNE", "the bubble is small at 32 micro-batches; "
+                                                        "tune the standard knobs")),
+     dir + "/requests.jsonl"});
+  const auto file = test::write_file(
+    dir, "job.yaml",
+    "name: llama3-8b-pp\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
+    "initial: {tp: 4, pp: 2, mbs: 1, gbs: 512, seq: 8192, recompute: full}\ntrials: 3\n"
+    "stop: budget\nsimulation: {seed: 7, train_iters: 12}\nreasoner: "
+      + health_reasoner(server.url(), 5) + "\n");
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<wire::llm_exchange> asks;
+  std::vector<wire::analysis_report> reports;
+  for (const auto& e : history(j["session"])) {
+    if (e.type == wire::type_name<wire::llm_exchange>())
+      asks.push_back(wire::body_of<wire::llm_exchange>(e));
+    else if (e.type == wire::type_name<wire::analysis_report>())
+      reports.push_back(wire::body_of<wire::analysis_report>(e));
+  }
+  ASSERT_FALSE(asks.empty());
+  EXPECT_TRUE(asks[0].chosen);
+  EXPECT_NE(asks[0].messages[1].content.find("paratune's reading: HIGH_PP_OVERHEAD (directive "
+                                             "REDUCE_PIPELINE_DEPTH)"),
+            std::string::npos)
+    << asks[0].messages[1].content;
+  // The analysis after trial 1 is the model's reading, and says whose.
+  const auto after_first = std::find_if(reports.begin(), reports.end(), [](const auto& rep) {
+    return rep.after_trial == 1;
+  });
+  ASSERT_NE(after_first, reports.end());
+  EXPECT_EQ(after_first->health, "PERFORMANCE_TUNE");
+  EXPECT_EQ(after_first->directive, "NONE");
+  EXPECT_NE(after_first->reasoning.find("the model's reading: the bubble is small at 32 "
+                                        "micro-batches; tune the standard knobs (checked against "
+                                        "the run's numbers; built-in: HIGH_PP_OVERHEAD)"),
+            std::string::npos)
+    << after_first->reasoning;
 }
 
 } // namespace
