@@ -84,6 +84,9 @@ bool analysis_worker_state::answer(const std::string& session,
     const auto pending = ledger.pending();
     const auto space = spaces ? spaces->of(session) : nullptr;
     auto a = analyze(ctx, outcomes, pending, space.get());
+    for (auto& x : health_turn(session_record, ctx, outcomes, pending, space.get(), a,
+                               after_trial, request.request))
+      store(wire::make_envelope(session, after_trial, x));
     for (auto& x : model_turn(session_record, ctx, outcomes, pending, a, after_trial,
                               request.request))
       store(wire::make_envelope(session, after_trial, x));

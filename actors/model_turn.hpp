@@ -20,4 +20,18 @@ std::vector<wire::llm_exchange> model_turn(const wire::session_opened& opened,
                                            const std::vector<pending_trial>& pending,
                                            analysis& a, int after_trial, int request);
 
+/// Bottleneck analysis's model turn, for a session whose job puts a model
+/// behind it (`agents: {bottleneck_analysis: llm}`): the model reads the
+/// run the built-in analysis moved from, and a reading the guardrails pass
+/// (core/llm/health_decision.hpp: it must agree with that run's numbers)
+/// replaces the built-in health, `a` analysed again from it. Returns the
+/// exchanges to store; a refusal or no answer leaves `a` alone, its
+/// reasoning saying why.
+std::vector<wire::llm_exchange> health_turn(const wire::session_opened& opened,
+                                            const tuning_context& ctx,
+                                            const std::vector<trial_outcome>& history,
+                                            const std::vector<pending_trial>& pending,
+                                            runnable_space* space, analysis& a, int after_trial,
+                                            int request);
+
 } // namespace paratune

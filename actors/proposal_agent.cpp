@@ -4,6 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/knowledge.hpp"
+#include "actors/llm_exchanges.hpp"
+#include "adapters/llm/model_chat.hpp"
+#include "core/llm/diagnosis_decision.hpp"
+#include "messages/conversions.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/diagnosis_run.hpp"
 #include "messages/diagnosis_conversions.hpp"
@@ -39,7 +43,27 @@ void proposal_agent_state::propose_for(const std::string& session, const wire::d
   const auto report = wire::from_wire(d);
   const auto past = wire::optimizations_of(ledger);
   const auto search = knowledge ? search_of(*knowledge) : knowledge_search{};
-  const auto set = wire::to_wire(paratune::propose_for(exp, report, d.measured_step_ms, past, search));
+  auto built = paratune::propose_for(exp, report, d.measured_step_ms, past, search);
+  // The model, when the request names one, proposes a mesh of its own,
+  // screened as the built-in candidates are.
+  const auto settings = wire::from_wire(req.reasoner);
+  if (settings.mode != reasoner_mode::builtin) {
+    proposal_context ctx;
+    ctx.experiment = &exp;
+    ctx.report = &report;
+    ctx.measured_step_ms = d.measured_step_ms;
+    ctx.history = &past;
+    ctx.knowledge = search;
+    auto decided = propose_with_llm(settings.mode, req.proposal_prompt, ctx, std::move(built),
+                                    model_chat(settings));
+    if (!decided.fallback.empty())
+      spdlog::warn("proposal_agent: session {}: {}", session, decided.fallback);
+    for (auto& x : exchanges_of(decided.turns, reasoning_agent::diagnosis, settings.mode, 0, 0,
+                                decided.from_model))
+      store(wire::make_envelope(session, 0, x));
+    built = std::move(decided.set);
+  }
+  const auto set = wire::to_wire(built);
   store_and_publish(topics::proposals(session), wire::make_envelope(session, 0, set));
 }
 

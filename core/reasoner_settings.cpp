@@ -57,15 +57,30 @@ bool parse_reasoning_agent(const std::string& text, reasoning_agent& out) {
 }
 
 bool model_supported(reasoning_agent a, reasoner_mode m) {
+  // Bottleneck analysis, the diagnosis and the dialogue have nothing to
+  // rank: a model reads and answers there (llm), never hybrid.
   return m == reasoner_mode::builtin || a == reasoning_agent::strategy_generation
-         || a == reasoning_agent::failure_analysis
-         || (a == reasoning_agent::dialogue && m == reasoner_mode::llm);
+         || a == reasoning_agent::failure_analysis || m == reasoner_mode::llm;
 }
+
+namespace {
+
+/// The agents the shared settings reach: those that took a model before
+/// bottleneck analysis and the diagnosis could. Those two take one only
+/// when `agents:` names them, so a job written before asks the model
+/// exactly what it asked then.
+bool shared_reaches(reasoning_agent a, reasoner_mode m) {
+  if (a == reasoning_agent::bottleneck_analysis || a == reasoning_agent::diagnosis)
+    return m == reasoner_mode::builtin;
+  return model_supported(a, m);
+}
+
+} // namespace
 
 reasoner_settings agent_reasoners::of(reasoning_agent a) const {
   if (const auto o = overrides.find(a); o != overrides.end())
     return o->second;
-  if (!model_supported(a, shared.mode))
+  if (!shared_reaches(a, shared.mode))
     return {};
   return shared;
 }
@@ -82,8 +97,9 @@ std::optional<std::string> check_reasoners(const agent_reasoners& r) {
     return bad;
   for (const auto& [agent, s] : r.overrides) {
     if (!model_supported(agent, s.mode))
-      return std::string("agents: ") + to_string(agent) + ": only builtin is available for "
-             + "this agent, not " + to_string(s.mode);
+      return std::string("agents: ") + to_string(agent) + ": only builtin "
+             + (model_supported(agent, reasoner_mode::llm) ? "or llm " : "")
+             + "is available for this agent, not " + to_string(s.mode);
     if (auto bad = check_reasoner_settings(s))
       return std::string("agents: ") + to_string(agent) + ": " + *bad;
   }

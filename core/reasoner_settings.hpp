@@ -40,10 +40,10 @@ std::optional<std::string> check_reasoner_settings(const reasoner_settings& s);
 
 /// The agents a model can stand behind (the keys of `reasoner: {agents:}`).
 enum class reasoning_agent {
-  bottleneck_analysis,  ///< the health check and its directive
+  bottleneck_analysis,  ///< the health check and its directive (llm: the model reads the run)
   strategy_generation,  ///< the next trial's configuration
   failure_analysis,     ///< why a trial failed, and whether to retry it
-  diagnosis,            ///< ASAP's profile diagnosis and its three proposals
+  diagnosis,            ///< ASAP's profile diagnosis and its three proposals (`diagnose --reasoner`)
   dialogue,             ///< `paratune ask`: answers about a session
 };
 
@@ -56,16 +56,19 @@ const char* to_string(reasoning_agent a);
 bool parse_reasoning_agent(const std::string& text, reasoning_agent& out);
 
 /// Whether this version can put a model behind `a` in mode `m`. Strategy
-/// generation and failure analysis take every mode, the dialogue builtin
-/// or llm (there is nothing to rank); bottleneck analysis and diagnosis
-/// proposals are built-in only, and a job that names a model for them is
-/// refused rather than silently run without it.
+/// generation and failure analysis take every mode; bottleneck analysis
+/// (the health reading), the diagnosis (ASAP's Analyzer and Proposal
+/// agents) and the dialogue take builtin or llm: there is nothing to rank,
+/// and a job that names hybrid for them is refused rather than silently
+/// run without the model.
 bool model_supported(reasoning_agent a, reasoner_mode m);
 
 /// A job's (or the daemon's) `reasoner:`: the settings every agent shares,
 /// and per-agent overrides (`agents:`). The shared mode applies to the
-/// agents that can take a model (model_supported); the others stay builtin
-/// unless an override names them, which is then refused by check_reasoners.
+/// agents that can take it (model_supported) but bottleneck analysis and
+/// the diagnosis, which ask a model only when an override names them; the
+/// others stay builtin, and an override naming a mode its agent cannot take
+/// is refused by check_reasoners.
 struct agent_reasoners {
   reasoner_settings shared;
   std::map<reasoning_agent, reasoner_settings> overrides;

@@ -184,6 +184,8 @@ struct session_opened {
   std::string generation_prompt;
   std::string ranking_prompt;
   std::string failure_prompt;
+  /// Bottleneck analysis's (its model reads the health of the run moved from).
+  std::string health_prompt;
   std::map<std::string, std::string> env;  ///< the job's `env:`, set in every trial's environment
   /// The names of the variables no trial sees and whose values are
   /// redacted from its output (core/secret_env.hpp): names, never values.
@@ -198,7 +200,7 @@ struct session_opened {
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
                      relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
                      ranking_prompt, agent_reasoners, failure_prompt, env, secret_env, stop,
-                     stop_min_gain, stop_confidence)
+                     stop_min_gain, stop_confidence, health_prompt)
 };
 
 /// One ranked candidate of an analysis.
@@ -484,7 +486,16 @@ struct diagnose_request {
   std::string experiment_name;   ///< the file name, for messages
   std::string xprof, kineto, megatron_log;
   double timeout_s = 60;         ///< how long a profile server may take
-  MSGPACK_DEFINE_MAP(experiment_yaml, experiment_name, xprof, kineto, megatron_log, timeout_s)
+  /// The model behind the Analyzer and the Proposal agent (`diagnose
+  /// --reasoner`, reasoning_agent::diagnosis): builtin when absent. The
+  /// key's variable name only, never the key.
+  reasoner_wire reasoner;
+  /// The prompt templates they ask it with (configs/prompts/), as they were
+  /// when the request was made; empty under builtin.
+  std::string analyzer_prompt;
+  std::string proposal_prompt;
+  MSGPACK_DEFINE_MAP(experiment_yaml, experiment_name, xprof, kineto, megatron_log, timeout_s,
+                     reasoner, analyzer_prompt, proposal_prompt)
 };
 
 struct kpi_check_wire {

@@ -68,6 +68,8 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   }
   if (reasoners.of(reasoning_agent::failure_analysis).mode != reasoner_mode::builtin)
     s.failure_prompt = prompt("failure_analysis.md");
+  if (reasoners.of(reasoning_agent::bottleneck_analysis).mode != reasoner_mode::builtin)
+    s.health_prompt = prompt("bottleneck_analysis.md");
   s.search = job.search;
   s.trials = src.trials > 0 ? src.trials : job.trials;
   s.tokens = job.tokens;

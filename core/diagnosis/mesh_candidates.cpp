@@ -172,7 +172,50 @@ void scale_memory(mesh_prediction& p, double factor) {
   p.memory.fits = p.memory.total_gib <= p.memory.limit_gib;
 }
 
+enum class mesh_screen { fits, invalid, too_big };
+
+// One mesh predicted and screened against the (corrected) baseline `base`:
+// the single moves and a model's own mesh go through here alike.
+mesh_screen screen_mesh(const experiment_spec& exp, bottleneck_class bottleneck,
+                        const mesh_prediction& base, const metric_fn& metric,
+                        const candidate_pool& pool, const tpu_mesh& ici, const tpu_mesh& dcn,
+                        candidate& out) {
+  tpu_mesh shown = ici;
+  shown.shown = exp.mesh.shown;  // print in the job's vocabulary
+  auto p = predict_mesh(exp.model, exp.cluster, exp.slice, shown, dcn, exp.workload);
+  if (!p.valid())
+    return mesh_screen::invalid;
+  scale_memory(p, pool.memory_correction);
+  if (!p.memory.fits)
+    return mesh_screen::too_big;
+  out = make_candidate(exp, p, metric);
+  out.metric_before = pool.baseline.metric_after;
+  out.targeted = base.valid() && is_targeted(bottleneck, base, p, metric);
+  describe_mesh_candidate(exp, bottleneck, base, p, out);
+  return mesh_screen::fits;
+}
+
+mesh_prediction corrected_baseline(const experiment_spec& exp, double correction) {
+  auto base = predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh,
+                           exp.workload);
+  scale_memory(base, correction);
+  return base;
+}
+
 } // namespace
+
+std::optional<candidate> mesh_candidate(const experiment_spec& exp,
+                                        const diagnosis_report& report,
+                                        const candidate_pool& pool, const tpu_mesh& ici,
+                                        const tpu_mesh& dcn) {
+  const auto base = corrected_baseline(exp, pool.memory_correction);
+  candidate c;
+  if (screen_mesh(exp, report.bottleneck, base, mesh_metric_for(report.bottleneck), pool, ici,
+                  dcn, c)
+      != mesh_screen::fits)
+    return std::nullopt;
+  return c;
+}
 
 candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
                                const baseline_evidence& evidence) {
@@ -190,23 +233,12 @@ candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_repor
                        && (evidence.ran || base.memory.fits);
   int invalid = 0, too_big = 0;
   for (const auto& mesh : single_moves(exp)) {
-    tpu_mesh shown = mesh;
-    shown.shown = exp.mesh.shown;  // print in the job's vocabulary
-    auto p = predict_mesh(exp.model, exp.cluster, exp.slice, shown, exp.dcn_mesh, exp.workload);
-    if (!p.valid()) {
-      ++invalid;
-      continue;
+    candidate c;
+    switch (screen_mesh(exp, report.bottleneck, base, metric, pool, mesh, exp.dcn_mesh, c)) {
+      case mesh_screen::invalid: ++invalid; break;
+      case mesh_screen::too_big: ++too_big; break;
+      case mesh_screen::fits: pool.candidates.push_back(std::move(c)); break;
     }
-    scale_memory(p, pool.memory_correction);
-    if (!p.memory.fits) {
-      ++too_big;
-      continue;
-    }
-    auto c = make_candidate(exp, p, metric);
-    c.metric_before = pool.baseline.metric_after;
-    c.targeted = base.valid() && is_targeted(report.bottleneck, base, p, metric);
-    describe_mesh_candidate(exp, report.bottleneck, base, p, c);
-    pool.candidates.push_back(std::move(c));
   }
   char buf[200];
   std::snprintf(buf, sizeof buf,

@@ -56,6 +56,14 @@ struct candidate_pool {
 candidate_pool mesh_candidates(const experiment_spec& exp, const diagnosis_report& report,
                                const baseline_evidence& evidence = {});
 
+/// TPU: one mesh (a language model's, say) predicted and screened as the
+/// single moves of `pool` are: its memory corrected, targeted, reasoned;
+/// nothing when the mesh model refuses it or it does not fit.
+std::optional<candidate> mesh_candidate(const experiment_spec& exp,
+                                        const diagnosis_report& report,
+                                        const candidate_pool& pool, const tpu_mesh& ici,
+                                        const tpu_mesh& dcn);
+
 /// GPU: single changes of the Megatron-LM configuration that address the
 /// bottleneck, predicted with core/perf predict(); Megatron's start-up rules
 /// checked.

@@ -139,8 +139,28 @@ void cite_knowledge(const proposal_context& ctx, const candidate& c, proposal& p
     p.citations.push_back(std::move(hit));
 }
 
-proposal make_proposal(const proposal_context& ctx, const candidate_pool& pool,
-                       const candidate& c) {
+
+} // namespace
+
+// A measured step and no out-of-memory: the current layout ran. The
+// memory KPI is the measured peak as a share of the device.
+baseline_evidence baseline_evidence_of(const proposal_context& ctx) {
+  baseline_evidence e;
+  const auto& r = *ctx.report;
+  bool oom = r.bottleneck == bottleneck_class::memory_capacity;
+  for (const auto& k : r.kpis)
+    if (k.name == "memory") {
+      oom = oom || k.status == "bad";
+      if (k.unit == "%" && k.value > 0 && k.value <= 100)
+        e.memory_used_gib = k.value / 100 * ctx.experiment->cluster.device.hbm_gib;
+    }
+  e.ran = ctx.measured_step_ms > 0 && !oom;
+  if (!e.ran)
+    e.memory_used_gib = 0;
+  return e;
+}
+
+proposal proposal_of(const proposal_context& ctx, const candidate_pool& pool, const candidate& c) {
   proposal p;
   p.title = c.title;
   p.mesh = c.mesh;
@@ -168,23 +188,7 @@ proposal make_proposal(const proposal_context& ctx, const candidate_pool& pool,
   return p;
 }
 
-// A measured step and no out-of-memory: the current layout ran. The
-// memory KPI is the measured peak as a share of the device.
-baseline_evidence evidence_of(const proposal_context& ctx) {
-  baseline_evidence e;
-  const auto& r = *ctx.report;
-  bool oom = r.bottleneck == bottleneck_class::memory_capacity;
-  for (const auto& k : r.kpis)
-    if (k.name == "memory") {
-      oom = oom || k.status == "bad";
-      if (k.unit == "%" && k.value > 0 && k.value <= 100)
-        e.memory_used_gib = k.value / 100 * ctx.experiment->cluster.device.hbm_gib;
-    }
-  e.ran = ctx.measured_step_ms > 0 && !oom;
-  if (!e.ran)
-    e.memory_used_gib = 0;
-  return e;
-}
+namespace {
 
 // Why fewer than `count` proposals are predicted to improve.
 std::string explain_shortfall(const candidate_pool& pool, std::size_t faster, std::size_t count) {
@@ -228,7 +232,7 @@ proposal_set propose(const proposal_context& ctx) {
   const auto& exp = *ctx.experiment;
   const auto& report = *ctx.report;
   const auto pool = exp.platform == device_platform::tpu
-                        ? mesh_candidates(exp, report, evidence_of(ctx))
+                        ? mesh_candidates(exp, report, baseline_evidence_of(ctx))
                         : megatron_candidates(exp, report);
   proposal_set out;
   out.bottleneck = report.bottleneck;
@@ -249,14 +253,14 @@ proposal_set propose(const proposal_context& ctx) {
   const auto chosen = choose(pool, ctx.count);
   int rank = 0;
   for (const auto* c : chosen.faster) {
-    auto p = make_proposal(ctx, pool, *c);
+    auto p = proposal_of(ctx, pool, *c);
     p.rank = ++rank;
     out.proposals.push_back(std::move(p));
   }
   if (chosen.faster.size() < ctx.count)
     out.notes.push_back(explain_shortfall(pool, chosen.faster.size(), ctx.count));
   if (chosen.exploratory) {
-    auto p = make_proposal(ctx, pool, *chosen.exploratory);
+    auto p = proposal_of(ctx, pool, *chosen.exploratory);
     p.rank = ++rank;
     p.exploratory = true;
     p.title = fmt::format("Exploration, predicted {:.0f}% slower: {}",

@@ -9,6 +9,7 @@
 #include "core/diagnosis/experiment_spec.hpp"
 #include "core/diagnosis/past_optimization.hpp"
 #include "core/diagnosis/proposal.hpp"
+#include "core/diagnosis/proposal_candidates.hpp"
 
 namespace paratune {
 
@@ -35,6 +36,16 @@ struct proposal_context {
 /// past optimizations of similar jobs that made the same kind of change and
 /// the knowledge-base documents BM25 finds for its bottleneck and change.
 proposal_set propose(const proposal_context& ctx);
+
+/// What the profile says of the current layout (a measured step and no
+/// out-of-memory: it ran; its measured peak), as the candidates are
+/// screened with it: a model's own proposal is screened the same way.
+baseline_evidence baseline_evidence_of(const proposal_context& ctx);
+
+/// A candidate as a proposal: its prediction scaled to the measured step,
+/// its citations (history and knowledge) and its confidence, as propose()
+/// makes each of its own (rank and exploration left to the caller).
+proposal proposal_of(const proposal_context& ctx, const candidate_pool& pool, const candidate& c);
 
 /// The BM25 query a proposal's principles are looked up with.
 std::string knowledge_query(bottleneck_class b, const std::vector<std::string>& grown,

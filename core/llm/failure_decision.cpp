@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/llm/answer_object.hpp"
 #include "core/llm/model_answer.hpp"
 #include "core/llm/prompt_template.hpp"
 #include "core/llm/strategy_prompt.hpp"
@@ -95,13 +96,9 @@ failure_decision analyse_failure_with_llm(reasoner_mode mode, const std::string&
      {"rules", rules_text(d.verdict)}});
   auto answer = ask_with_guardrails<proposed_failure_reading>(
     std::move(messages), failure_reading_schema(), chat,
-    [&](const std::string& text) -> std::variant<proposed_failure_reading, guardrail_verdict> {
-      auto r = read_failure_reading(text);
-      if (auto* reading = std::get_if<proposed_failure_reading>(&r))
-        if (auto bad = contradiction(*reading, f))
-          return *bad;
-      return r;
-    });
+    read_then_check<proposed_failure_reading>(
+      read_failure_reading,
+      [&](const proposed_failure_reading& reading) { return contradiction(reading, f); }));
   d.turns = std::move(answer.turns);
   if (!answer.accepted) {
     d.verdict.summary += " Model: " + answer.fallback + "; the rules stand.";

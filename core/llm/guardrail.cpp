@@ -15,6 +15,8 @@ const char* to_string(guardrail_rejection r) {
     case guardrail_rejection::memory: return "memory";
     case guardrail_rejection::not_a_candidate: return "not_a_candidate";
     case guardrail_rejection::contradicts_measurement: return "contradicts_measurement";
+    case guardrail_rejection::mesh_size: return "mesh_size";
+    case guardrail_rejection::maxtext_rule: return "maxtext_rule";
   }
   return "unparsable";
 }
@@ -25,7 +27,8 @@ bool parse_guardrail_rejection(const std::string& text, guardrail_rejection& out
                         guardrail_rejection::unknown_value, guardrail_rejection::repeat,
                         guardrail_rejection::megatron_rule, guardrail_rejection::known_failure,
                         guardrail_rejection::memory, guardrail_rejection::not_a_candidate,
-                        guardrail_rejection::contradicts_measurement},
+                        guardrail_rejection::contradicts_measurement,
+                        guardrail_rejection::mesh_size, guardrail_rejection::maxtext_rule},
                        out);
 }
 

@@ -19,6 +19,8 @@ enum class guardrail_rejection {
   memory,             ///< the memory screen says it cannot fit
   not_a_candidate,    ///< hybrid: a ranking that names no offered candidate
   contradicts_measurement, ///< a reading the trial's own measurements rule out
+  mesh_size,          ///< a TPU mesh whose product is not the slice's chips (or slices)
+  maxtext_rule,       ///< a TPU mesh MaxText refuses, or would run as another one
 };
 
 /// "unparsable", "unknown_parameter", ...: the stored and reported forms.

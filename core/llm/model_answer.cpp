@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/human_units.hpp"
+#include "core/llm/answer_object.hpp"
 #include "core/input_error.hpp"
 #include "core/text.hpp"
 
@@ -15,31 +16,6 @@ namespace {
 
 guardrail_verdict unparsable(const std::string& why) {
   return {guardrail_rejection::unparsable, why};
-}
-
-/// The answer without a surrounding ```json ... ``` fence.
-std::string unfenced(const std::string& answer) {
-  std::string s = trim(answer, " \t\r\n");
-  if (s.rfind("```", 0) != 0)
-    return s;
-  const auto first_line = s.find('\n');
-  const auto closing = s.rfind("```");
-  if (first_line == std::string::npos || closing <= first_line)
-    return s;
-  return trim(s.substr(first_line + 1, closing - first_line - 1), " \t\r\n");
-}
-
-/// The answer as a JSON object, or why it is not one.
-std::variant<nlohmann::json, guardrail_verdict> object_of(const std::string& answer) {
-  auto j = nlohmann::json::parse(unfenced(answer), nullptr, false);
-  if (j.is_discarded())
-    return unparsable("the answer is not JSON");
-  if (!j.is_object())
-    return unparsable("the answer is not a JSON object");
-  auto reason = j.find("reason");
-  if (reason == j.end() || !reason->is_string() || reason->get<std::string>().empty())
-    return unparsable("the answer has no \"reason\" string");
-  return j;
 }
 
 /// A JSON value as a configuration value's text: "4", "true", "selective".
@@ -89,7 +65,7 @@ std::optional<guardrail_verdict> apply(training_config& c, const tuning_context&
 std::variant<proposed_config, guardrail_verdict>
 read_proposed_config(const std::string& answer, const tuning_context& ctx,
                      const training_config& base) {
-  auto parsed = object_of(answer);
+  auto parsed = reasoned_object(answer);
   if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
     return *bad;
   const auto& j = std::get<nlohmann::json>(parsed);
@@ -105,7 +81,7 @@ read_proposed_config(const std::string& answer, const tuning_context& ctx,
 
 std::variant<proposed_failure_reading, guardrail_verdict>
 read_failure_reading(const std::string& answer) {
-  auto parsed = object_of(answer);
+  auto parsed = reasoned_object(answer);
   if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
     return *bad;
   const auto& j = std::get<nlohmann::json>(parsed);
@@ -142,7 +118,7 @@ read_failure_reading(const std::string& answer) {
 
 std::variant<proposed_reply, guardrail_verdict> read_dialogue_reply(const std::string& answer,
                                                                     int trials_in_session) {
-  const auto j = nlohmann::json::parse(unfenced(answer), nullptr, false);
+  const auto j = nlohmann::json::parse(unfenced_answer(answer), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return unparsable("the answer is not a JSON object");
   const auto text = j.find("answer");
@@ -169,7 +145,7 @@ std::variant<proposed_reply, guardrail_verdict> read_dialogue_reply(const std::s
 
 std::variant<proposed_ranking, guardrail_verdict>
 read_proposed_ranking(const std::string& answer, int offered) {
-  auto parsed = object_of(answer);
+  auto parsed = reasoned_object(answer);
   if (auto* bad = std::get_if<guardrail_verdict>(&parsed))
     return *bad;
   const auto& j = std::get<nlohmann::json>(parsed);

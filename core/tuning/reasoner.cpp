@@ -376,7 +376,8 @@ training_config runnable_space::mask(const tuning_context& ctx, training_config 
 }
 
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
-                 const std::vector<pending_trial>& pending, runnable_space* space) {
+                 const std::vector<pending_trial>& pending, runnable_space* space,
+                 const health_diagnosis* health) {
   analysis a;
   throughput_estimator estimator(ctx, history);
   const auto predictor = [&estimator](const training_config& c) -> const perf_prediction& {
@@ -407,7 +408,7 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
                          + (oom ? "): make the configuration fit first" : "): try a neighbour");
   } else if (a.base_trial >= 0) {
     base_run = history[a.base_trial];
-    a.health = diagnose_health(base_run);
+    a.health = health ? *health : diagnose_health(base_run);
   } else {
     base_run.config = a.base;
     a.health.state = any_failed ? health_state::memory_bound : health_state::performance_tune;

@@ -100,8 +100,14 @@ struct runnable_space {
 ///
 /// `space`, when given, is the session's runnable space from an earlier
 /// analysis (read when it fits this one's base, written when it does not).
+///
+/// `health`, when given, replaces the diagnosis of the run moved from: a
+/// model's reading that the guardrails found consistent with that run's
+/// numbers (core/llm/health_decision.hpp). Its directive then decides the
+/// candidates as the built-in diagnosis would have.
 analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& history,
                  const std::vector<pending_trial>& pending = {},
-                 runnable_space* space = nullptr);
+                 runnable_space* space = nullptr,
+                 const health_diagnosis* health = nullptr);
 
 } // namespace paratune

@@ -34,7 +34,7 @@ TEST(reasoner_loader, a_word_is_the_mode_of_every_agent_that_can_take_a_model) {
   EXPECT_EQ(shared.of(reasoning_agent::strategy_generation).mode, reasoner_mode::llm);
   EXPECT_EQ(shared.of(reasoning_agent::failure_analysis).mode, reasoner_mode::llm);
   EXPECT_EQ(shared.of(reasoning_agent::failure_analysis).model, "qwen2.5-7b-instruct");
-  // Not yet behind a model in this version: they stay builtin.
+  // These take a model only where `agents:` names them.
   EXPECT_EQ(shared.of(reasoning_agent::bottleneck_analysis).mode, reasoner_mode::builtin);
   EXPECT_EQ(shared.of(reasoning_agent::diagnosis).mode, reasoner_mode::builtin);
 }
@@ -60,13 +60,25 @@ TEST(reasoner_loader, a_builtin_job_can_put_a_model_behind_one_agent) {
   EXPECT_EQ(r.of(reasoning_agent::failure_analysis).mode, reasoner_mode::llm);
 }
 
+TEST(reasoner_loader, the_shared_model_reaches_the_diagnosis_and_health_only_when_named) {
+  // A job written before they could take a model asks it what it asked then.
+  const auto shared = read(std::string(served) + "}");
+  EXPECT_EQ(shared.of(reasoning_agent::strategy_generation).mode, reasoner_mode::llm);
+  EXPECT_EQ(shared.of(reasoning_agent::diagnosis).mode, reasoner_mode::builtin);
+  const auto named = read(std::string(served)
+                          + ", agents: {bottleneck_analysis: llm, diagnosis: llm}}");
+  EXPECT_EQ(named.of(reasoning_agent::bottleneck_analysis).mode, reasoner_mode::llm);
+  EXPECT_EQ(named.of(reasoning_agent::diagnosis).mode, reasoner_mode::llm);
+  EXPECT_EQ(named.of(reasoning_agent::diagnosis).model, "qwen2.5-7b-instruct");
+}
+
 TEST(reasoner_loader, refusals_name_the_file_the_field_and_the_agent) {
-  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {diagnosis: llm}}"),
-            "job.yaml: field 'reasoner': agents: diagnosis: only builtin is available for this "
-            "agent, not llm");
-  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {bottleneck_analysis: hybrid}}"),
-            "job.yaml: field 'reasoner': agents: bottleneck_analysis: only builtin is available "
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {diagnosis: hybrid}}"),
+            "job.yaml: field 'reasoner': agents: diagnosis: only builtin or llm is available "
             "for this agent, not hybrid");
+  EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {bottleneck_analysis: hybrid}}"),
+            "job.yaml: field 'reasoner': agents: bottleneck_analysis: only builtin or llm is "
+            "available for this agent, not hybrid");
   EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {planner: llm}}"),
             "job.yaml: field 'reasoner': agents: unknown agent 'planner' (bottleneck_analysis, "
             "strategy_generation, failure_analysis, diagnosis, dialogue)");

@@ -6,6 +6,7 @@
 // space, a repeat. The session completes, never launches an invalid or
 // duplicate trial, stores every exchange, and the API key appears nowhere.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -360,6 +361,174 @@ TEST_F(llm_tune, ask_is_answered_by_the_model_grounded_in_the_pool_and_guarded) 
                         ""}));
   for (const auto* out : {&first.out, &first.err, &second.out, &second.err})
     EXPECT_EQ(out->find(secret_key), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+/// Bottleneck analysis (OptiCo's health reading) behind the model at
+/// `url`, every other agent builtin.
+std::string health_reasoner(const std::string& url, double timeout_s) {
+  return "{mode: builtin, agents: {bottleneck_analysis: {mode: llm, base_url: \"" + url
+         + "/v1\", model: qwen2.5-7b-instruct, api_key_env: " + key_variable
+         + ", timeout_s: " + std::to_string(timeout_s) + ", max_retries: 0}}}";
+}
+
+std::string health_answer(const std::string& state, const std::string& reason) {
+  return nlohmann::json{{"answer", nlohmann::json{{"health", state}, {"reason", reason}}.dump()},
+                        {"usage", {600, 25}}}
+           .dump()
+         + "\n";
+}
+
+TEST_F(llm_tune, bottleneck_analysis_refuses_what_the_run_rules_out_and_survives_every_fault) {
+  // After trial 1: a body that is not a completion. After trial 2: a
+  // memory-bound reading of a run far from full memory, twice. After
+  // trial 3: too slow. After trial 4: a dropped connection. Then a reading
+  // the numbers allow.
+  const std::string script =
+    R"({"raw": "<html>bad gateway</html>"})" "\n"
+    + health_answer("MEMORY_BOUND", "memory is the limit") + health_answer("MEMORY_BOUND", "sure")
+    + R"({"slow": 3, "answer": "late"})" "\n" R"({"drop": true})" "\n"
+    + health_answer("PERFORMANCE_TUNE", "no overriding problem: tune the standard knobs");
+  const auto log = dir + "/requests.jsonl";
+  test::local_http_server server("chat_server.py",
+                                 {test::write_file(dir, "script.jsonl", script), log});
+  // Six trials: five analyses move from a run that trained.
+  const auto file = job(health_reasoner(server.url(), 1));
+  std::ifstream in_job(file);
+  std::string text{std::istreambuf_iterator<char>(in_job), {}};
+  text.replace(text.find("trials: 5"), 9, "trials: 6");
+  test::write_file(dir, "job.yaml", text);
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["state"], "finished");
+  ASSERT_EQ(j["trials"].size(), 6u);
+  std::vector<wire::llm_exchange> asks;
+  std::vector<wire::analysis_report> reports;
+  for (const auto& e : history(j["session"])) {
+    EXPECT_EQ(e.body.find(secret_key), std::string::npos) << e.type;
+    if (e.type == wire::type_name<wire::llm_exchange>())
+      asks.push_back(wire::body_of<wire::llm_exchange>(e));
+    else if (e.type == wire::type_name<wire::analysis_report>())
+      reports.push_back(wire::body_of<wire::analysis_report>(e));
+  }
+  ASSERT_GE(asks.size(), 6u);
+  for (const auto& a : asks)
+    EXPECT_EQ(a.agent, reasoning_agent::bottleneck_analysis);
+  EXPECT_EQ(asks[0].error.rfind("malformed: ", 0), 0u) << asks[0].error;
+  EXPECT_EQ(asks[1].rejection, "contradicts_measurement");
+  EXPECT_EQ(asks[1].detail.rfind("MEMORY_BOUND needs peak memory above 95% of the device; trial "
+                                 "measured MFU ", 0),
+            0u)
+    << asks[1].detail;
+  EXPECT_EQ(asks[2].rejection, "contradicts_measurement");
+  EXPECT_EQ(asks[3].error.rfind("timed_out: ", 0), 0u) << asks[3].error;
+  EXPECT_EQ(asks[4].error.rfind("unreachable: ", 0), 0u) << asks[4].error;
+  EXPECT_TRUE(asks[5].chosen);
+  EXPECT_TRUE(asks[5].rejection.empty());
+  // The model saw the run it was asked about, and the history.
+  EXPECT_NE(asks[1].messages[1].content.find("Its numbers: MFU "), std::string::npos);
+  EXPECT_NE(asks[1].messages[1].content.find("| 1 | "), std::string::npos);
+  // What each analysis recorded: the built-in reading and why it stood, or
+  // the model's agreement.
+  int refused = 0, agreed = 0;
+  for (const auto& rep : reports) {
+    refused += rep.reasoning.find("Health: Model: the model's answers were refused twice "
+                                  "(contradicts_measurement); the built-in reading stands.")
+               != std::string::npos;
+    agreed += rep.reasoning.find("Health (the model agrees): ") != std::string::npos;
+  }
+  EXPECT_EQ(refused, 1);
+  EXPECT_GE(agreed, 1);
+  // The key: only in the Authorization header.
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const auto q = nlohmann::json::parse(line);
+    EXPECT_EQ(q["authorization"], std::string("Bearer ") + secret_key);
+    EXPECT_EQ(q["body"].get<std::string>().find(secret_key), std::string::npos);
+  }
+  EXPECT_EQ(r.err.find(secret_key), std::string::npos);
+  EXPECT_EQ(r.out.find(secret_key), std::string::npos);
+}
+
+TEST_F(llm_tune, bottleneck_analysis_never_leaks_the_key_a_server_echoes) {
+  test::local_http_server server(
+    "chat_server.py", {test::write_file(dir, "script.jsonl",
+                                        R"({"echo_request": true, "status": 400})" "\n"),
+                       dir + "/requests.jsonl"});
+  const auto r = paratune({"tune", job(health_reasoner(server.url(), 5)), "--db", dir + "/pool",
+                           "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  int asks = 0;
+  for (const auto& e : history(j["session"])) {
+    EXPECT_EQ(e.body.find(secret_key), std::string::npos) << e.type;
+    if (e.type != wire::type_name<wire::llm_exchange>())
+      continue;
+    ++asks;
+    const auto x = wire::body_of<wire::llm_exchange>(e);
+    EXPECT_EQ(x.error.rfind("rejected: ", 0), 0u) << x.error;
+  }
+  EXPECT_GE(asks, 4);
+  EXPECT_EQ(r.err.find(secret_key), std::string::npos);
+  EXPECT_EQ(r.out.find(secret_key), std::string::npos);
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST_F(llm_tune, bottleneck_analysis_a_reading_the_numbers_allow_replaces_the_built_in_one) {
+  // A pipelined start under MFU 0.5 reads HIGH_PP_OVERHEAD built in; the
+  // model's PERFORMANCE_TUNE (always consistent with the numbers) is used.
+  test::local_http_server server(
+    "chat_server.py",
+    {test::write_file(dir, "script.jsonl",
+                      health_answer("PERFORMANCE_TUNE", "the bubble is small at 32 micro-batches; "
+                                                        "tune the standard knobs")),
+     dir + "/requests.jsonl"});
+  const auto file = test::write_file(
+    dir, "job.yaml",
+    "name: llama3-8b-pp\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
+    "initial: {tp: 4, pp: 2, mbs: 1, gbs: 512, seq: 8192, recompute: full}\ntrials: 3\n"
+    "stop: budget\nsimulation: {seed: 7, train_iters: 12}\nreasoner: "
+      + health_reasoner(server.url(), 5) + "\n");
+  const auto r = paratune({"tune", file, "--db", dir + "/pool", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<wire::llm_exchange> asks;
+  std::vector<wire::analysis_report> reports;
+  for (const auto& e : history(j["session"])) {
+    if (e.type == wire::type_name<wire::llm_exchange>())
+      asks.push_back(wire::body_of<wire::llm_exchange>(e));
+    else if (e.type == wire::type_name<wire::analysis_report>())
+      reports.push_back(wire::body_of<wire::analysis_report>(e));
+  }
+  ASSERT_FALSE(asks.empty());
+  EXPECT_TRUE(asks[0].chosen);
+  EXPECT_NE(asks[0].messages[1].content.find("paratune's reading: HIGH_PP_OVERHEAD (directive "
+                                             "REDUCE_PIPELINE_DEPTH)"),
+            std::string::npos)
+    << asks[0].messages[1].content;
+  // The analysis after trial 1 is the model's reading, and says whose.
+  const auto after_first = std::find_if(reports.begin(), reports.end(), [](const auto& rep) {
+    return rep.after_trial == 1;
+  });
+  ASSERT_NE(after_first, reports.end());
+  EXPECT_EQ(after_first->health, "PERFORMANCE_TUNE");
+  EXPECT_EQ(after_first->directive, "NONE");
+  EXPECT_NE(after_first->reasoning.find("the model's reading: the bubble is small at 32 "
+                                        "micro-batches; tune the standard knobs (checked against "
+                                        "the run's numbers; built-in: HIGH_PP_OVERHEAD)"),
+            std::string::npos)
+    << after_first->reasoning;
 }
 
 } // namespace

@@ -1,10 +1,12 @@
 // `paratune diagnose --experiment EXP.yaml [--xprof DIR|URL] [--kineto FILE]
-// [--megatron-log FILE] [--json] [--db DIR]`: one request to ASAP's Analyzer
+// [--megatron-log FILE] [--json] [--db DIR] [--reasoner YAML]`: one request to ASAP's Analyzer
 // and Proposal agents, run in this process on a private bus. They read the
 // profiles, classify the bottleneck, propose three ranked meshes (TPU) or
 // Megatron configurations (GPU) with citations, and record the request, the
 // diagnosis and the proposals in the Global Message Pool through the pool
-// actor.
+// actor. With --reasoner, a language model reads the profile after the
+// built-in Analyzer and proposes a mesh after the built-in Proposal agent,
+// both through the guardrails (core/llm/diagnosis_decision.hpp).
 
 #include <chrono>
 #include <iostream>
@@ -12,11 +14,16 @@
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "actors/diagnosis_agents.hpp"
 #include "actors/runtime.hpp"
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "adapters/config/reasoner_loader.hpp"
+#include "adapters/llm/chat_client.hpp"
+#include "core/input_error.hpp"
+#include "messages/conversions.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command.hpp"
@@ -36,7 +43,38 @@ struct diagnose_options {
   std::string optimizations;  ///< history seeds; configs/optimizations when empty
   double timeout_s = 60;
   bool json = false;
+  std::string reasoner;       ///< YAML, as a job's `reasoner:`; empty: builtin
 };
+
+/// The model behind the Analyzer and the Proposal agent, from --reasoner
+/// (a job's `reasoner:` in YAML: `llm`, or `{mode: llm, base_url: ...,
+/// model: ..., api_key_env: ...}`, or its `agents: {diagnosis: ...}`).
+/// Throws input_error (exit 2) naming what is wrong, before anything is
+/// sent: a mode the agents cannot take, an unusable URL, a key variable
+/// that is not set.
+reasoner_settings diagnosis_reasoner(const std::string& text) {
+  if (text.empty())
+    return {};
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw input_error("--reasoner: not YAML: " + std::string(e.what()));
+  }
+  const auto all = read_reasoners(node, "--reasoner");
+  const auto named = all.overrides.find(reasoning_agent::diagnosis);
+  const auto settings = named != all.overrides.end() ? named->second : all.shared;
+  if (!model_supported(reasoning_agent::diagnosis, settings.mode))
+    throw input_error(std::string("--reasoner: the Analyzer and the Proposal agent take builtin "
+                                  "or llm, not ")
+                      + to_string(settings.mode));
+  if (auto bad = check_reasoner_settings(settings))
+    throw input_error("--reasoner: " + *bad);
+  if (settings.mode != reasoner_mode::builtin)
+    if (auto bad = chat_client(settings).check_settings())
+      throw input_error("--reasoner: " + *bad);
+  return settings;
+}
 
 diagnosis_agent_options agent_options(const diagnose_options& o) {
   return {o.db + ".knowledge", o.knowledge.empty() ? configs_dir() + "/knowledge" : o.knowledge,
@@ -61,6 +99,7 @@ int print_answer(const diagnose_options& o, const std::string& name, diagnosis_a
 
 int run_diagnose(const diagnose_options& o) {
   const auto exp = load_experiment(o.experiment);  // bad input: exit 2
+  const auto reasoner = diagnosis_reasoner(o.reasoner);  // bad input: exit 2
   command_runtime rt{o.db, false}; // the diagnosis agents alone
   if (!rt.started())
     return 1;
@@ -71,10 +110,20 @@ int run_diagnose(const diagnose_options& o) {
   }
   wire::diagnose_request req{read_text_file(o.experiment), o.experiment, o.xprof, o.kineto,
                              o.megatron_log, o.timeout_s};
+  req.reasoner = wire::to_wire(reasoner);
+  if (reasoner.mode != reasoner_mode::builtin) {
+    // The templates as they are now travel with the request (and are stored).
+    req.analyzer_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_analyzer.md");
+    req.proposal_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_proposal.md");
+  }
   const auto session = new_session_id();
   // The agents answer within the profile timeout; the margin covers the
-  // reading and the proposals.
-  const auto wait = std::chrono::seconds(static_cast<long>(o.timeout_s) + 120);
+  // reading and the proposals, and each agent's two asks of the model with
+  // their retries.
+  const double model_s = reasoner.mode == reasoner_mode::builtin
+                             ? 0
+                             : 2 * 2 * reasoner.timeout_s * (reasoner.max_retries + 1);
+  const auto wait = std::chrono::seconds(static_cast<long>(o.timeout_s + model_s) + 120);
   auto answer = request_diagnosis(sys, rt.get(), session, req, wait);
   if (!answer) {
     std::cerr << "error: " << describe(answer.error()) << '\n';
@@ -97,6 +146,9 @@ command_action setup_diagnose(CLI::App& app) {
   app.add_option("--timeout", o->timeout_s, "seconds to wait for a profile server")
     ->check(CLI::Range(0.001, 86400.0));
   app.add_flag("--json", o->json, "print one JSON object");
+  app.add_option("--reasoner", o->reasoner,
+                 "a language model behind the Analyzer and the Proposal agent, as a job's "
+                 "reasoner: in YAML ({mode: llm, base_url: URL, model: NAME, api_key_env: VAR})");
   return [o] { return run_diagnose(*o); };
 }
 
