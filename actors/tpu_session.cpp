@@ -41,19 +41,14 @@ std::optional<nlohmann::json> answer_of(const std::deque<std::string>& lines) {
   return std::nullopt;
 }
 
-// The first proposed mesh not yet run; its title goes to `title`.
-std::optional<tpu_mesh> next_mesh(const wire::proposal_set& set,
-                                  const std::set<std::string>& tried, std::string& title) {
-  for (const auto& p : set.proposals) {
-    if (p.mesh.empty())
-      continue;
-    auto m = parse_mesh(p.mesh);
-    if (!tried.count(to_string(m))) {
-      title = p.title;
-      return m;
-    }
-  }
-  return std::nullopt;
+// A diagnosis's proposed meshes in rank order (proposals without a mesh
+// are skipped), for next_mesh_trial().
+std::vector<mesh_step> mesh_steps(const wire::proposal_set& set) {
+  std::vector<mesh_step> out;
+  for (const auto& p : set.proposals)
+    if (!p.mesh.empty())
+      out.push_back({parse_mesh(p.mesh), p.title, p.exploratory});
+  return out;
 }
 
 wire::optimization_record improvement(const tpu_session_options& o, const tpu_trial& from,
@@ -122,7 +117,10 @@ void tpu_session_state::open(tpu_session_options options, caf::actor l) {
   listener = std::move(l);
   if (opts.budget <= 0)
     return finish(session_state::finished);
-  attempt([this] { run_trial(opts.experiment.mesh); });
+  attempt([this] {
+    planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget));
+    run_trial(opts.experiment.mesh);
+  });
 }
 
 std::string tpu_session_state::trial_session() const {
@@ -167,7 +165,7 @@ void tpu_session_state::run_trial(const tpu_mesh& mesh) {
   current_ = tpu_trial{};
   current_.index = int(trials.size()) + 1;
   current_.mesh = mesh;
-  tried_.insert(to_string(mesh));
+  tried_.push_back(mesh);
   output_.clear();
   diagnosis_.reset();
   proposals_.reset();
@@ -256,16 +254,18 @@ void tpu_session_state::advance() {
   // Move from the best run so far, as its diagnosis proposes; when all of
   // those were run, from the latest diagnosis.
   auto& last = trials.back();
-  std::optional<tpu_mesh> mesh;
+  std::optional<std::vector<mesh_step>> best_steps;
   if (best_ >= 0)
-    mesh = next_mesh(sets_[best_], tried_, last.next);
-  if (!mesh)
-    mesh = next_mesh(last_set_, tried_, last.next);
+    best_steps = mesh_steps(sets_[best_]);
+  const auto next = next_mesh_trial(planned_, best_steps ? &*best_steps : nullptr,
+                                    mesh_steps(last_set_), tried_);
+  if (next)
+    last.next = next->title;
   if (int(trials.size()) >= opts.budget)
     return finish(session_state::finished);
-  if (!mesh)
+  if (!next)
     return finish(session_state::exhausted);
-  run_trial(*mesh);
+  run_trial(next->mesh);
 }
 
 void tpu_session_state::replay() {

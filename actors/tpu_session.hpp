@@ -15,6 +15,7 @@
 
 #include "actors/agent.hpp"
 #include "core/diagnosis/experiment_spec.hpp"
+#include "core/diagnosis/next_mesh_trial.hpp"
 #include "core/session_state.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 #include "messages/wire_types.hpp"
@@ -120,7 +121,8 @@ private:
   std::optional<wire::proposal_set> proposals_;
   std::vector<wire::proposal_set> sets_;   ///< per trial, empty when not diagnosed
   wire::proposal_set last_set_;            ///< the latest non-empty one
-  std::set<std::string> tried_;            ///< meshes run, canonical text
+  std::vector<tpu_mesh> tried_;            ///< meshes run
+  std::vector<mesh_step> planned_;         ///< the planner's fastest meshes, at open()
   int best_ = -1;                          ///< index into trials
 };
 

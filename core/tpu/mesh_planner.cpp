@@ -73,12 +73,16 @@ std::vector<std::vector<int>> ordered_factorizations(int n, int parts) {
   return out;
 }
 
-mesh_plan_result plan_meshes(const mesh_plan_request& r) {
+std::vector<tpu_mesh> planner_ici_meshes(const model_spec& m, int chips_per_slice) {
   std::vector<mesh_axis> ici_axes{mesh_axis::data, mesh_axis::fsdp, mesh_axis::seq,
                                   mesh_axis::model};
-  if (r.model.is_moe())
+  if (m.is_moe())
     ici_axes.insert(ici_axes.end() - 1, mesh_axis::expert);
-  const auto icis = meshes_over(r.slice.chips_per_slice(), ici_axes);
+  return meshes_over(chips_per_slice, ici_axes);
+}
+
+mesh_plan_result plan_meshes(const mesh_plan_request& r) {
+  const auto icis = planner_ici_meshes(r.model, r.slice.chips_per_slice());
   const auto dcns = meshes_over(r.slice.num_slices, {mesh_axis::data, mesh_axis::fsdp});
   mesh_plan_result res;
   std::vector<std::tuple<double, std::size_t, std::size_t>> fitting;  // step, ici, dcn

@@ -41,6 +41,11 @@ struct mesh_plan_result {
 /// predicted with predict_mesh() and ranked by step time.
 mesh_plan_result plan_meshes(const mesh_plan_request& r);
 
+/// The ICI meshes plan_meshes() ranks: every way to spread one slice's
+/// chips over data, fsdp, seq and model (and expert for MoE models),
+/// whether or not the sizes divide the job's.
+std::vector<tpu_mesh> planner_ici_meshes(const model_spec& m, int chips_per_slice);
+
 /// Every way to write `n` as an ordered product of `parts` factors.
 std::vector<std::vector<int>> ordered_factorizations(int n, int parts);
 

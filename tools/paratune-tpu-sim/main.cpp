@@ -22,7 +22,7 @@
 #include "core/input_error.hpp"
 #include "paratune_version.hpp"
 #include "tools/paratune-tpu-sim/fixture_spec.hpp"
-#include "tools/paratune-tpu-sim/simulated_run.hpp"
+#include "sim/tpu/simulated_run.hpp"
 
 namespace {
 

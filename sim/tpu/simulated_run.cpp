@@ -1,7 +1,7 @@
 // A TPU run as Xprof would profile it: compute and memory-bound fusions at
 // the utilisation the model implies, and collectives as XLA's asynchronous
 // start/done pairs, where the done op carries the time the step waited.
-#include "tools/paratune-tpu-sim/simulated_run.hpp"
+#include "sim/tpu/simulated_run.hpp"
 
 #include <cmath>
 #include <cstdio>

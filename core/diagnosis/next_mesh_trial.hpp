@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/diagnosis/experiment_spec.hpp"
+#include "core/tpu/tpu_mesh.hpp"
+
+namespace paratune {
+
+/// One mesh the TPU tuning session may run next, with why.
+struct mesh_step {
+  tpu_mesh mesh;
+  std::string title;  ///< the proposal's title, or the planner's rank
+  /// A proposal the model predicts slower than the mesh diagnosed, kept to
+  /// find the model's errors out.
+  bool exploratory = false;
+};
+
+/// The planner's meshes for `exp`, fastest first by the mesh model behind
+/// its HBM screen (plan_meshes, as `paratune plan -e` ranks), at most `count`.
+std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count);
+
+/// The TPU session's next trial (`tried`: every mesh run; a mesh is its
+/// sizes, whichever axes it shows at 1), the first untried of:
+///  1. the planner's fastest mesh: one jump to where the model puts the
+///     optimum of the whole space, which single moves from the job's mesh
+///     may need many trials to reach (ASAP's v5p-512 job is four axes away);
+///  2. the proposals of the best run so far, ASAP's diagnosis of the
+///     fastest measured mesh: a failed or slower trial does not pull the
+///     search away from it;
+///  3. the proposals of the latest diagnosis that proposed anything;
+///  4. the planner's next meshes, fastest first, rather than ending the
+///     session while its budget lasts;
+///  5. exploratory proposals (predicted slower than the mesh diagnosed),
+///     best run's first: once the diagnosis has no predicted gain left,
+///     the meshes the model ranks next over the whole space are likelier
+///     to pay than a move it predicts to lose.
+/// None when all are spent. actors/tpu_session.cpp and
+/// bench/tpu_tuning_quality.cpp both decide so.
+std::optional<mesh_step> next_mesh_trial(const std::vector<mesh_step>& planned,
+                                         const std::vector<mesh_step>* best_run,
+                                         const std::vector<mesh_step>& latest,
+                                         const std::vector<tpu_mesh>& tried);
+
+} // namespace paratune
