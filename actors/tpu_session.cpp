@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/diagnosis/mesh_calibration_fit.hpp"
+
 #include "core/human_units.hpp"
 #include "actors/bus_bridge.hpp"
 #include "adapters/process/child_process.hpp"
@@ -222,6 +224,15 @@ void tpu_session_state::request_diagnosis() {
 
 void tpu_session_state::diagnosed() {
   current_.bottleneck = diagnosis_->bottleneck;
+  // What this run measured corrects the model the planner ranks by.
+  auto run_exp = opts.experiment;
+  run_exp.mesh = current_.mesh;
+  if (auto fit = fit_mesh_calibration(run_exp, diagnosis_->measured_step_ms,
+                                      diagnosis_->time_by_class)) {
+    fits_.push_back(*fit);
+    planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget),
+                                  combine_calibrations(fits_));
+  }
   if (!proposals_->proposals.empty())
     last_set_ = *proposals_;
   conclude(*proposals_);

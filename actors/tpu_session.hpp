@@ -122,7 +122,9 @@ private:
   std::vector<wire::proposal_set> sets_;   ///< per trial, empty when not diagnosed
   wire::proposal_set last_set_;            ///< the latest non-empty one
   std::vector<tpu_mesh> tried_;            ///< meshes run
-  std::vector<mesh_step> planned_;         ///< the planner's fastest meshes, at open()
+  std::vector<mesh_step> planned_;         ///< the planner's fastest meshes, ranked again
+                                           ///< under fits_ after each diagnosed run
+  std::vector<mesh_calibration> fits_;     ///< what each diagnosed run said of the model
   int best_ = -1;                          ///< index into trials
 };
 

@@ -23,6 +23,7 @@
 #include "adapters/diagnosis/evidence_sources.hpp"
 #include "bench/tpu_tuning_quality/tpu_trials.hpp"
 #include "bench/tuning_quality/peer_drive.hpp"
+#include "core/diagnosis/mesh_calibration_fit.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
 #include "sim/tpu/xprof_writer.hpp"
 
@@ -37,7 +38,8 @@ inline tpu_trial_log run_tpu_paratune(const tpu_runner& runner, int budget,
   std::vector<std::vector<mesh_step>> sets;  // per trial, empty when not diagnosed
   std::vector<mesh_step> latest;             // the latest non-empty one
   std::vector<tpu_mesh> tried;
-  const auto planned = planned_mesh_steps(exp, std::size_t(budget));
+  auto planned = planned_mesh_steps(exp, std::size_t(budget));
+  std::vector<mesh_calibration> fits;  // what each diagnosed run says of the model
   int best = -1;
   tpu_mesh mesh = exp.mesh;
   while (int(log.size()) < budget) {
@@ -53,6 +55,11 @@ inline tpu_trial_log run_tpu_paratune(const tpu_runner& runner, int budget,
       auto evidence = gather_evidence(r);
       const auto trial_exp = runner.with_mesh(mesh);
       const auto report = analyze_job(trial_exp, evidence);
+      if (auto fit = fit_mesh_calibration(trial_exp, evidence.kpis.step_time_ms.value_or(0),
+                                          report.time_by_class)) {
+        fits.push_back(*fit);
+        planned = planned_mesh_steps(exp, std::size_t(budget), combine_calibrations(fits));
+      }
       const auto set = propose_for(trial_exp, report, evidence.kpis.step_time_ms.value_or(0), {},
                                    {});
       for (const auto& p : set.proposals)

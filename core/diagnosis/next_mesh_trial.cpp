@@ -24,8 +24,9 @@ const mesh_step* first_untried(const std::vector<mesh_step>& steps,
 
 } // namespace
 
-std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count) {
-  const auto plan = plan_meshes({exp.model, exp.cluster, exp.slice, exp.workload, count});
+std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count,
+                                          const mesh_calibration& cal) {
+  const auto plan = plan_meshes({exp.model, exp.cluster, exp.slice, exp.workload, count, cal});
   std::vector<mesh_step> out;
   for (std::size_t i = 0; i < plan.top.size(); ++i) {
     out.push_back({plan.top[i].prediction.ici, fmt::format("The planner's {} mesh (predicted {:.0f} ms per step)",

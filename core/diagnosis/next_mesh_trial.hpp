@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/diagnosis/experiment_spec.hpp"
+#include "core/tpu/mesh_model.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 
 namespace paratune {
@@ -20,14 +21,19 @@ struct mesh_step {
 };
 
 /// The planner's meshes for `exp`, fastest first by the mesh model behind
-/// its HBM screen (plan_meshes, as `paratune plan -e` ranks), at most `count`.
-std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count);
+/// its HBM screen (plan_meshes, as `paratune plan -e` ranks), at most
+/// `count`; under `cal`, the model as the session's measured runs corrected
+/// it (fit_mesh_calibration), so the ranking follows the measurements.
+std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count,
+                                          const mesh_calibration& cal = {});
 
 /// The TPU session's next trial (`tried`: every mesh run; a mesh is its
 /// sizes, whichever axes it shows at 1), the first untried of:
 ///  1. the planner's fastest mesh: one jump to where the model puts the
 ///     optimum of the whole space, which single moves from the job's mesh
 ///     may need many trials to reach (ASAP's v5p-512 job is four axes away);
+///     once runs have calibrated the model, where the calibrated model puts
+///     it (again, when the calibration moves it to a mesh not yet run);
 ///  2. the proposals of the best run so far, ASAP's diagnosis of the
 ///     fastest measured mesh: a failed or slower trial does not pull the
 ///     search away from it;

@@ -89,7 +89,8 @@ mesh_plan_result plan_meshes(const mesh_plan_request& r) {
   for (std::size_t i = 0; i < icis.size(); ++i)
     for (std::size_t d = 0; d < dcns.size(); ++d) {
       ++res.candidates;
-      const auto p = predict_mesh(r.model, r.cluster, r.slice, icis[i], dcns[d], r.workload);
+      const auto p =
+        predict_mesh(r.model, r.cluster, r.slice, icis[i], dcns[d], r.workload, r.calibration);
       if (!p.valid())
         count_problems(p, res);
       else if (!p.memory.fits)
@@ -101,7 +102,8 @@ mesh_plan_result plan_meshes(const mesh_plan_request& r) {
   std::sort(fitting.begin(), fitting.end());
   for (std::size_t k = 0; k < fitting.size() && k < r.top; ++k) {
     const auto& [step, i, d] = fitting[k];
-    res.top.push_back({predict_mesh(r.model, r.cluster, r.slice, icis[i], dcns[d], r.workload)});
+    res.top.push_back(
+      {predict_mesh(r.model, r.cluster, r.slice, icis[i], dcns[d], r.workload, r.calibration)});
   }
   return res;
 }

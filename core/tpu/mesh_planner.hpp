@@ -18,6 +18,9 @@ struct mesh_plan_request {
   tpu_slice slice;
   mesh_workload workload;
   std::size_t top = 10;
+  /// The model's time components as measured runs corrected them
+  /// (core/diagnosis/mesh_calibration_fit.hpp); 1s before any run.
+  mesh_calibration calibration;
 };
 
 struct mesh_plan_entry {
