@@ -38,14 +38,32 @@ int config_distance(const training_config& a, const training_config& b) {
          + w(a.grad_reduce_bf16 != b.grad_reduce_bf16, 1);
 }
 
+namespace {
+
+/// The part of a predicted peak that grows with the micro batch.
+double varying_memory_mib(const perf_prediction& p) {
+  return p.peak.activations_mib + p.peak.logits_mib + p.peak.attention_working_mib;
+}
+
+/// Whether two configurations split the model alike: the same parallel
+/// degrees, so their fixed memory differs only by what the model computes
+/// exactly (weights, gradients, optimizer state).
+bool same_layout(const training_config& a, const training_config& b) {
+  return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.vpp == b.vpp;
+}
+
+} // namespace
+
 memory_screen::memory_screen(const std::vector<trial_outcome>& history, predictor predict)
   : history_(history), predict_(predict) {
   std::unordered_map<std::string, size_t> fit_of, oom_of;
   auto group = [&](std::vector<config_runs>& groups, std::unordered_map<std::string, size_t>& of,
                    size_t i) -> config_runs& {
     const auto [it, fresh] = of.try_emplace(fingerprint(history[i].config), groups.size());
-    if (fresh)
-      groups.push_back({int(i), 0, 0, predict(history[i].config).peak_memory_mib});
+    if (fresh) {
+      const auto& p = predict(history[i].config);
+      groups.push_back({int(i), 0, 0, p.peak_memory_mib, varying_memory_mib(p)});
+    }
     return groups[it->second];
   };
   std::unordered_map<std::string, bool> ran_seen;
@@ -109,10 +127,51 @@ memory_screen::oom_lesson_for(const training_config& c) const {
   return std::nullopt;
 }
 
+std::optional<memory_screen::error_line>
+memory_screen::activation_error_line(const training_config& c) const {
+  std::vector<std::pair<double, double>> points; // varying memory, mean error
+  for (const auto& g : fits_) {
+    const auto& r = history_[g.first].config;
+    if (g.count > 0 && same_layout(r, c))
+      points.emplace_back(g.predicted_varying, g.offset_sum / g.count);
+  }
+  if (points.size() < 2)
+    return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end());
+  if (lo->first <= 0 || hi->first < 1.5 * lo->first)
+    return std::nullopt; // too narrow a span to tell a slope from noise
+  double mx = 0, my = 0;
+  for (const auto& [x, y] : points) {
+    mx += x;
+    my += y;
+  }
+  mx /= double(points.size());
+  my /= double(points.size());
+  double sxy = 0, sxx = 0;
+  for (const auto& [x, y] : points) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) * (x - mx);
+  }
+  const double slope = std::clamp(sxy / sxx, -0.5, 0.5);
+  return error_line{my - slope * mx, slope};
+}
+
 std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
                                                       const perf_prediction& p) const {
   if (const auto lesson = oom_lesson_for(c))
     return {std::max(lesson->raised_peak_mib, p.peak_memory_mib), true};
+  // A configuration that ran has its own error; others of a layout whose
+  // runs tell how the error grows with the micro batch, the line's.
+  const bool ran_itself = std::any_of(fits_.begin(), fits_.end(), [&](const config_runs& g) {
+    return config_distance(c, history_[g.first].config) == 0;
+  });
+  if (!ran_itself)
+    if (const auto line = activation_error_line(c)) {
+      const double limit = p.memory_limit_mib;
+      const double error = std::clamp(line->fixed + line->per_mib * varying_memory_mib(p),
+                                      -0.5 * p.peak_memory_mib, 0.2 * limit);
+      return {p.peak_memory_mib + error, true};
+    }
   int best = 1 << 30;
   double sum = 0;
   int n = 0;
@@ -166,8 +225,8 @@ std::optional<std::string> memory_screen::check(const training_config& c,
   if (limit <= 0 || need <= limit)
     return std::nullopt;
   std::snprintf(buf, sizeof buf,
-                "memory screen: predicted peak %.0f MiB (corrected by the nearest measured "
-                "run) plus %.0f%% exceeds %.0f MiB",
+                "memory screen: predicted peak %.0f MiB (corrected by this session's measured "
+                "runs) plus %.0f%% exceeds %.0f MiB",
                 peak, 100 * measured_allowance, limit);
   return std::string(buf);
 }

@@ -15,8 +15,13 @@ namespace paratune {
 ///
 /// Memory errors are mostly a fixed offset (allocator, context, workspaces
 /// the model does not see), so the measured - predicted difference of the
-/// nearest successful run is added to the prediction. Without measurements
-/// the model's own margin stands in. An OOM teaches twice: every
+/// nearest successful run is added to the prediction. Where the model's
+/// activations themselves are off (an MoE layer's, by a third on the
+/// independent truth), the error grows with the micro batch: once runs of
+/// a configuration's layout (TP, PP, CP, EP, VPP) span enough of the memory
+/// that grows with the micro batch, the error is a line in it, fitted on
+/// them (activation_error_line). Without measurements the model's own
+/// margin stands in. An OOM teaches twice: every
 /// configuration that needs at least as much memory by construction
 /// (memory_order.hpp) has its estimate raised past the device, for this
 /// session, until a measured success that needs at least as much says it
@@ -57,7 +62,20 @@ private:
     int count = 0;              ///< successful trials with a peak (for fits)
     double offset_sum = 0;      ///< sum of measured - predicted peak over them
     double predicted_peak = 0;  ///< the model's peak for the configuration
+    /// The part of that peak that grows with the micro batch (activations,
+    /// logits, the attention working set).
+    double predicted_varying = 0;
   };
+
+  /// The measured error (measured - predicted peak) of the runs of `c`'s
+  /// layout as `fixed + per_mib * varying`, least squares over their
+  /// configurations, when at least two ran whose varying memory differs by
+  /// half or more; `per_mib` is bounded to [-0.5, 0.5].
+  struct error_line {
+    double fixed = 0;
+    double per_mib = 0;
+  };
+  std::optional<error_line> activation_error_line(const training_config& c) const;
 
   const std::vector<trial_outcome>& history_;
   predictor predict_;
