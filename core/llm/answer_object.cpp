@@ -15,16 +15,19 @@ std::string unfenced_answer(const std::string& answer) {
   return trim(s.substr(first_line + 1, closing - first_line - 1), " \t\r\n");
 }
 
+guardrail_verdict unparsable_answer(const std::string& why) {
+  return {guardrail_rejection::unparsable, why};
+}
+
 std::variant<nlohmann::json, guardrail_verdict> reasoned_object(const std::string& answer) {
   auto j = nlohmann::json::parse(unfenced_answer(answer), nullptr, false);
   if (j.is_discarded())
-    return guardrail_verdict{guardrail_rejection::unparsable, "the answer is not JSON"};
+    return unparsable_answer("the answer is not JSON");
   if (!j.is_object())
-    return guardrail_verdict{guardrail_rejection::unparsable, "the answer is not a JSON object"};
+    return unparsable_answer("the answer is not a JSON object");
   const auto reason = j.find("reason");
   if (reason == j.end() || !reason->is_string() || reason->get<std::string>().empty())
-    return guardrail_verdict{guardrail_rejection::unparsable,
-                             "the answer has no \"reason\" string"};
+    return unparsable_answer("the answer has no \"reason\" string");
   return j;
 }
 

@@ -13,6 +13,9 @@ namespace paratune {
 /// A model's answer without a surrounding ```json ... ``` fence.
 std::string unfenced_answer(const std::string& answer);
 
+/// A refusal of an answer that does not read as its agent's structure.
+guardrail_verdict unparsable_answer(const std::string& why);
+
 /// The answer as one JSON object with a non-empty "reason" string (what
 /// every structured answer carries), or why it is not one (unparsable).
 std::variant<nlohmann::json, guardrail_verdict> reasoned_object(const std::string& answer);

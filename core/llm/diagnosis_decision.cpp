@@ -19,10 +19,6 @@ namespace {
 
 constexpr int64_t largest_axis = 1 << 20;  ///< as core/value_range's parallel sizes
 
-guardrail_verdict asap_unparsable(const std::string& why) {
-  return {guardrail_rejection::unparsable, why};
-}
-
 constexpr std::initializer_list<bottleneck_class> every_bottleneck = {
   bottleneck_class::compute,         bottleneck_class::hbm_bandwidth,
   bottleneck_class::memory_capacity, bottleneck_class::communication,
@@ -97,7 +93,7 @@ std::string classes_words() {
 std::optional<guardrail_verdict> read_axes(const nlohmann::json& j, const char* field,
                                            tpu_mesh& out) {
   if (!j.is_object() || j.empty())
-    return asap_unparsable(std::string("\"") + field + "\" is not an object of axis sizes");
+    return unparsable_answer(std::string("\"") + field + "\" is not an object of axis sizes");
   for (const auto& [name, size] : j.items()) {
     mesh_axis axis;
     if (!parse_mesh_axis(name, axis))
@@ -161,7 +157,7 @@ read_bottleneck_reading(const std::string& answer) {
   out.reason = j["reason"].get<std::string>();
   const auto b = j.find("bottleneck");
   if (b == j.end() || !b->is_string())
-    return asap_unparsable("the answer has no \"bottleneck\" string");
+    return unparsable_answer("the answer has no \"bottleneck\" string");
   if (!parse_bottleneck(b->get<std::string>(), out.bottleneck))
     return guardrail_verdict{guardrail_rejection::unknown_value,
                              "bottleneck '" + b->get<std::string>() + "' is not one of "
@@ -208,7 +204,7 @@ std::variant<proposed_mesh, guardrail_verdict> read_proposed_mesh(const std::str
   out.reason = j["reason"].get<std::string>();
   const auto mesh = j.find("mesh");
   if (mesh == j.end())
-    return asap_unparsable("the answer has no \"mesh\" object");
+    return unparsable_answer("the answer has no \"mesh\" object");
   if (auto bad = read_axes(*mesh, "mesh", out.ici))
     return *bad;
   if (const auto dcn = j.find("dcn_mesh"); dcn != j.end() && !dcn->is_null())

@@ -33,8 +33,7 @@ std::variant<proposed_health, guardrail_verdict> read_health_reading(const std::
   const auto reason = j.find("reason");
   const auto h = j.find("health");
   if (h == j.end() || !h->is_string())
-    return guardrail_verdict{guardrail_rejection::unparsable,
-                             "the answer has no \"health\" string"};
+    return unparsable_answer("the answer has no \"health\" string");
   proposed_health out{health_state::performance_tune, reason->get<std::string>()};
   if (!parse_word_of(h->get<std::string>(),
                      {health_state::severely_underutilized, health_state::high_pp_overhead,

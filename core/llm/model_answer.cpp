@@ -14,10 +14,6 @@ namespace paratune {
 
 namespace {
 
-guardrail_verdict unparsable(const std::string& why) {
-  return {guardrail_rejection::unparsable, why};
-}
-
 /// A JSON value as a configuration value's text: "4", "true", "selective".
 std::optional<std::string> value_text(const nlohmann::json& v) {
   if (v.is_string())
@@ -71,7 +67,7 @@ read_proposed_config(const std::string& answer, const tuning_context& ctx,
   const auto& j = std::get<nlohmann::json>(parsed);
   auto config = j.find("config");
   if (config == j.end() || !config->is_object() || config->empty())
-    return unparsable("the answer has no \"config\" object");
+    return unparsable_answer("the answer has no \"config\" object");
   proposed_config out{base, j["reason"].get<std::string>()};
   for (const auto& [key, value] : config->items())
     if (auto bad = apply(out.config, ctx, key, value))
@@ -89,7 +85,7 @@ read_failure_reading(const std::string& answer) {
   out.reason = j["reason"].get<std::string>();
   const auto kind = j.find("kind");
   if (kind == j.end() || !kind->is_string())
-    return unparsable("the answer has no \"kind\" string");
+    return unparsable_answer("the answer has no \"kind\" string");
   if (!parse_failure_kind(kind->get<std::string>(), out.kind) || out.kind == failure_kind::none)
     return guardrail_verdict{guardrail_rejection::unknown_value,
                              "kind '" + kind->get<std::string>() + "' is not one of oom, "
@@ -97,10 +93,10 @@ read_failure_reading(const std::string& answer) {
                              "other"};
   const auto blamed = j.find("blamed");
   if (blamed == j.end() || !blamed->is_array())
-    return unparsable("the answer has no \"blamed\" list");
+    return unparsable_answer("the answer has no \"blamed\" list");
   for (const auto& key : *blamed) {
     if (!key.is_string())
-      return unparsable("blamed holds " + key.dump() + ", not a key");
+      return unparsable_answer("blamed holds " + key.dump() + ", not a key");
     if (!find_config_key(key.get<std::string>()))
       return guardrail_verdict{guardrail_rejection::unknown_parameter,
                                "'" + key.get<std::string>() + "' is not a configuration key"};
@@ -120,19 +116,19 @@ std::variant<proposed_reply, guardrail_verdict> read_dialogue_reply(const std::s
                                                                     int trials_in_session) {
   const auto j = nlohmann::json::parse(unfenced_answer(answer), nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return unparsable("the answer is not a JSON object");
+    return unparsable_answer("the answer is not a JSON object");
   const auto text = j.find("answer");
   if (text == j.end() || !text->is_string() || trim(text->get<std::string>(), " \t\r\n").empty())
-    return unparsable("the answer has no \"answer\" string");
+    return unparsable_answer("the answer has no \"answer\" string");
   proposed_reply out{text->get<std::string>(), {}};
   const auto trials = j.find("trials");
   if (trials == j.end())
     return out;
   if (!trials->is_array())
-    return unparsable("\"trials\" is not a list of trial numbers");
+    return unparsable_answer("\"trials\" is not a list of trial numbers");
   for (const auto& n : *trials) {
     if (!n.is_number_integer())
-      return unparsable("\"trials\" holds " + n.dump() + ", not a trial number");
+      return unparsable_answer("\"trials\" holds " + n.dump() + ", not a trial number");
     const auto v = n.get<int64_t>();
     if (v < 1 || v > trials_in_session)
       return guardrail_verdict{guardrail_rejection::unknown_value,
@@ -151,19 +147,19 @@ read_proposed_ranking(const std::string& answer, int offered) {
   const auto& j = std::get<nlohmann::json>(parsed);
   auto ranking = j.find("ranking");
   if (ranking == j.end() || !ranking->is_array() || ranking->empty())
-    return unparsable("the answer has no \"ranking\" list");
+    return unparsable_answer("the answer has no \"ranking\" list");
   proposed_ranking out{{}, j["reason"].get<std::string>()};
   std::set<int> seen;
   for (const auto& n : *ranking) {
     if (!n.is_number_integer())
-      return unparsable("the ranking holds " + n.dump() + ", not a candidate number");
+      return unparsable_answer("the ranking holds " + n.dump() + ", not a candidate number");
     const auto v = n.get<int64_t>();
     if (v < 1 || v > offered)
       return guardrail_verdict{guardrail_rejection::not_a_candidate,
                                "candidate " + std::to_string(v) + " was not offered (1 to "
                                    + std::to_string(offered) + ")"};
     if (!seen.insert(int(v)).second)
-      return unparsable("the ranking names candidate " + std::to_string(v) + " twice");
+      return unparsable_answer("the ranking names candidate " + std::to_string(v) + " twice");
     out.order.push_back(int(v) - 1);
   }
   return out;

@@ -160,18 +160,7 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
                                                       const perf_prediction& p) const {
   if (const auto lesson = oom_lesson_for(c))
     return {std::max(lesson->raised_peak_mib, p.peak_memory_mib), true};
-  // A configuration that ran has its own error; others of a layout whose
-  // runs tell how the error grows with the micro batch, the line's.
-  const bool ran_itself = std::any_of(fits_.begin(), fits_.end(), [&](const config_runs& g) {
-    return config_distance(c, history_[g.first].config) == 0;
-  });
-  if (!ran_itself)
-    if (const auto line = activation_error_line(c)) {
-      const double limit = p.memory_limit_mib;
-      const double error = std::clamp(line->fixed + line->per_mib * varying_memory_mib(p),
-                                      -0.5 * p.peak_memory_mib, 0.2 * limit);
-      return {p.peak_memory_mib + error, true};
-    }
+  // The nearest runs' offset (the configuration's own when it ran).
   int best = 1 << 30;
   double sum = 0;
   int n = 0;
@@ -187,9 +176,17 @@ std::pair<double, bool> memory_screen::corrected_peak(const training_config& c,
     sum += g.offset_sum;
     n += g.count;
   }
+  const double limit = p.memory_limit_mib;
+  // One that did not run, of a layout whose runs tell how the error grows
+  // with the micro batch: the line's.
+  if (best != 0)
+    if (const auto line = activation_error_line(c)) {
+      const double error = std::clamp(line->fixed + line->per_mib * varying_memory_mib(p),
+                                      -0.5 * p.peak_memory_mib, 0.2 * limit);
+      return {p.peak_memory_mib + error, true};
+    }
   if (n == 0)
     return {p.peak_memory_mib, false};
-  const double limit = p.memory_limit_mib;
   const double offset = std::clamp(sum / n, -0.1 * limit, 0.2 * limit);
   return {p.peak_memory_mib + offset, true};
 }
