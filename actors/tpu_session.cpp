@@ -12,7 +12,11 @@
 
 #include "core/human_units.hpp"
 #include "actors/bus_bridge.hpp"
+#include "adapters/maxtext/maxtext_log_parser.hpp"
+#include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/process/child_process.hpp"
+#include "core/input_error.hpp"
+#include "core/tpu/maxtext_args.hpp"
 #include "core/secret_env.hpp"
 #include "core/trial_environment.hpp"
 #include "messages/diagnosis_conversions.hpp"
@@ -30,17 +34,6 @@ std::string with_mesh(const std::string& yaml, const tpu_mesh& mesh) {
   YAML::Node root = YAML::Load(yaml);
   root["mesh"] = to_string(mesh);
   return YAML::Dump(root);
-}
-
-// The simulator's answer: its last line that is a JSON object. Its stderr
-// shares the pipe (child_process), so other lines may come before it.
-std::optional<nlohmann::json> answer_of(const std::deque<std::string>& lines) {
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    auto j = nlohmann::json::parse(*it, nullptr, false);
-    if (j.is_object())
-      return j;
-  }
-  return std::nullopt;
 }
 
 // A diagnosis's proposed meshes in rank order (proposals without a mesh
@@ -163,6 +156,27 @@ env_list tpu_simulator_environment() {
 
 } // namespace
 
+std::vector<std::string> tpu_session_state::trainer_argv(const tpu_mesh& mesh) const {
+  const auto& exp = opts.experiment;
+  const maxtext_launch launch{exp.model, mesh, exp.dcn_mesh, exp.workload, exp.slice.chips()};
+  // Throws input_error when MaxText would refuse the mesh or train another
+  // batch than the experiment's: such a trial is never launched.
+  auto overrides = checked_maxtext_args(launch);
+  std::vector<std::string> argv{opts.simulator,
+                                "train",
+                                "--seed",
+                                std::to_string(opts.seed),
+                                "--time-scale",
+                                std::to_string(opts.time_scale),
+                                opts.experiment_file,
+                                "run_name=t" + std::to_string(current_.index),
+                                "base_output_directory=" + opts.runs_dir,
+                                "steps=" + std::to_string(opts.steps),
+                                "profiler=xplane"};
+  argv.insert(argv.end(), overrides.begin(), overrides.end());
+  return argv;
+}
+
 void tpu_session_state::run_trial(const tpu_mesh& mesh) {
   current_ = tpu_trial{};
   current_.index = int(trials.size()) + 1;
@@ -171,12 +185,17 @@ void tpu_session_state::run_trial(const tpu_mesh& mesh) {
   output_.clear();
   diagnosis_.reset();
   proposals_.reset();
+  log_ = std::make_unique<maxtext_log_parser>();
   enter(tpu_phase::simulating);
+  std::vector<std::string> argv;
   try {
-    process_ = launch_child({opts.simulator, "run", "--experiment", opts.experiment_file, "--mesh",
-                             to_string(mesh), "--out", run_dir(), "--seed",
-                             std::to_string(opts.seed)},
-                            trial_session(), tpu_simulator_environment());
+    argv = trainer_argv(mesh);
+  } catch (const input_error& e) {
+    current_.error = e.what(); // what MaxText would say, never launched
+    return conclude({});
+  }
+  try {
+    process_ = launch_child(argv, trial_session(), tpu_simulator_environment());
   } catch (const std::exception& e) {
     fail("cannot start " + opts.simulator + ": " + e.what());
   }
@@ -185,6 +204,8 @@ void tpu_session_state::run_trial(const tpu_mesh& mesh) {
 void tpu_session_state::on_line(const std::string& key, const std::string& line) {
   if (phase != tpu_phase::simulating || key != trial_session())
     return;
+  log_->feed(line);
+  log_->feed("\n");
   output_.push_back(line);
   if (output_.size() > output_lines)
     output_.pop_front();
@@ -198,16 +219,27 @@ void tpu_session_state::on_exit(const std::string& key, int exit_code) {
 }
 
 void tpu_session_state::simulated(int exit_code) {
-  const auto run = answer_of(output_);
-  if (!run)
-    return fail("paratune-tpu-sim did not answer for trial " + std::to_string(current_.index)
-                + " (exit status " + std::to_string(exit_code)
-                + "): " + (output_.empty() ? "no output" : output_.back()));
-  if (!run->value("ok", false)) {
-    current_.error = run->value("error", std::string("the run failed"));
+  log_->finish();
+  const auto& log = log_->log();
+  const auto trial = "trial " + std::to_string(current_.index);
+  const auto last = output_.empty() ? std::string("no output") : output_.back();
+  if (!log.recognised())
+    return fail("paratune-tpu-sim printed no MaxText line for " + trial + " (exit status "
+                + std::to_string(exit_code) + "): " + last);
+  // MaxText's own error line says why a run failed; its exit status alone
+  // when it printed none.
+  if (!log.errors.empty()) {
+    current_.error = log.errors.front().message;
     return conclude({});
   }
-  current_.step_ms = run->value("step_time_ms", 0.0);
+  const auto score = score_of(log.steps);
+  if (exit_code != 0 || score.scored == 0) {
+    current_.error = exit_code != 0 ? "exit status " + std::to_string(exit_code) + ": " + last
+                                    : "no step was measured: " + std::to_string(log.steps.size())
+                                          + " logged, the first is compilation";
+    return conclude({});
+  }
+  current_.step_ms = score.step_ms;
   request_diagnosis();
 }
 

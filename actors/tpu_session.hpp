@@ -24,8 +24,10 @@ namespace paratune {
 
 class bus_bridge;
 class child_process;
+class maxtext_log_parser;
 
-/// What one TPU session runs: an experiment on paratune-tpu-sim.
+/// What one TPU session runs: an experiment, each trial a MaxText training
+/// run on paratune-tpu-sim (`train`, MaxText's overrides).
 struct tpu_session_options {
   std::string id;               ///< the session; trial n's records are session "<id>.t<n>"
   std::string experiment_file;
@@ -34,7 +36,11 @@ struct tpu_session_options {
   int budget = 8;               ///< trials at most
   std::uint64_t seed = 1;       ///< the simulated cluster's hidden truth
   std::string simulator;        ///< the paratune-tpu-sim executable
-  std::string runs_dir;         ///< trial n writes its profile to <runs_dir>/t<n>
+  /// MaxText's base_output_directory: trial n is run_name t<n>, its profile
+  /// under <runs_dir>/t<n>/tensorboard/plugins/profile/<time>/.
+  std::string runs_dir;
+  int steps = 6;                ///< MaxText's `steps` per trial; step 0 is compilation
+  double time_scale = 0;        ///< the simulator's wall seconds per simulated second
   /// How long one step (a run, a diagnosis with its proposals, a ledger
   /// write) may take before the session fails.
   std::chrono::seconds step_timeout{120};
@@ -63,7 +69,11 @@ enum class tpu_phase {
 std::vector<std::string> tpu_session_topics(const std::string& id);
 
 /// The coordinator of ASAP's loop on a simulated TPU slice: runs each
-/// trial's mesh on paratune-tpu-sim (fork and exec, never a shell), stores
+/// trial's mesh as MaxText's overrides (core/tpu/maxtext_args.hpp, checked
+/// against MaxText's rule table: a mesh MaxText refuses is a failed trial,
+/// never a launch) on paratune-tpu-sim's trainer (fork and exec, never a
+/// shell), reads its step times from MaxText's log lines (compilation
+/// apart) and its failures from MaxText's error lines, stores
 /// and publishes a diagnose_request for its profile, waits for the
 /// Analyzer's diagnosis and the Proposal agent's proposal_set, records an
 /// improvement in the optimization ledger, and moves from the best run's
@@ -104,6 +114,8 @@ private:
   /// Reads the current trial's records back from the pool, hands each to
   /// its handler, then runs `after`.
   void read_back(std::function<void()> after);
+  /// MaxText's arguments for `mesh`: the trainer's, then the overrides.
+  std::vector<std::string> trainer_argv(const tpu_mesh& mesh) const;
   void simulated(int exit_code);
   void request_diagnosis();
   void diagnosed();
@@ -116,6 +128,7 @@ private:
   int step_ = 0;                           ///< counts phases entered, to match timers
   tpu_trial current_;                      ///< the trial in flight
   std::unique_ptr<child_process> process_; ///< its simulator while it runs
+  std::unique_ptr<maxtext_log_parser> log_; ///< reads the trial's output as MaxText's log
   std::deque<std::string> output_;         ///< the simulator's last lines
   std::optional<wire::diagnosis> diagnosis_;
   std::optional<wire::proposal_set> proposals_;

@@ -1,8 +1,12 @@
 #include "core/tpu/maxtext_args.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <map>
+#include <optional>
 
 #include "core/input_error.hpp"
 #include "core/tpu/maxtext_rules.hpp"
@@ -103,6 +107,134 @@ std::vector<std::string> checked_maxtext_args(const maxtext_launch& l) {
   for (const auto& f : findings)
     why += std::string(why.empty() ? "" : "; ") + std::string(f.row().id) + ": " + f.printed();
   throw input_error("MaxText would not run these overrides as meant (" + why + ")");
+}
+
+namespace {
+
+// One override as MaxText's command line holds it; the last of a key wins.
+using launch_overrides = std::map<std::string, std::string, std::less<>>;
+
+launch_overrides split_overrides(std::span<const std::string> overrides) {
+  launch_overrides out;
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw input_error("MaxText override '" + o + "' is not key=value");
+    out[o.substr(0, eq)] = o.substr(eq + 1);
+  }
+  return out;
+}
+
+std::optional<double> number_in(const launch_overrides& m, std::string_view key) {
+  const auto it = m.find(key);
+  if (it == m.end())
+    return std::nullopt;
+  const auto& s = it->second;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    throw input_error("MaxText override " + std::string(key) + "=" + s + " is not a number");
+  return v;
+}
+
+// A whole number >= `least` (MaxText's int fields), or -1 where MaxText
+// lets one axis take the rest.
+std::optional<int> whole_in(const launch_overrides& m, std::string_view key, int least,
+                            bool auto_allowed = false) {
+  const auto v = number_in(m, key);
+  if (!v)
+    return std::nullopt;
+  if (auto_allowed && *v == -1)
+    return -1;
+  if (*v != std::floor(*v) || *v < least || *v > 1e9)
+    throw input_error("MaxText override " + std::string(key) + "=" + m.find(key)->second
+                      + " must be a whole number of at least " + std::to_string(least));
+  return int(*v);
+}
+
+// MaxText's mesh axes paratune has no axis for (configs/base.yml:531 at
+// maxtext_rules_commit): a run that sets one is not one paratune can model.
+constexpr std::array<std::string_view, 7> unmodelled_axes = {
+    "diloco", "pipeline", "fsdp_transpose", "context_usp_ulysses", "context_autoregressive",
+    "tensor_sequence", "autoregressive"};
+
+tpu_mesh read_mesh(const launch_overrides& m, const char* prefix, const tpu_mesh& base,
+                   int chips) {
+  tpu_mesh mesh = base;
+  mesh.set(mesh_axis::replica, 1);
+  for (auto a : {mesh_axis::data, mesh_axis::fsdp, mesh_axis::seq, mesh_axis::model,
+                 mesh_axis::expert}) {
+    const auto key = std::string(prefix) + "_" + maxtext_axis_name(a) + "_parallelism";
+    const int base_size = a == mesh_axis::data
+                              ? base.at(mesh_axis::replica) * base.at(mesh_axis::data)
+                              : base.at(a);
+    const auto v = whole_in(m, key, 1, true);
+    mesh.set(a, v ? (*v == -1 ? 0 : *v) : base_size);
+  }
+  for (auto axis : unmodelled_axes) {
+    const auto key = std::string(prefix) + "_" + std::string(axis) + "_parallelism";
+    if (const auto v = whole_in(m, key, 1, true); v && *v != 1)
+      throw input_error("MaxText override " + key + "=" + std::to_string(*v)
+                        + ": paratune models no '" + std::string(axis) + "' mesh axis");
+  }
+  fill_auto_axis(mesh, chips);
+  return mesh;
+}
+
+void expect_model_size(const launch_overrides& m, std::string_view key, int expected) {
+  if (const auto v = whole_in(m, key, 1); v && *v != expected)
+    throw input_error("MaxText override " + std::string(key) + "=" + std::to_string(*v)
+                      + " is not the experiment's model (" + std::to_string(expected) + ")");
+}
+
+void expect_model(const launch_overrides& m, const model_spec& model) {
+  expect_model_size(m, "base_emb_dim", model.hidden);
+  expect_model_size(m, "base_num_query_heads", model.heads);
+  expect_model_size(m, "base_num_kv_heads", model.kv_heads);
+  expect_model_size(m, "head_dim", model.head_size());
+  expect_model_size(m, "base_mlp_dim", model.is_moe() ? model.moe_ffn : model.ffn);
+  expect_model_size(m, "base_num_decoder_layers", model.layers);
+  expect_model_size(m, "vocab_size", model.vocab);
+  if (model.is_moe()) {
+    expect_model_size(m, "num_experts", model.experts);
+    expect_model_size(m, "num_experts_per_tok", model.topk);
+    expect_model_size(m, "base_moe_mlp_dim", model.moe_ffn);
+  }
+}
+
+} // namespace
+
+maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
+                                 const maxtext_launch& base) {
+  const auto m = split_overrides(overrides);
+  maxtext_launch out = base;
+  const int slices = std::max(1, base.dcn.chips());
+  const int per_slice = base.chips / slices;
+  out.ici = read_mesh(m, "ici", base.ici, per_slice);
+  out.dcn = read_mesh(m, "dcn", base.dcn, slices);
+  expect_model(m, base.model);
+  auto& w = out.workload;
+  if (const auto seq = whole_in(m, "max_target_length", 1))
+    w.seq_len = *seq;
+  if (const auto steps = whole_in(m, "gradient_accumulation_steps", 1))
+    w.accumulation_steps = *steps;
+  if (const auto per_device = number_in(m, "per_device_batch_size")) {
+    if (*per_device <= 0)
+      throw input_error("MaxText override per_device_batch_size must be positive");
+    // MaxText's micro batch is int(devices x per-device batch), times the
+    // accumulation steps (types.py:3464-3466).
+    const auto micro = int64_t(double(base.chips) * *per_device);
+    if (micro < 1)
+      throw input_error("MaxText override per_device_batch_size="
+                        + m.find("per_device_batch_size")->second
+                        + " trains no whole sequence on " + std::to_string(base.chips) + " chips");
+    w.global_batch = int(micro * w.accumulation_steps);
+  }
+  if (const auto it = m.find("remat_policy"); it != m.end()
+                                               && !parse_remat_policy(it->second, w.remat))
+    throw input_error("MaxText override remat_policy=" + it->second + " is not one of "
+                      + remat_policy_names());
+  return out;
 }
 
 } // namespace paratune

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,20 @@ maxtext_target target_of(const maxtext_launch& launch);
 /// input_error naming every rule the overrides trip (a refusal, or a run
 /// MaxText would change), so nothing MaxText refuses is ever written.
 std::vector<std::string> checked_maxtext_args(const maxtext_launch& launch);
+
+/// The launch MaxText's key=value overrides describe, read on top of `base`
+/// (the experiment's model, slices and workload) as MaxText reads them: the
+/// inverse of render_maxtext_args. The ICI and DCN axes paratune has a mesh
+/// axis for (data, fsdp, context, tensor, expert; an fsdp or data axis of
+/// -1 takes the chips the others leave), per_device_batch_size with
+/// gradient_accumulation_steps (the batch trained is chips x per-device
+/// batch x steps), max_target_length and remat_policy. The model keys
+/// render_maxtext_args writes must equal `base`'s model. Keys that are not
+/// the launch's (run_name, steps, profiler, ...) and the `sequence` axis
+/// MaxText drops are passed over. Throws input_error naming the override:
+/// no `=`, a value that is not a number, an unknown remat policy, an axis
+/// paratune models no mesh axis for set above 1, a model size that differs.
+maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
+                                 const maxtext_launch& base);
 
 } // namespace paratune

@@ -3,7 +3,9 @@
 // bus lost from the pool, and it ends with a reason instead of waiting on a
 // simulator that never answers or a diagnosis that failed.
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include <sys/stat.h>
@@ -30,6 +32,16 @@ namespace paratune {
 namespace {
 
 using namespace std::chrono_literals;
+
+// What MaxText's metric logger prints for a run of three steps: step 0 is
+// compilation, steps 1 and 2 are scored (mean 250.5 ms).
+const std::string maxtext_steps =
+    "echo 'I1128 01:00:00.000000 7 metric_logger.py:223] completed step: 0, seconds: 30.000, "
+    "TFLOP/s/device: 2.000, Tokens/s/device: 100.000, total_weights: 65536, loss: 10.900'\n"
+    "echo 'I1128 01:00:00.250000 7 metric_logger.py:223] completed step: 1, seconds: 0.250, "
+    "TFLOP/s/device: 240.000, Tokens/s/device: 16384.000, total_weights: 65536, loss: 10.800'\n"
+    "echo 'I1128 01:00:00.501000 7 metric_logger.py:223] completed step: 2, seconds: 0.251, "
+    "TFLOP/s/device: 239.000, Tokens/s/device: 16318.000, total_weights: 65536, loss: 10.700'";
 
 struct tpu_session_test : test::runtime_fixture {
   /// A stand-in for paratune-tpu-sim: a script with `body` as its commands.
@@ -83,8 +95,7 @@ struct tpu_session_test : test::runtime_fixture {
 
 TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   // A warning on stderr before the answer: the two share the pipe.
-  const auto sim = simulator("echo 'warming up' >&2\n"
-                             "echo '{\"ok\": true, \"step_time_ms\": 250.5}'");
+  const auto sim = simulator("echo 'warming up' >&2\n" + maxtext_steps);
   caf::scoped_actor self{*sys};
   auto session = spawn(self, options(sim, 1));
   // No diagnosis agents run: the request is stored and nobody answers.
@@ -136,7 +147,7 @@ TEST_F(tpu_session_test, a_simulator_that_never_answers_ends_the_session_at_the_
 TEST_F(tpu_session_test, a_diagnosis_with_an_error_ends_the_session_with_it) {
   // The stand-in answers without writing a profile: nothing to diagnose.
   ASSERT_TRUE(start_diagnosis_agents(*sys, *rt, {}));
-  const auto sim = simulator("echo '{\"ok\": true, \"step_time_ms\": 250.5}'");
+  const auto sim = simulator(maxtext_steps);
   caf::scoped_actor self{*sys};
   auto session = spawn(self, options(sim, 3));
   auto end = await_session(self, session, 30s);
@@ -144,6 +155,73 @@ TEST_F(tpu_session_test, a_diagnosis_with_an_error_ends_the_session_with_it) {
   EXPECT_EQ(end->state, session_state::failed);
   EXPECT_EQ(end->text.rfind("the diagnosis of trial 1 failed: ", 0), 0u) << end->text;
   EXPECT_NE(end->text.find(dir + "/runs/t1"), std::string::npos) << end->text;
+}
+
+TEST_F(tpu_session_test, each_trial_is_maxtext_s_command_line_for_its_mesh) {
+  // The stand-in keeps its arguments, one per line, then trains.
+  const auto sim = simulator("printf '%s\\n' \"$@\" > '" + dir + "/argv'\n" + maxtext_steps);
+  caf::scoped_actor self{*sys};
+  auto session = spawn(self, options(sim, 1));
+  ASSERT_TRUE(await_records("tpu-1.t1", 1)); // its diagnose_request: the run was read
+  caf::anon_send_exit(session, caf::exit_reason::user_shutdown);
+  std::ifstream in(dir + "/argv");
+  std::vector<std::string> argv;
+  for (std::string line; std::getline(in, line);)
+    argv.push_back(line);
+  const auto file = test::asap_dir("v6e-16-hbm") + "/experiment.yaml";
+  // The trainer's own options, the experiment as MaxText's config, then
+  // the run's keys and the mesh (replica=1,data=4,seq=4,model=1: seq is
+  // MaxText's context axis) with the batch MaxText is to train: 32
+  // sequences in 4 accumulation steps on 16 chips.
+  const std::vector<std::string> head = {"train", "--seed", "1", "--time-scale", "0.000000", file,
+                                         "run_name=t1", "base_output_directory=" + dir + "/runs",
+                                         "steps=6", "profiler=xplane", "ici_data_parallelism=4",
+                                         "ici_fsdp_parallelism=1", "ici_context_parallelism=4",
+                                         "ici_tensor_parallelism=1", "ici_expert_parallelism=1"};
+  ASSERT_GE(argv.size(), head.size());
+  EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + head.size()), head);
+  auto has = [&](const std::string& kv) {
+    return std::find(argv.begin(), argv.end(), kv) != argv.end();
+  };
+  EXPECT_TRUE(has("per_device_batch_size=0.5"));
+  EXPECT_TRUE(has("gradient_accumulation_steps=4"));
+  EXPECT_TRUE(has("max_target_length=2048"));
+}
+
+TEST_F(tpu_session_test, an_out_of_memory_run_is_a_failed_trial_and_the_session_goes_on) {
+  // XLA's error line, as a TPU run prints it, and Python's exit status.
+  const auto sim = simulator(
+      "echo 'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in "
+      "memory space hbm. Used 40.10G of 31.25G hbm.' >&2\nexit 1");
+  caf::scoped_actor self{*sys};
+  auto session = spawn(self, options(sim, 2));
+  auto end = await_session(self, session, 20s);
+  ASSERT_TRUE(end) << to_string(end.error());
+  ASSERT_EQ(end->state, session_state::finished) << end->text;
+  const auto history = rt->history("tpu-1");
+  ASSERT_TRUE(history);
+  const auto report = tpu_end_of(*history);
+  ASSERT_TRUE(report);
+  // Nothing to diagnose: the next trial is the planner's next mesh.
+  ASSERT_EQ(report->trials.size(), 2u);
+  for (const auto& t : report->trials) {
+    EXPECT_EQ(t.step_time_ms, 0);
+    EXPECT_EQ(t.error, "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of "
+                       "memory in memory space hbm. Used 40.10G of 31.25G hbm.");
+  }
+  EXPECT_NE(report->trials[0].mesh, report->trials[1].mesh);
+  EXPECT_EQ(report->best_trial, 0);
+}
+
+TEST_F(tpu_session_test, a_trainer_that_prints_no_maxtext_line_ends_the_session) {
+  const auto sim = simulator("echo 'not a trainer'\nexit 0");
+  caf::scoped_actor self{*sys};
+  auto session = spawn(self, options(sim, 3));
+  auto end = await_session(self, session, 20s);
+  ASSERT_TRUE(end) << to_string(end.error());
+  EXPECT_EQ(end->state, session_state::failed);
+  EXPECT_EQ(end->text,
+            "paratune-tpu-sim printed no MaxText line for trial 1 (exit status 0): not a trainer");
 }
 
 } // namespace

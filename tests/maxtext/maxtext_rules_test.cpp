@@ -232,5 +232,66 @@ TEST(maxtext_rules, none_is_exported_with_the_decoder_that_saves_everything) {
   EXPECT_TRUE(check_maxtext_overrides(out, target_of(l)).empty());
 }
 
+// read_maxtext_args is render_maxtext_args read back: what the simulated
+// trainer (paratune-tpu-sim train) takes from MaxText's command line.
+TEST(maxtext_args_read, reads_back_every_launch_the_export_writes) {
+  for (const char* mesh : {"data=4,model=4", "data=1,fsdp=4,model=4", "data=2,fsdp=2,seq=4",
+                           "replica=2,data=2,model=4"}) {
+    auto l = v6e_16(mesh);
+    l.workload.remat = remat_policy::minimal_with_context;
+    auto base = v6e_16("data=16");
+    base.workload.global_batch = 64;  // the overrides say otherwise
+    const auto back = read_maxtext_args(render_maxtext_args(l), base);
+    // MaxText has no replica axis: paratune's replicas are its data axis.
+    auto expected = l.ici;
+    expected.set(mesh_axis::data, l.ici.at(mesh_axis::replica) * l.ici.at(mesh_axis::data));
+    expected.set(mesh_axis::replica, 1);
+    EXPECT_EQ(back.ici, expected) << mesh;
+    EXPECT_EQ(back.dcn, parse_mesh("data=1")) << mesh;
+    EXPECT_EQ(back.workload.global_batch, 32) << mesh;  // int(16 x 0.5) x 4
+    EXPECT_EQ(back.workload.accumulation_steps, 4) << mesh;
+    EXPECT_EQ(back.workload.seq_len, 2048) << mesh;
+    EXPECT_EQ(back.workload.remat, remat_policy::minimal_with_context) << mesh;
+  }
+}
+
+TEST(maxtext_args_read, an_auto_axis_takes_what_the_others_leave) {
+  // An axis not written keeps the base's size (the experiment's, as
+  // MaxText's keeps its config file's).
+  const auto base = v6e_16("fsdp=16");
+  const args a = {"ici_fsdp_parallelism=-1", "ici_tensor_parallelism=4", "run_name=x",
+                  "steps=5", "ici_sequence_parallelism=1"};
+  const auto back = read_maxtext_args(a, base);
+  EXPECT_EQ(back.ici, parse_mesh("data=1,fsdp=4,model=4"));
+  EXPECT_EQ(back.workload.global_batch, 32);  // not written: the base's
+}
+
+TEST(maxtext_args_read, names_the_override_it_cannot_read) {
+  const auto base = v6e_16("data=16");
+  auto what = [&](args a) {
+    try {
+      read_maxtext_args(a, base);
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  EXPECT_EQ(what({"steps"}), "MaxText override 'steps' is not key=value");
+  EXPECT_EQ(what({"per_device_batch_size=two"}),
+            "MaxText override per_device_batch_size=two is not a number");
+  EXPECT_EQ(what({"per_device_batch_size=0.01"}),
+            "MaxText override per_device_batch_size=0.01 trains no whole sequence on 16 chips");
+  EXPECT_EQ(what({"ici_tensor_parallelism=2.5"}),
+            "MaxText override ici_tensor_parallelism=2.5 must be a whole number of at least 1");
+  EXPECT_EQ(what({"ici_data_parallelism=4", "ici_pipeline_parallelism=4"}),
+            "MaxText override ici_pipeline_parallelism=4: paratune models no 'pipeline' mesh axis");
+  EXPECT_EQ(what({"base_emb_dim=8192"}),
+            "MaxText override base_emb_dim=8192 is not the experiment's model (4096)");
+  EXPECT_EQ(what({"remat_policy=everything"}).rfind("MaxText override remat_policy=everything "
+                                                    "is not one of ", 0),
+            0u);
+  EXPECT_EQ(what({"ici_data_parallelism=3", "ici_fsdp_parallelism=-1"}).rfind("mesh ", 0), 0u);
+}
+
 } // namespace
 } // namespace paratune

@@ -10,6 +10,8 @@
 //   paratune-tpu-sim run --experiment EXP.yaml [--mesh data=8,model=2] [--seed N]
 //                        [--out DIR] [--base-output-directory DIR --run-name NAME]
 //   paratune-tpu-sim fixture --spec paper.yaml --out DIR
+//   paratune-tpu-sim train [--seed N] [--time-scale X] EXP.yaml key=value ...
+//     (MaxText's train.py on the simulated slice: tools/paratune-tpu-sim/maxtext_trainer.hpp)
 
 #include <iostream>
 
@@ -22,6 +24,7 @@
 #include "core/input_error.hpp"
 #include "paratune_version.hpp"
 #include "tools/paratune-tpu-sim/fixture_spec.hpp"
+#include "tools/paratune-tpu-sim/maxtext_trainer.hpp"
 #include "sim/tpu/simulated_run.hpp"
 
 namespace {
@@ -101,6 +104,16 @@ int main(int argc, char** argv) {
   auto* fixture = app.add_subcommand("fixture", "write a profile described in YAML");
   fixture->add_option("--spec", spec, "profile description (YAML)")->required();
   fixture->add_option("--out", out, "directory for the Xprof tool outputs")->required();
+  tpusim::trainer_options trainer;
+  auto* train = app.add_subcommand("train", "train as MaxText's train.py would, on the simulated "
+                                            "slice: EXPERIMENT key=value ...");
+  train->add_option("--seed", trainer.seed, "cluster seed (the hidden truth)");
+  train->add_option("--time-scale", trainer.time_scale,
+                    "wall seconds slept per simulated second (default 0: none)")
+      ->check(CLI::Range(0.0, 1.0));
+  train->add_option("config", trainer.config, "experiment file (YAML), in place of MaxText's config")
+      ->required();
+  train->add_option("overrides", trainer.overrides, "MaxText's key=value overrides");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,6 +126,8 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed())
       return run_mode(experiment, mesh, to, seed, steps);
+    if (train->parsed())
+      return tpusim::run_trainer(trainer);
     return fixture_mode(spec, out);
   } catch (const input_error& e) {
     std::cerr << "error: " << e.what() << '\n';
