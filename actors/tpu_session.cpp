@@ -1,39 +1,77 @@
 #include "actors/tpu_session.hpp"
 
-#include <cstdio>
+#include <algorithm>
+#include <chrono>
+#include <deque>
 #include <filesystem>
 
 #include <caf/all.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
-#include "core/diagnosis/mesh_calibration_fit.hpp"
-
-#include "core/human_units.hpp"
 #include "actors/bus_bridge.hpp"
 #include "adapters/maxtext/maxtext_log_parser.hpp"
 #include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/process/child_process.hpp"
+#include "adapters/process/process_environment.hpp"
+#include "adapters/slurm/slurm_job_watch.hpp"
+#include "adapters/trial_launch/slurm_trial_job.hpp"
+#include "core/diagnosis/mesh_calibration_fit.hpp"
+#include "core/human_units.hpp"
 #include "core/input_error.hpp"
-#include "core/tpu/maxtext_args.hpp"
+#include "core/launch/batch_script.hpp"
+#include "core/launch/launch_template.hpp"
+#include "core/pool_placement.hpp"
 #include "core/secret_env.hpp"
+#include "core/tpu/maxtext_args.hpp"
 #include "core/trial_environment.hpp"
+#include "core/tuning/early_stop.hpp"
+#include "messages/conversions.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
 #include "messages/ec.hpp"
 
 namespace paratune {
 
+/// One run between its start and its end: while MaxText's trainer runs,
+/// then while its diagnosis and proposals are awaited.
+struct tpu_run_in_flight {
+  enum class stage { running, diagnosing };
+
+  tpu_trial trial;
+  stage at = stage::running;
+  bool simulated = true;          ///< on a simulated pool: paratune-tpu-sim's own argv
+  std::string key;                ///< "<id>.t<n>": its process's key and its records' session
+  std::string dir;                ///< its folder: base_output_directory/t<n>
+  std::string base;               ///< MaxText's base_output_directory
+  std::unique_ptr<trial_process> process;
+  maxtext_log_parser log;
+  std::optional<early_stopper> stopper;
+  std::deque<std::string> output; ///< its last lines, for an error message
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_line = started;
+  std::optional<wire::diagnosis> diagnosis;
+  std::optional<wire::proposal_set> proposals;
+  int timer = 0;                  ///< its live step timer's token
+};
+
 namespace {
 
-constexpr size_t output_lines = 40; ///< simulator lines kept for an error message
+constexpr size_t output_lines = 40; ///< trainer lines kept for an error message
+constexpr int tpu_clock_token = 0;      ///< the early stopper's clock tick
+constexpr auto tpu_clock_period = std::chrono::seconds(1);
 
 // The experiment text with the trial's mesh in place of the file's.
 std::string with_mesh(const std::string& yaml, const tpu_mesh& mesh) {
   YAML::Node root = YAML::Load(yaml);
   root["mesh"] = to_string(mesh);
   return YAML::Dump(root);
+}
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
 }
 
 // A diagnosis's proposed meshes in rank order (proposals without a mesh
@@ -68,14 +106,60 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
 }
 
 wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
-                            int best) {
+                             int best) {
   wire::tpu_session_end end;
   end.state = state;
   for (const auto& t : trials)
-    end.trials.push_back({t.index, to_string(t.mesh), t.step_ms, t.error, t.bottleneck, t.next});
+    end.trials.push_back({t.index, to_string(t.mesh), t.step_ms, t.error, t.bottleneck, t.next,
+                          t.pool, t.stopped, t.retry_of, t.started_ms, t.ended_ms});
+  // In trial order; several run at once, so they end in another.
+  std::sort(end.trials.begin(), end.trials.end(),
+            [](const auto& a, const auto& b) { return a.trial < b.trial; });
   if (best >= 0)
     end.best_trial = trials[best].index;
   return end;
+}
+
+/// A run's environment, chosen as a GPU trial's is (core/trial_environment.hpp):
+/// the base variables, the pool's `env:`, where paratune's catalogs are;
+/// never this process's secrets.
+env_list tpu_run_environment(const pool_spec& pool) {
+  trial_env_sources from;
+  from.inherited = environment_of_this_process();
+  from.pool = pool.env;
+  from.framework = framework_environment(1, 1, pool.kind == pool_kind::simulated, from.inherited);
+  from.secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  return trial_environment(from);
+}
+
+/// One run as a Slurm batch job: its command from the batch script in its
+/// folder, its output beside it, what the pool asks of the scheduler.
+slurm_job_request tpu_slurm_request(const pool_spec& pool, const std::string& session, int index,
+                                const std::string& dir, const std::vector<std::string>& argv,
+                                env_list env) {
+  slurm_job_request r;
+  r.name = "paratune-" + session + "-t" + std::to_string(index);
+  r.partition = pool.partition;
+  r.working_directory = dir;
+  r.output_path = dir + "/slurm-%j.out";
+  r.environment = std::move(env);
+  r.time_limit_minutes = pool.time_limit_minutes;
+  r.account = pool.account;
+  r.qos = pool.qos;
+  r.constraint = pool.constraint;
+  r.gres = pool.gres;
+  r.exclusive = pool.exclusive;
+  r.script = batch_script(argv, dir);
+  return r;
+}
+
+// Whether a failed run may pass when run again: a host of the slice lost
+// (XLA's barrier timeout, read as a collective timeout), or the scheduler
+// refused or lost the job (slurm_job_watch's 125).
+bool may_pass_again(const maxtext_log& log, int exit_code) {
+  if (!log.errors.empty())
+    return log.errors.front().kind == log_error_kind::nccl_timeout;
+  return exit_code == 125;
 }
 
 } // namespace
@@ -87,21 +171,21 @@ std::vector<std::string> tpu_session_topics(const std::string& id) {
 
 tpu_session_state::tpu_session_state(caf::event_based_actor* self) : agent_state(self) {
   on<wire::diagnosis>([this](const wire::envelope& e, wire::diagnosis d) {
-    if (phase != tpu_phase::diagnosing || e.session != trial_session() || diagnosis_)
+    auto* run = find_diagnosing(e.session);
+    if (!run || run->diagnosis)
       return;
     if (!d.error.empty())
-      return fail("the diagnosis of trial " + std::to_string(current_.index)
+      return fail("the diagnosis of trial " + std::to_string(run->trial.index)
                   + " failed: " + d.error);
-    diagnosis_ = std::move(d);
-    if (proposals_)
-      attempt([this] { diagnosed(); });
+    run->diagnosis = std::move(d);
+    maybe_diagnosed(*run);
   });
   on<wire::proposal_set>([this](const wire::envelope& e, wire::proposal_set p) {
-    if (phase != tpu_phase::diagnosing || e.session != trial_session() || proposals_)
+    auto* run = find_diagnosing(e.session);
+    if (!run || run->proposals)
       return;
-    proposals_ = std::move(p);
-    if (diagnosis_)
-      attempt([this] { diagnosed(); });
+    run->proposals = std::move(p);
+    maybe_diagnosed(*run);
   });
 }
 
@@ -110,27 +194,20 @@ tpu_session_state::~tpu_session_state() = default;
 void tpu_session_state::open(tpu_session_options options, caf::actor l) {
   opts = std::move(options);
   listener = std::move(l);
+  pools_ = opts.pools;
+  if (pools_.empty()) {
+    pool_spec simulated;
+    simulated.name = "simulated";
+    pools_.push_back(simulated);
+  }
   if (opts.budget <= 0)
     return finish(session_state::finished);
   attempt([this] {
     planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget));
-    run_trial(opts.experiment.mesh);
+    fill();
   });
-}
-
-std::string tpu_session_state::trial_session() const {
-  return opts.id + ".t" + std::to_string(current_.index);
-}
-
-std::string tpu_session_state::run_dir() const {
-  return (std::filesystem::path(opts.runs_dir) / ("t" + std::to_string(current_.index))).string();
-}
-
-void tpu_session_state::enter(tpu_phase next) {
-  phase = next;
-  ++step_;
-  if (next != tpu_phase::ending)
-    self->delayed_send(self, opts.step_timeout, tick_atom_v, step_);
+  if (opts.early_stop)
+    self->delayed_send(self, tpu_clock_period, tick_atom_v, tpu_clock_token);
 }
 
 void tpu_session_state::attempt(const std::function<void()>& body) {
@@ -141,220 +218,373 @@ void tpu_session_state::attempt(const std::function<void()>& body) {
   }
 }
 
+std::optional<mesh_step> tpu_session_state::next_mesh() const {
+  if (tried_.empty())
+    return mesh_step{opts.experiment.mesh, "the experiment's mesh", false};
+  // Move from the best run so far, as its diagnosis proposes; when all of
+  // those were run, from the latest diagnosis.
+  std::optional<std::vector<mesh_step>> best_steps;
+  if (best_ >= 0)
+    if (const auto it = sets_.find(trials[best_].index); it != sets_.end())
+      best_steps = mesh_steps(it->second);
+  return next_mesh_trial(planned_, best_steps ? &*best_steps : nullptr, mesh_steps(last_set_),
+                         tried_);
+}
+
 namespace {
 
-/// The simulator's environment, chosen as a GPU trial's is
-/// (core/trial_environment.hpp): the base variables and where paratune's
-/// catalogs are, never this process's secrets.
-env_list tpu_simulator_environment() {
-  trial_env_sources from;
-  from.inherited = environment_of_this_process();
-  from.framework = framework_environment(1, 1, true, from.inherited);
-  from.secrets.insert(always_secret_env().begin(), always_secret_env().end());
-  return trial_environment(from);
+// The pools as placement sees them: a run holds its slot until it was
+// diagnosed, so that each slot moves from what its last run taught.
+std::vector<pool_load> tpu_pool_loads(const std::vector<pool_spec>& pools,
+                                const std::map<int, std::unique_ptr<tpu_run_in_flight>>& running) {
+  std::vector<pool_load> out;
+  for (const auto& p : pools) {
+    pool_load l{p.name, p.capacity};
+    for (const auto& [index, run] : running)
+      l.in_flight += run->trial.pool == p.name;
+    out.push_back(l);
+  }
+  return out;
 }
 
 } // namespace
 
-std::vector<std::string> tpu_session_state::trainer_argv(const tpu_mesh& mesh) const {
-  const auto& exp = opts.experiment;
-  const maxtext_launch launch{exp.model, mesh, exp.dcn_mesh, exp.workload, exp.slice.chips()};
-  // Throws input_error when MaxText would refuse the mesh or train another
-  // batch than the experiment's: such a trial is never launched.
-  auto overrides = checked_maxtext_args(launch);
-  std::vector<std::string> argv{opts.simulator,
-                                "train",
-                                "--seed",
-                                std::to_string(opts.seed),
-                                "--time-scale",
-                                std::to_string(opts.time_scale),
-                                opts.experiment_file,
-                                "run_name=t" + std::to_string(current_.index),
-                                "base_output_directory=" + opts.runs_dir,
-                                "steps=" + std::to_string(opts.steps),
-                                "profiler=xplane"};
-  argv.insert(argv.end(), overrides.begin(), overrides.end());
-  return argv;
+void tpu_session_state::fill() {
+  if (ending || filling_)
+    return;
+  filling_ = true;
+  // The report names the mesh chosen after the latest run, even when the
+  // budget leaves it unrun.
+  if (!trials.empty() && trials.back().next.empty() && retries_.empty())
+    if (const auto next = next_mesh())
+      trials.back().next = next->title;
+  while (!ending && started_ < opts.budget && place_trial(tpu_pool_loads(pools_, running_))) {
+    if (!retries_.empty()) {
+      const auto r = retries_.front();
+      retries_.pop_front();
+      start_run(r.mesh, r.retry_of, r.pool);
+      continue;
+    }
+    const auto next = next_mesh();
+    if (!next)
+      break;
+    tried_.push_back(next->mesh);
+    start_run(next->mesh, 0, "");
+  }
+  filling_ = false;
+  if (!ending && running_.empty())
+    finish(started_ >= opts.budget || !retries_.empty() ? session_state::finished
+                                                        : session_state::exhausted);
 }
 
-void tpu_session_state::run_trial(const tpu_mesh& mesh) {
-  current_ = tpu_trial{};
-  current_.index = int(trials.size()) + 1;
-  current_.mesh = mesh;
-  tried_.push_back(mesh);
-  output_.clear();
-  diagnosis_.reset();
-  proposals_.reset();
-  log_ = std::make_unique<maxtext_log_parser>();
-  enter(tpu_phase::simulating);
-  std::vector<std::string> argv;
+std::vector<std::string> tpu_session_state::maxtext_overrides(const tpu_run_in_flight& run) const {
+  const auto& exp = opts.experiment;
+  const maxtext_launch launch{exp.model, run.trial.mesh, exp.dcn_mesh, exp.workload,
+                              exp.slice.chips()};
+  // Throws input_error when MaxText would refuse the mesh or train another
+  // batch than the experiment's: such a run is never launched.
+  auto checked = checked_maxtext_args(launch);
+  std::vector<std::string> args{"run_name=t" + std::to_string(run.trial.index),
+                                "base_output_directory=" + run.base,
+                                "steps=" + std::to_string(opts.steps), "profiler=xplane"};
+  args.insert(args.end(), checked.begin(), checked.end());
+  return args;
+}
+
+void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
+                                  const std::string& avoid_pool) {
+  const auto where = place_trial(tpu_pool_loads(pools_, running_), avoid_pool);
+  const auto& pool = pools_[*where];
+  auto run = std::make_unique<tpu_run_in_flight>();
+  run->trial.index = ++started_;
+  run->trial.mesh = mesh;
+  run->trial.pool = pool.name;
+  run->trial.retry_of = retry_of;
+  run->trial.started_ms = wall_ms();
+  run->key = opts.id + ".t" + std::to_string(run->trial.index);
+  run->simulated = pool.kind == pool_kind::simulated;
+  run->base = pool.workdir.empty() ? opts.runs_dir : pool.workdir + "/" + opts.id;
+  run->dir = run->base + "/t" + std::to_string(run->trial.index);
+  auto& r = *run;
+  running_[r.trial.index] = std::move(run);
   try {
-    argv = trainer_argv(mesh);
+    launch(r, pool);
   } catch (const input_error& e) {
-    current_.error = e.what(); // what MaxText would say, never launched
-    return conclude({});
-  }
-  try {
-    process_ = launch_child(argv, trial_session(), tpu_simulator_environment());
+    r.trial.error = e.what(); // what MaxText would say; never launched
+    conclude(r.trial.index, {});
   } catch (const std::exception& e) {
-    fail("cannot start " + opts.simulator + ": " + e.what());
+    fail("cannot start trial " + std::to_string(r.trial.index) + " on pool '" + pool.name
+         + "': " + e.what());
   }
+}
+
+void tpu_session_state::launch(tpu_run_in_flight& run, const pool_spec& pool) {
+  const auto overrides = maxtext_overrides(run);
+  std::vector<std::string> argv;
+  if (run.simulated) {
+    argv = {opts.simulator, "train", "--seed", std::to_string(opts.seed), "--time-scale",
+            std::to_string(opts.time_scale), "--failure-rate", std::to_string(opts.failure_rate),
+            opts.experiment_file};
+    argv.insert(argv.end(), overrides.begin(), overrides.end());
+  } else {
+    launch_values v;
+    v.maxtext_args = overrides;
+    v.trial = run.trial.index;
+    v.session = opts.id;
+    v.workdir = run.dir;
+    argv = launch_template::parse(pool.launch).render(v);
+  }
+  if (opts.early_stop) {
+    const incumbent_rate best{0, best_ >= 0 ? trials[best_].step_ms : 0};
+    run.stopper.emplace(*opts.early_stop, best);
+    run.log.on_step = [this, &run](const maxtext_step& s) {
+      if (!run.stopper || !run.trial.stopped.empty() || !s.seconds || s.rampup
+          || s.profiler_boundary)
+        return;
+      const iteration_sample sample{s.step, *s.seconds * 1000, s.tflops_per_device.value_or(0)};
+      if (const auto d = run.stopper->on_iteration(sample); d.reason
+                                                           == stop_reason::cannot_beat_incumbent)
+        end_early(run, d.text);
+    };
+  }
+  auto env = tpu_run_environment(pool);
+  if (pool.kind == pool_kind::slurm) {
+    make_slurm_job_dir(wire::to_wire(pool), run.dir);
+    auto [on_line, on_exit] = output_handlers(run.key);
+    run.process = std::make_unique<slurm_job_watch>(
+      slurm_client_for(wire::to_wire(pool)),
+      tpu_slurm_request(pool, opts.id, run.trial.index, run.dir, argv, std::move(env)),
+      std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500));
+  } else {
+    std::filesystem::create_directories(run.dir);
+    run.process = launch_child(argv, run.key, std::move(env));
+  }
+  arm_timer(run);
+}
+
+void tpu_session_state::end_early(tpu_run_in_flight& run, const std::string& why) {
+  run.trial.stopped = why;
+  if (run.process)
+    run.process->terminate();
+}
+
+void tpu_session_state::arm_timer(tpu_run_in_flight& run) {
+  if (run.timer)
+    timers_.erase(run.timer);
+  run.timer = ++tokens_;
+  timers_[run.timer] = run.trial.index;
+  // A run on a cluster waits for the scheduler and trains for as long as
+  // it must: its own clock is the early stopper's wall and hang limits.
+  if (run.at == tpu_run_in_flight::stage::running && !run.simulated)
+    return;
+  self->delayed_send(self, opts.step_timeout, tick_atom_v, run.timer);
+}
+
+tpu_run_in_flight* tpu_session_state::find(const std::string& key) {
+  for (auto& [index, run] : running_)
+    if (run->key == key && run->at == tpu_run_in_flight::stage::running)
+      return run.get();
+  return nullptr;
+}
+
+tpu_run_in_flight* tpu_session_state::find_diagnosing(const std::string& trial_session) {
+  for (auto& [index, run] : running_)
+    if (run->key == trial_session && run->at == tpu_run_in_flight::stage::diagnosing)
+      return run.get();
+  return nullptr;
 }
 
 void tpu_session_state::on_line(const std::string& key, const std::string& line) {
-  if (phase != tpu_phase::simulating || key != trial_session())
+  auto* run = find(key);
+  if (!run || ending)
     return;
-  log_->feed(line);
-  log_->feed("\n");
-  output_.push_back(line);
-  if (output_.size() > output_lines)
-    output_.pop_front();
+  run->last_line = std::chrono::steady_clock::now();
+  run->log.feed(line);
+  run->log.feed("\n");
+  run->output.push_back(line);
+  if (run->output.size() > output_lines)
+    run->output.pop_front();
 }
 
 void tpu_session_state::on_exit(const std::string& key, int exit_code) {
-  if (phase != tpu_phase::simulating || key != trial_session())
+  auto* run = find(key);
+  if (!run || ending)
     return;
-  process_.reset(); // its reader thread has delivered everything
-  attempt([&] { simulated(exit_code); });
+  run->process.reset(); // its reader has delivered everything
+  attempt([&] { ran(*run, exit_code); });
 }
 
-void tpu_session_state::simulated(int exit_code) {
-  log_->finish();
-  const auto& log = log_->log();
-  const auto trial = "trial " + std::to_string(current_.index);
-  const auto last = output_.empty() ? std::string("no output") : output_.back();
-  if (!log.recognised())
+void tpu_session_state::ran(tpu_run_in_flight& run, int exit_code) {
+  run.log.finish();
+  const auto& log = run.log.log();
+  auto& t = run.trial;
+  const auto trial = "trial " + std::to_string(t.index);
+  const auto last = run.output.empty() ? std::string("no output") : run.output.back();
+  const auto score = score_of(log.steps);
+  if (!t.stopped.empty()) {
+    // Ended early: what it measured until then, never diagnosed (MaxText
+    // writes the profile when the run ends).
+    t.step_ms = score.scored > 0 ? score.step_ms : 0;
+    return conclude(t.index, {});
+  }
+  if (!log.recognised() && run.simulated)
     return fail("paratune-tpu-sim printed no MaxText line for " + trial + " (exit status "
                 + std::to_string(exit_code) + "): " + last);
   // MaxText's own error line says why a run failed; its exit status alone
   // when it printed none.
-  if (!log.errors.empty()) {
-    current_.error = log.errors.front().message;
-    return conclude({});
+  if (!log.errors.empty())
+    t.error = log.errors.front().message;
+  else if (exit_code != 0)
+    t.error = "exit status " + std::to_string(exit_code) + ": " + last;
+  else if (score.scored == 0)
+    t.error = "no step was measured: " + std::to_string(log.steps.size())
+              + " logged, the first is compilation";
+  if (t.error.empty()) {
+    t.step_ms = score.step_ms;
+    return request_diagnosis(run);
   }
-  const auto score = score_of(log.steps);
-  if (exit_code != 0 || score.scored == 0) {
-    current_.error = exit_code != 0 ? "exit status " + std::to_string(exit_code) + ": " + last
-                                    : "no step was measured: " + std::to_string(log.steps.size())
-                                          + " logged, the first is compilation";
-    return conclude({});
-  }
-  current_.step_ms = score.step_ms;
-  request_diagnosis();
+  int runs_of_mesh = 0;
+  for (const auto& done : trials)
+    runs_of_mesh += done.mesh == t.mesh;
+  if (may_pass_again(log, exit_code) && runs_of_mesh + 1 < opts.max_runs_per_mesh)
+    retries_.push_back({t.mesh, t.index, t.pool});
+  conclude(t.index, {});
 }
 
-void tpu_session_state::request_diagnosis() {
-  enter(tpu_phase::diagnosing);
-  const auto sid = trial_session();
-  wire::diagnose_request req{with_mesh(opts.experiment_yaml, current_.mesh), opts.experiment_file,
-                             run_dir(), "", ""};
+void tpu_session_state::request_diagnosis(tpu_run_in_flight& run) {
+  run.at = tpu_run_in_flight::stage::diagnosing;
+  arm_timer(run);
+  const auto sid = run.key;
+  wire::diagnose_request req{with_mesh(opts.experiment_yaml, run.trial.mesh),
+                             opts.experiment_file, run.dir, "", ""};
   store_and_publish(topics::diagnose(sid), wire::make_envelope(sid, 0, req), {},
                     [this, sid](const caf::error& err) {
                       fail("cannot store the diagnose_request of " + sid + ": " + describe(err));
                     });
 }
 
-void tpu_session_state::diagnosed() {
-  current_.bottleneck = diagnosis_->bottleneck;
-  // What this run measured corrects the model the planner ranks by.
-  auto run_exp = opts.experiment;
-  run_exp.mesh = current_.mesh;
-  if (auto fit = fit_mesh_calibration(run_exp, diagnosis_->measured_step_ms,
-                                      diagnosis_->time_by_class)) {
-    fits_.push_back(*fit);
-    planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget),
-                                  combine_calibrations(fits_));
-  }
-  if (!proposals_->proposals.empty())
-    last_set_ = *proposals_;
-  conclude(*proposals_);
+void tpu_session_state::maybe_diagnosed(tpu_run_in_flight& run) {
+  if (!run.diagnosis || !run.proposals)
+    return;
+  attempt([&] {
+    run.trial.bottleneck = run.diagnosis->bottleneck;
+    // What this run measured corrects the model the planner ranks by.
+    auto run_exp = opts.experiment;
+    run_exp.mesh = run.trial.mesh;
+    if (auto fit = fit_mesh_calibration(run_exp, run.diagnosis->measured_step_ms,
+                                        run.diagnosis->time_by_class)) {
+      fits_.push_back(*fit);
+      planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget),
+                                    combine_calibrations(fits_));
+    }
+    auto set = *run.proposals;
+    conclude(run.trial.index, std::move(set));
+  });
 }
 
-void tpu_session_state::conclude(wire::proposal_set set) {
-  trials.push_back(current_);
-  sets_.push_back(std::move(set));
+void tpu_session_state::conclude(int index, wire::proposal_set set) {
+  const auto it = running_.find(index);
+  if (it == running_.end())
+    return;
+  timers_.erase(it->second->timer);
+  it->second->trial.ended_ms = wall_ms();
+  trials.push_back(std::move(it->second->trial));
+  running_.erase(it);
+  const auto& t = trials.back();
+  if (!set.proposals.empty())
+    last_set_ = set;
+  sets_[t.index] = std::move(set);
   const int now = int(trials.size()) - 1;
-  const bool improved = current_.error.empty()
-                        && (best_ < 0 || current_.step_ms < trials[best_].step_ms);
-  if (!improved)
-    return advance();
-  const int before = best_;
-  best_ = now;
-  if (before < 0)
-    return advance();
+  const bool improved = t.error.empty() && t.stopped.empty() && t.step_ms > 0
+                        && (best_ < 0 || t.step_ms < trials[best_].step_ms);
+  if (improved) {
+    const int before = best_;
+    best_ = now;
+    // The runs still training now race a better best.
+    for (auto& [i, run] : running_)
+      if (run->stopper)
+        run->stopper->set_incumbent({0, t.step_ms});
+    if (before >= 0)
+      record_improvement(before, now);
+  }
+  fill();
+}
+
+void tpu_session_state::record_improvement(int before, int now) {
   // An improvement joins the ledger, so that later diagnoses can cite it.
-  enter(tpu_phase::recording);
+  const auto trial = trials[now].index;
   store(wire::make_envelope(wire::optimization_ledger, 0,
                             improvement(opts, trials[before], trials[now])),
-        [this](uint64_t) { attempt([this] { advance(); }); },
-        [this](const caf::error& err) {
-          fail("cannot record the improvement of trial " + std::to_string(current_.index)
+        [](uint64_t) {},
+        [this, trial](const caf::error& err) {
+          fail("cannot record the improvement of trial " + std::to_string(trial)
                + " in the optimization ledger: " + describe(err));
         });
 }
 
-void tpu_session_state::advance() {
-  // Move from the best run so far, as its diagnosis proposes; when all of
-  // those were run, from the latest diagnosis.
-  auto& last = trials.back();
-  std::optional<std::vector<mesh_step>> best_steps;
-  if (best_ >= 0)
-    best_steps = mesh_steps(sets_[best_]);
-  const auto next = next_mesh_trial(planned_, best_steps ? &*best_steps : nullptr,
-                                    mesh_steps(last_set_), tried_);
-  if (next)
-    last.next = next->title;
-  if (int(trials.size()) >= opts.budget)
-    return finish(session_state::finished);
-  if (!next)
-    return finish(session_state::exhausted);
-  run_trial(next->mesh);
-}
-
 void tpu_session_state::replay() {
-  if (phase == tpu_phase::diagnosing)
-    read_back({});
+  for (auto& [index, run] : running_)
+    if (run->at == tpu_run_in_flight::stage::diagnosing)
+      read_back(run->key, {});
 }
 
-void tpu_session_state::read_back(std::function<void()> after) {
+void tpu_session_state::read_back(const std::string& trial_session, std::function<void()> after) {
   with_history(
-    trial_session(),
+    trial_session,
     [this, after](std::vector<wire::envelope> history) {
       for (const auto& e : history)
-        dispatch(e); // the handlers take each answer once, for the trial in flight
+        dispatch(e); // the handlers take each answer once, for the run that waits for it
       if (after)
         after();
     },
-    [this](const caf::error& err) {
-      fail("cannot read the records of " + trial_session() + ": " + describe(err));
+    [this, trial_session](const caf::error& err) {
+      fail("cannot read the records of " + trial_session + ": " + describe(err));
     });
 }
 
-void tpu_session_state::on_timeout(int step) {
-  if (step != step_)
-    return; // that step is over
-  const auto trial = "trial " + std::to_string(current_.index);
-  const auto limit = " within " + std::to_string(opts.step_timeout.count()) + " s";
-  switch (phase) {
-    case tpu_phase::simulating:
-      return fail("paratune-tpu-sim did not finish " + trial + limit);
-    case tpu_phase::diagnosing:
-      // The bus may have lost the answers: the pool has them if they came.
-      return read_back([this, step, trial, limit] {
-        if (step == step_)
-          fail((diagnosis_ ? "no proposals for " : "no diagnosis of ") + trial + limit);
-      });
-    case tpu_phase::recording:
-      return fail("the optimization ledger did not take the improvement of " + trial + limit);
-    case tpu_phase::ending:
-      return;
+void tpu_session_state::check_clocks() {
+  const auto now = std::chrono::steady_clock::now();
+  auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+  for (auto& [index, run] : running_) {
+    if (run->at != tpu_run_in_flight::stage::running || !run->stopper
+        || !run->trial.stopped.empty())
+      continue;
+    if (const auto d = run->stopper->on_clock(seconds(now - run->started),
+                                              seconds(now - run->last_line)))
+      end_early(*run, d.text);
   }
 }
 
-void tpu_session_state::finish(session_state end) {
-  if (phase == tpu_phase::ending)
+void tpu_session_state::on_timeout(int token) {
+  if (ending)
     return;
-  enter(tpu_phase::ending);
+  if (token == tpu_clock_token) {
+    check_clocks();
+    self->delayed_send(self, tpu_clock_period, tick_atom_v, tpu_clock_token);
+    return;
+  }
+  const auto live = timers_.find(token);
+  if (live == timers_.end())
+    return; // that step is over
+  auto& run = *running_.at(live->second);
+  const auto trial = "trial " + std::to_string(run.trial.index);
+  const auto limit = " within " + std::to_string(opts.step_timeout.count()) + " s";
+  if (run.at == tpu_run_in_flight::stage::running)
+    return fail("paratune-tpu-sim did not finish " + trial + limit);
+  // The bus may have lost the answers: the pool has them if they came.
+  read_back(run.key, [this, token, trial, limit, index = run.trial.index] {
+    if (!timers_.count(token))
+      return;
+    const auto& r = *running_.at(index);
+    fail((r.diagnosis ? "no proposals for " : "no diagnosis of ") + trial + limit);
+  });
+}
+
+void tpu_session_state::finish(session_state end) {
+  if (ending)
+    return;
+  ending = true;
+  running_.clear(); // nothing runs, or the session ends them
   // The report is the session's last record: tune and report read it from
   // the pool, and the listener hears only that the session ended.
   store(wire::make_envelope(opts.id, 0, end_of(end, trials, best_)),
@@ -363,16 +593,18 @@ void tpu_session_state::finish(session_state end) {
           self->quit();
         },
         [this](const caf::error& err) {
-          phase = tpu_phase::recording; // fail() ends a session that is not ending yet
-          fail("cannot store the session's end: " + describe(err));
+          const auto reason = "cannot store the session's end: " + describe(err);
+          spdlog::error("tpu session {} failed: {}", opts.id, reason);
+          self->send(listener, done_atom_v, opts.id, session_state::failed, reason);
+          self->quit(caf::make_error(ec::session_failure, reason));
         });
 }
 
 void tpu_session_state::fail(const std::string& reason) {
-  if (phase == tpu_phase::ending)
+  if (ending)
     return;
-  enter(tpu_phase::ending);
-  process_.reset(); // stops a simulator that still runs
+  ending = true;
+  running_.clear(); // ends the trainers that still run
   spdlog::error("tpu session {} failed: {}", opts.id, reason);
   self->send(listener, done_atom_v, opts.id, session_state::failed, reason);
   self->quit(caf::make_error(ec::session_failure, reason));
@@ -393,7 +625,7 @@ caf::behavior tpu_session(caf::stateful_actor<tpu_session_state>* self, agent_de
       self->state.on_line(key, line);
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
-    [=](tick_atom, int step) { self->state.on_timeout(step); },
+    [=](tick_atom, int token) { self->state.on_timeout(token); },
     [=](agent_down_atom, const std::string& agent, const std::string& reason) {
       self->state.fail("the " + agent + " agent died: " + reason);
     },

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,8 @@
 #include "actors/agent.hpp"
 #include "core/diagnosis/experiment_spec.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
+#include "core/early_stop_policy.hpp"
+#include "core/pool_spec.hpp"
 #include "core/session_state.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 #include "messages/wire_types.hpp"
@@ -23,26 +25,37 @@
 namespace paratune {
 
 class bus_bridge;
-class child_process;
-class maxtext_log_parser;
+struct tpu_run_in_flight; // defined in tpu_session.cpp
 
 /// What one TPU session runs: an experiment, each trial a MaxText training
-/// run on paratune-tpu-sim (`train`, MaxText's overrides).
+/// run (MaxText's overrides for its mesh) on the session's pools.
 struct tpu_session_options {
   std::string id;               ///< the session; trial n's records are session "<id>.t<n>"
   std::string experiment_file;
   std::string experiment_yaml;  ///< the file's text, sent with every trial's mesh in place
   experiment_spec experiment;
-  int budget = 8;               ///< trials at most
-  std::uint64_t seed = 1;       ///< the simulated cluster's hidden truth
-  std::string simulator;        ///< the paratune-tpu-sim executable
-  /// MaxText's base_output_directory: trial n is run_name t<n>, its profile
-  /// under <runs_dir>/t<n>/tensorboard/plugins/profile/<time>/.
+  int budget = 8;               ///< runs at most, retries included
+  std::uint64_t seed = 1;       ///< the simulated cluster's hidden truth (simulated pools)
+  std::string simulator;        ///< the paratune-tpu-sim executable (simulated pools)
+  /// Under it each run gets t<n>/: MaxText's base_output_directory is this
+  /// folder (a pool's `workdir:`/<id> instead, when it names one), the
+  /// run_name t<n>, so its profile lands in t<n>/tensorboard/plugins/profile/.
   std::string runs_dir;
-  int steps = 6;                ///< MaxText's `steps` per trial; step 0 is compilation
-  double time_scale = 0;        ///< the simulator's wall seconds per simulated second
-  /// How long one step (a run, a diagnosis with its proposals, a ledger
-  /// write) may take before the session fails.
+  int steps = 6;                ///< MaxText's `steps` per run; step 0 is compilation
+  double time_scale = 0;        ///< simulated pools: wall seconds per simulated second
+  double failure_rate = 0;      ///< simulated pools: chance a run loses a host
+  /// Where runs go (local, slurm or simulated pools, core/pool_spec.hpp);
+  /// empty: one simulated pool, one run at a time.
+  std::vector<pool_spec> pools;
+  /// Ends a run that cannot beat the best one, a hung one, one past its
+  /// wall clock; none: every run goes to its end.
+  std::optional<early_stop_policy> early_stop;
+  /// A run that failed for a transient reason (a host lost: the barrier
+  /// timed out; the scheduler lost the job) runs again once, on another
+  /// pool when one is free.
+  int max_runs_per_mesh = 2;
+  /// How long one step of a run (the run, its diagnosis with proposals) may
+  /// take before the session fails.
   std::chrono::seconds step_timeout{120};
 };
 
@@ -51,90 +64,106 @@ struct tpu_trial {
   int index = 0;
   tpu_mesh mesh;
   double step_ms = 0;           ///< 0 when the run failed
-  std::string error;            ///< why the run failed (out of memory, a mesh the job cannot use)
+  std::string error;            ///< why the run failed (out of memory, a mesh MaxText refuses)
   std::string bottleneck;
   std::string next;             ///< the proposal chosen after it
-};
-
-/// Where the TPU coordinator stands in its current trial.
-enum class tpu_phase {
-  simulating, ///< paratune-tpu-sim runs the trial's mesh
-  diagnosing, ///< the diagnose_request is out; its diagnosis and proposal_set are awaited
-  recording,  ///< an improvement is being written to the optimization ledger
-  ending,     ///< the listener has been told
+  std::string pool;             ///< where it ran
+  std::string stopped;          ///< why it was ended early; empty: it ran to its end
+  int retry_of = 0;             ///< the failed run it repeats
+  int64_t started_ms = 0;       ///< wall clock, ms since the epoch
+  int64_t ended_ms = 0;         ///< when it ended, diagnosis included
 };
 
 /// The topic prefixes a TPU session listens to: its trials' diagnoses and
 /// proposal sets.
 std::vector<std::string> tpu_session_topics(const std::string& id);
 
-/// The coordinator of ASAP's loop on a simulated TPU slice: runs each
-/// trial's mesh as MaxText's overrides (core/tpu/maxtext_args.hpp, checked
-/// against MaxText's rule table: a mesh MaxText refuses is a failed trial,
-/// never a launch) on paratune-tpu-sim's trainer (fork and exec, never a
-/// shell), reads its step times from MaxText's log lines (compilation
-/// apart) and its failures from MaxText's error lines, stores
-/// and publishes a diagnose_request for its profile, waits for the
-/// Analyzer's diagnosis and the Proposal agent's proposal_set, records an
-/// improvement in the optimization ledger, and moves from the best run's
-/// proposals (else the latest diagnosis's) to the next mesh not yet run.
+/// The coordinator of ASAP's loop on a TPU slice. Each run is MaxText's
+/// command line for one mesh (core/tpu/maxtext_args.hpp, checked against
+/// MaxText's rule table: a mesh MaxText refuses is a failed trial, never a
+/// launch): paratune-tpu-sim's trainer on a simulated pool, the pool's
+/// launch template with {maxtext_args} on a local pool (fork and exec,
+/// never a shell) or a Slurm pool (a batch job). Up to the pools' capacity
+/// run at once (core/pool_placement.hpp). Each run's output is read as
+/// MaxText's log: a run that cannot beat the best one is ended
+/// (core/tuning/early_stop.hpp), a failed run's error is MaxText's or XLA's
+/// line, and a transient failure runs again on another pool. A measured run
+/// is diagnosed (a diagnose_request for its folder, the Analyzer's
+/// diagnosis and the Proposal agent's proposal_set as session <id>.t<n>),
+/// an improvement joins the optimization ledger, and each free slot takes
+/// the next mesh not yet run (next_mesh_trial()).
 ///
-/// When the budget is spent or no proposal is left it stores the session's
-/// end (a tpu_session_end record under the session's id: every run and the
+/// When the budget is spent or no mesh is left it stores the session's end
+/// (a tpu_session_end record under the session's id: every run and the
 /// best) and then tells `listener` (done_atom, id, finished or exhausted,
-/// ""). It fails, telling (done_atom, id, failed, reason) and
-/// ending with that reason, when the simulator cannot be started or gives
-/// no answer, a diagnosis carries an error, the pool refuses a write or a
-/// read, a step outlasts the step timeout, or an agent it needs died.
+/// ""). It fails, telling (done_atom, id, failed, reason) and ending with
+/// that reason, when a trainer cannot be started or prints no MaxText line,
+/// a diagnosis carries an error, the pool refuses a write or a read, a step
+/// outlasts the step timeout, or an agent it needs died.
 struct tpu_session_state : agent_state {
   explicit tpu_session_state(caf::event_based_actor* self);
   ~tpu_session_state() override;
 
   void open(tpu_session_options options, caf::actor listener);
-  /// Starts trial trials.size() + 1 on `mesh`.
-  void run_trial(const tpu_mesh& mesh);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
-  /// Reads the current trial's records from the pool: what the bus lost.
+  /// Reads the diagnosing runs' records from the pool: what the bus lost.
   void replay();
-  /// A step's timer went off; `step` tells which step armed it.
-  void on_timeout(int step);
+  /// A step's timer went off; `token` tells which step of which run armed it.
+  void on_timeout(int token);
   void fail(const std::string& reason);
 
   tpu_session_options opts;
   caf::actor listener;
-  tpu_phase phase = tpu_phase::simulating;
-  std::vector<tpu_trial> trials;
+  std::vector<tpu_trial> trials;  ///< runs that ended, in the order they ended
+  bool ending = false;
   static inline const char* name = "tpu_session";
 
 private:
-  void enter(tpu_phase next);
-  std::string trial_session() const;
-  std::string run_dir() const;
-  /// Reads the current trial's records back from the pool, hands each to
-  /// its handler, then runs `after`.
-  void read_back(std::function<void()> after);
-  /// MaxText's arguments for `mesh`: the trainer's, then the overrides.
-  std::vector<std::string> trainer_argv(const tpu_mesh& mesh) const;
-  void simulated(int exit_code);
-  void request_diagnosis();
-  void diagnosed();
-  void conclude(wire::proposal_set set);
-  void advance();
+  using run_ptr = std::unique_ptr<tpu_run_in_flight>;
+
+  /// Starts as many runs as free slots, budget and untried meshes allow;
+  /// ends the session when none runs and none can start.
+  void fill();
+  /// The next mesh not yet run, or none.
+  std::optional<mesh_step> next_mesh() const;
+  void start_run(const tpu_mesh& mesh, int retry_of, const std::string& avoid_pool);
+  void launch(tpu_run_in_flight& run, const pool_spec& pool);
+  std::vector<std::string> maxtext_overrides(const tpu_run_in_flight& run) const;
+  void arm_timer(tpu_run_in_flight& run);
+  /// Ends a run that can no longer matter; its exit concludes it.
+  void end_early(tpu_run_in_flight& run, const std::string& why);
+  /// The early stopper's hang and wall-clock limits (a tick of its clock).
+  void check_clocks();
+  tpu_run_in_flight* find(const std::string& key);
+  tpu_run_in_flight* find_diagnosing(const std::string& trial_session);
+  void ran(tpu_run_in_flight& run, int exit_code);
+  void request_diagnosis(tpu_run_in_flight& run);
+  void maybe_diagnosed(tpu_run_in_flight& run);
+  void conclude(int index, wire::proposal_set set);
+  void record_improvement(int before, int now);
+  void read_back(const std::string& trial_session, std::function<void()> after);
   void finish(session_state end);
   /// Runs `body`, failing the session with what it throws.
   void attempt(const std::function<void()>& body);
 
-  int step_ = 0;                           ///< counts phases entered, to match timers
-  tpu_trial current_;                      ///< the trial in flight
-  std::unique_ptr<child_process> process_; ///< its simulator while it runs
-  std::unique_ptr<maxtext_log_parser> log_; ///< reads the trial's output as MaxText's log
-  std::deque<std::string> output_;         ///< the simulator's last lines
-  std::optional<wire::diagnosis> diagnosis_;
-  std::optional<wire::proposal_set> proposals_;
-  std::vector<wire::proposal_set> sets_;   ///< per trial, empty when not diagnosed
+  std::vector<pool_spec> pools_;           ///< opts.pools, or the one simulated pool
+  /// A failed run to run again, before any new mesh.
+  struct retry {
+    tpu_mesh mesh;
+    int retry_of = 0;
+    std::string pool;  ///< where it failed: another pool is preferred
+  };
+
+  std::map<int, run_ptr> running_;         ///< by trial index
+  std::deque<retry> retries_;
+  bool filling_ = false;                   ///< fill() is on the stack
+  int started_ = 0;                        ///< runs started (the last index)
+  int tokens_ = 0;                         ///< timer tokens handed out
+  std::map<int, int> timers_;              ///< token -> trial index, the live ones
+  std::map<int, wire::proposal_set> sets_; ///< per diagnosed trial index
   wire::proposal_set last_set_;            ///< the latest non-empty one
-  std::vector<tpu_mesh> tried_;            ///< meshes run
+  std::vector<tpu_mesh> tried_;            ///< meshes started
   std::vector<mesh_step> planned_;         ///< the planner's fastest meshes, ranked again
                                            ///< under fits_ after each diagnosed run
   std::vector<mesh_calibration> fits_;     ///< what each diagnosed run said of the model

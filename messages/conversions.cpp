@@ -101,6 +101,37 @@ measured_run_wire to_wire(const measured_run& r) {
           r.line};
 }
 
+pool_wire to_wire(const pool_spec& p) {
+  pool_wire w;
+  w.name = p.name;
+  w.kind = p.kind;
+  w.capacity = p.capacity;
+  w.launch = p.launch;
+  w.gpus_per_node = p.gpus_per_node;
+  w.partition = p.partition;
+  w.via_rest = p.via == slurm_via::slurmrestd;
+  w.url = p.url;
+  w.token_env = p.token_env;
+  w.token_file = p.token_file;
+  w.user = p.user;
+  w.dcgm = p.dcgm_url;
+  w.dcgm_period_s = p.dcgm_period_s;
+  w.relay = p.relay;
+  w.table = p.table;
+  w.env = p.env;
+  w.tasks = p.tasks;
+  w.account = p.account;
+  w.qos = p.qos;
+  w.constraint = p.constraint;
+  w.gres = p.gres;
+  w.exclusive = p.exclusive;
+  w.time_limit_minutes = p.time_limit_minutes;
+  w.workdir = p.workdir;
+  for (const auto& r : p.measured)
+    w.measured.push_back(to_wire(r));
+  return w;
+}
+
 const measured_run_wire* measured_run_of(const pool_wire& pool, const training_config& c) {
   const auto key = to_wire(c);
   for (const auto& r : pool.measured)

@@ -5,6 +5,7 @@
 #include "core/cluster_spec.hpp"
 #include "core/measured_run.hpp"
 #include "core/model_spec.hpp"
+#include "core/pool_spec.hpp"
 #include "core/tuning/reasoner.hpp"
 #include "core/trial_outcome.hpp"
 #include "messages/wire_types.hpp"
@@ -23,6 +24,9 @@ training_config from_wire(const config_map& m);
 suggestion_wire to_wire(const suggestion& s);
 analysis_report to_wire(const analysis& a, int after_trial);
 measured_run_wire to_wire(const measured_run& r);
+/// A job's pool as sessions store it; relay_path is the caller's to set
+/// (where the relay program is depends on the host that launches).
+pool_wire to_wire(const pool_spec& p);
 reasoner_wire to_wire(const reasoner_settings& r);
 reasoner_settings from_wire(const reasoner_wire& w);
 /// A session's reasoners: its shared settings and per-agent overrides.

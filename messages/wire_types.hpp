@@ -569,7 +569,15 @@ struct tpu_trial_row {
   std::string error;             ///< why the run failed (out of memory, a mesh MaxText refuses)
   std::string bottleneck;        ///< the run's diagnosis
   std::string next;              ///< the proposal chosen after it
-  MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next)
+  std::string pool;              ///< where it ran (absent in older records)
+  /// Why it was ended before its last step (it could no longer beat the
+  /// best run); its step time is what it measured until then.
+  std::string stopped;
+  int retry_of = 0;              ///< the failed trial it ran again; 0: a new mesh
+  int64_t started_ms = 0;        ///< wall clock, ms since the epoch; 0 in older records
+  int64_t ended_ms = 0;          ///< when its run (and diagnosis) ended
+  MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next, pool, stopped, retry_of,
+                     started_ms, ended_ms)
 };
 
 /// How a TPU session ended, stored under the session's own id as its last

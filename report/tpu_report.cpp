@@ -18,7 +18,20 @@ const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int tria
 }
 
 std::string tpu_step_text(const wire::tpu_trial_row& t) {
-  return t.error.empty() ? fmt::format("{:.1f} ms", t.step_time_ms) : "failed: " + t.error;
+  if (!t.error.empty())
+    return "failed: " + t.error;
+  if (!t.stopped.empty())
+    return (t.step_time_ms > 0 ? fmt::format("{:.1f} ms, ", t.step_time_ms) : std::string())
+           + "stopped: " + t.stopped;
+  return fmt::format("{:.1f} ms", t.step_time_ms);
+}
+
+// Where the run went: its pool, and the run it repeats.
+std::string tpu_run_text(const wire::tpu_trial_row& t) {
+  std::string out = t.pool;
+  if (t.retry_of > 0)
+    out += (out.empty() ? "" : ", ") + fmt::format("retry of trial {}", t.retry_of);
+  return out;
 }
 
 } // namespace
@@ -43,7 +56,9 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& t : end.trials)
     rows.push_back({{"trial", t.trial}, {"mesh", t.mesh}, {"step_time_ms", t.step_time_ms},
-                    {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next}});
+                    {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next},
+                    {"pool", t.pool}, {"stopped", t.stopped}, {"retry_of", t.retry_of},
+                    {"started_ms", t.started_ms}, {"ended_ms", t.ended_ms}});
   nlohmann::json j = {{"session", session}, {"state", to_string(end.state)}, {"trials", rows}};
   if (const auto* best = tpu_row_of(end, end.best_trial))
     j["best"] = {{"trial", best->trial}, {"mesh", best->mesh},
@@ -61,11 +76,11 @@ std::string render_tpu_markdown(const std::string& session, const wire::tpu_sess
   else
     out += "**No run was measured.**\n\n";
   out += fmt::format("State: {}. Runs: {}.\n\n", to_string(end.state), end.trials.size());
-  out += "| Trial | Mesh | Step | Bottleneck | Next |\n|---|---|---|---|---|\n";
+  out += "| Trial | Mesh | Step | Bottleneck | Next | Run |\n|---|---|---|---|---|---|\n";
   for (const auto& t : end.trials)
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", t.trial, markdown_escape(t.mesh),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.trial, markdown_escape(t.mesh),
                        markdown_escape(tpu_step_text(t)), markdown_escape(t.bottleneck),
-                       markdown_escape(t.next));
+                       markdown_escape(t.next), markdown_escape(tpu_run_text(t)));
   return out;
 }
 
@@ -87,12 +102,12 @@ std::string render_tpu_html(const std::string& session, const wire::tpu_session_
     out += "<p class=\"answer\"><b>No run was measured.</b></p>\n";
   out += fmt::format("<p>State: {}. Runs: {}.</p>\n", to_string(end.state), end.trials.size());
   out += "<table class=\"trials\">\n<tr><th>Trial</th><th>Mesh</th><th>Step</th>"
-         "<th>Bottleneck</th><th>Next</th></tr>\n";
+         "<th>Bottleneck</th><th>Next</th><th>Run</th></tr>\n";
   for (const auto& t : end.trials)
     out += fmt::format("<tr data-trial=\"{}\"><td class=\"num\">{}</td><td>{}</td><td "
-                       "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                       "class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        t.trial, t.trial, esc(t.mesh), esc(tpu_step_text(t)), esc(t.bottleneck),
-                       esc(t.next));
+                       esc(t.next), esc(tpu_run_text(t)));
   out += "</table>\n</body></html>\n";
   return out;
 }

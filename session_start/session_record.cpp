@@ -86,34 +86,8 @@ wire::session_opened session_record(const job_spec& job, const session_source& s
   s.sim_cluster = job.cluster_ref;
   s.job_yaml = src.job_text;
   for (const auto& p : job.pools) {
-    auto& w = s.pools.emplace_back();
-    w.name = p.name;
-    w.kind = p.kind;
-    w.capacity = p.capacity;
-    w.launch = p.launch;
-    w.gpus_per_node = p.gpus_per_node;
-    w.partition = p.partition;
-    w.via_rest = p.via == slurm_via::slurmrestd;
-    w.url = p.url;
-    w.token_env = p.token_env;
-    w.token_file = p.token_file;
-    w.user = p.user;
-    w.dcgm = p.dcgm_url;
-    w.dcgm_period_s = p.dcgm_period_s;
-    w.relay = p.relay;
+    auto& w = s.pools.emplace_back(wire::to_wire(p));
     w.relay_path = p.relay ? relay_executable(p) : "";
-    w.table = p.table;
-    w.env = p.env;
-    w.tasks = p.tasks;
-    w.account = p.account;
-    w.qos = p.qos;
-    w.constraint = p.constraint;
-    w.gres = p.gres;
-    w.exclusive = p.exclusive;
-    w.time_limit_minutes = p.time_limit_minutes;
-    w.workdir = p.workdir;
-    for (const auto& r : p.measured)
-      w.measured.push_back(wire::to_wire(r));
   }
   s.env = job.env;
   const auto secrets = secret_env_names(job, src.default_reasoner, src.secret_env);

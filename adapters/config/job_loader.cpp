@@ -153,6 +153,8 @@ bool any_valid(const job_spec& job) {
   return walk(0);
 }
 
+} // namespace
+
 // `early_stop: {stable_after: 5, tolerance: 0.02, rung: true, hang_s: 300,
 // wall_s: 3600, warmup: 2}`: every key optional, each in its range.
 early_stop_policy read_early_stop(const YAML::Node& node, const std::string& path) {
@@ -169,6 +171,8 @@ early_stop_policy read_early_stop(const YAML::Node& node, const std::string& pat
   p.wall_s = yaml_fields::optional_real(node, "wall_s", where, 1, 1e7, p.wall_s);
   return p;
 }
+
+namespace {
 
 // `stop: budget` (every trial of the budget) or `stop: {min_gain: 0.01,
 // confidence: 0.9}` (end once no candidate left is likely to pay; each key

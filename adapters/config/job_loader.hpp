@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/job_spec.hpp"
 
 namespace paratune {
@@ -32,6 +34,11 @@ namespace paratune {
 /// Throws input_error naming the file and the field that is missing or
 /// wrong, or saying that the search space holds no valid configuration.
 job_spec load_job(const std::string& path);
+
+/// A job's `early_stop:` mapping ({stable_after: 5, tolerance: 0.02, rung:
+/// true, hang_s: 300, wall_s: 3600, warmup: 2}; every key optional, each
+/// in its range). Throws input_error naming `path` and the key.
+early_stop_policy read_early_stop(const YAML::Node& node, const std::string& path);
 
 /// A job from its text (a job submitted to the daemon); `label` names it in
 /// errors. It names no model or cluster file (paratune submit sends them

@@ -27,7 +27,10 @@ namespace {
 // refused with the nearest known key, never read as its default.
 constexpr std::string_view experiment_keys[] = {"name", "model", "hardware", "mesh", "dcn_mesh",
                                                 "megatron", "batch", "per_device_batch", "seq",
-                                                "workload", "precision", "stack"};
+                                                "workload", "precision", "stack",
+                                                // the TPU session's own (tpu_tuning_loader.hpp)
+                                                "trials", "steps", "pools", "early_stop",
+                                                "simulation"};
 constexpr std::string_view hardware_keys[] = {"cluster", "slice", "num_slices", "nodes", "gpus"};
 constexpr std::string_view stack_keys[] = {"flash_attention", "tp_comm_overlap",
                                            "p2p_scatter_gather"};

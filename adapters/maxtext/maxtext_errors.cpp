@@ -27,6 +27,12 @@ constexpr std::array maxtext_phrases = {
   // fill_unspecified_mesh_axes' other two asserts (utils/max_utils.py:464, 471).
   maxtext_phrase{log_error_kind::config_invalid, "At most one axis can be unspecified"},
   maxtext_phrase{log_error_kind::config_invalid, "Unspecified value unable to be determined"},
+  // A host of the slice did not reach a barrier in time (preempted,
+  // restarted, hung): XLA's coordination service, CheckBarrierTimeout in
+  // xla/tsl/distributed_runtime/coordination/coordination_service.cc
+  // (tensorflow/tensorflow @ 02261c36), raised as DEADLINE_EXCEEDED. The
+  // class of a collective that timed out: the run may pass when run again.
+  maxtext_phrase{log_error_kind::nccl_timeout, "Barrier timed out. Id:"},
   maxtext_phrase{log_error_kind::config_invalid, "compile permanent error"},
   maxtext_phrase{log_error_kind::config_invalid, "INVALID_ARGUMENT:"},
 };

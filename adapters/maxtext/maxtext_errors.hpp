@@ -18,6 +18,8 @@ namespace paratune {
 ///                   one (`XLA:TPU compile permanent error`,
 ///                   `INVALID_ARGUMENT`), and any AssertionError or
 ///                   ValueError exception line
+///   nccl_timeout    XLA's coordination service: `Barrier timed out`, a host
+///                   of the slice that never reached a barrier (transient)
 ///   nan             metric_logger's `Aborting training due to NaN loss.`
 ///                   (and Inf)
 ///   then what Megatron-LM's classifier reads (CUDA texts for MaxText on

@@ -173,7 +173,8 @@ TEST_F(tpu_session_test, each_trial_is_maxtext_s_command_line_for_its_mesh) {
   // the run's keys and the mesh (replica=1,data=4,seq=4,model=1: seq is
   // MaxText's context axis) with the batch MaxText is to train: 32
   // sequences in 4 accumulation steps on 16 chips.
-  const std::vector<std::string> head = {"train", "--seed", "1", "--time-scale", "0.000000", file,
+  const std::vector<std::string> head = {"train", "--seed", "1", "--time-scale", "0.000000",
+                                         "--failure-rate", "0.000000", file,
                                          "run_name=t1", "base_output_directory=" + dir + "/runs",
                                          "steps=6", "profiler=xplane", "ici_data_parallelism=4",
                                          "ici_fsdp_parallelism=1", "ici_context_parallelism=4",

@@ -10,7 +10,7 @@
 //   paratune-tpu-sim run --experiment EXP.yaml [--mesh data=8,model=2] [--seed N]
 //                        [--out DIR] [--base-output-directory DIR --run-name NAME]
 //   paratune-tpu-sim fixture --spec paper.yaml --out DIR
-//   paratune-tpu-sim train [--seed N] [--time-scale X] EXP.yaml key=value ...
+//   paratune-tpu-sim train [--seed N] [--time-scale X] [--failure-rate P] EXP.yaml key=value ...
 //     (MaxText's train.py on the simulated slice: tools/paratune-tpu-sim/maxtext_trainer.hpp)
 
 #include <iostream>
@@ -110,6 +110,9 @@ int main(int argc, char** argv) {
   train->add_option("--seed", trainer.seed, "cluster seed (the hidden truth)");
   train->add_option("--time-scale", trainer.time_scale,
                     "wall seconds slept per simulated second (default 0: none)")
+      ->check(CLI::Range(0.0, 1.0));
+  train->add_option("--failure-rate", trainer.failure_rate,
+                    "chance that a run loses a host mid-run (default 0)")
       ->check(CLI::Range(0.0, 1.0));
   train->add_option("config", trainer.config, "experiment file (YAML), in place of MaxText's config")
       ->required();

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -109,10 +110,35 @@ void print_step(int step, double seconds, double tflops, double tokens, double w
   std::cout << absl_prefix("metric_logger.py:223") << buf << std::endl;
 }
 
+// The step at which this run loses a host, if it does: drawn from the seed,
+// the mesh and the run's name.
+std::optional<int> failing_step(double failure_rate, std::uint64_t seed, const tpu_mesh& mesh,
+                                const run_keys& keys) {
+  if (failure_rate <= 0 || keys.steps < 2)
+    return std::nullopt;
+  std::mt19937_64 rng(seed ^ std::hash<std::string>{}(to_string(mesh) + "|" + keys.run_name));
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= failure_rate)
+    return std::nullopt;
+  return std::uniform_int_distribution<int>(1, keys.steps - 1)(rng);
+}
+
+// What a run that lost a host prints: the coordination service's barrier
+// timeout, as JAX raises it.
+int lost_host(const run_keys& keys) {
+  std::cerr << "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: "
+            << keys.run_name << "_step_barrier::0. This usually happens because a task triggered "
+               "the barrier too early or too slowly. Please look at the task logs (both timed "
+               "out and first task) to debug further.\n# of tasks that reached the barrier: "
+               "3/4.\nThe first task at the barrier: /job:jax_worker/replica:0/task:0. Some "
+               "timed out task names:\n/job:jax_worker/replica:0/task:3"
+            << std::endl;
+  return exit_python_error;
+}
+
 // The simulated steps: step 0 includes XLA's compilation, every step a
-// little noise around the run's step time.
-void train(const experiment_spec& exp, const tpu_run& run, const run_keys& keys,
-           std::uint64_t seed, double time_scale) {
+// little noise around the run's step time. Returns how many ran.
+int train(const experiment_spec& exp, const tpu_run& run, const run_keys& keys,
+          std::uint64_t seed, double time_scale, std::optional<int> fail_at) {
   const double step_s = run.profile.step_time_ms / 1000;
   const double compile_s = 15 + 5 * step_s;
   const int chips = exp.slice.chips();
@@ -120,11 +146,14 @@ void train(const experiment_spec& exp, const tpu_run& run, const run_keys& keys,
   std::mt19937_64 rng(seed ^ std::hash<std::string>{}(to_string(exp.mesh)));
   std::normal_distribution<double> jitter(1.0, run.profile.step_stddev_ms / run.profile.step_time_ms);
   for (int step = 0; step < keys.steps; ++step) {
+    if (fail_at && step == *fail_at)
+      return step;
     const double seconds = (step == 0 ? compile_s : 0) + step_s * std::max(0.9, jitter(rng));
     sleep_for(seconds, time_scale);
     print_step(step, seconds, run.truth.tflops_per_chip * step_s / seconds,
                weights / seconds / chips, weights, 10.9 * std::pow(0.985, step));
   }
+  return keys.steps;
 }
 
 } // namespace
@@ -155,7 +184,9 @@ int run_trainer(const trainer_options& o) {
     std::cerr << "jaxlib.xla_extension.XlaRuntimeError: " << run.error << std::endl;
     return exit_python_error;
   }
-  train(exp, run, keys, o.seed, o.time_scale);
+  const auto fail_at = failing_step(o.failure_rate, o.seed, exp.mesh, keys);
+  if (train(exp, run, keys, o.seed, o.time_scale, fail_at) < keys.steps)
+    return lost_host(keys);
   if (keys.xplane)
     write_maxtext_xplane(run.profile, keys.base_output_directory, keys.run_name,
                          capture_name_now(), trainer_host);

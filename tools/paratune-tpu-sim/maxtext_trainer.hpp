@@ -14,6 +14,10 @@ struct trainer_options {
   std::vector<std::string> overrides;  ///< MaxText's key=value overrides, in order
   std::uint64_t seed = 1;              ///< the simulated cluster's hidden truth
   double time_scale = 0;               ///< wall seconds slept per simulated second
+  /// The chance that a run loses a host mid-run (XLA's barrier timeout),
+  /// drawn per seed, mesh and run_name: a run again under another name
+  /// draws anew, as a retry on real hardware would.
+  double failure_rate = 0;
 };
 
 /// Runs the simulated training as MaxText would, and returns the exit
@@ -24,6 +28,8 @@ struct trainer_options {
 ///   the wrong kind) ends the same way with a ValueError;
 /// - XLA's RESOURCE_EXHAUSTED (out of HBM) or INVALID_ARGUMENT at
 ///   compilation: exit 1;
+/// - with `failure_rate`, a host lost mid-run: the coordination service's
+///   DEADLINE_EXCEEDED barrier timeout after some steps, exit 1;
 /// - otherwise `steps` (default 10) per-step lines of MaxText's metric
 ///   logger behind absl's prefix, step 0 with the compilation in it, and,
 ///   with `profiler=xplane`, the raw XSpace under

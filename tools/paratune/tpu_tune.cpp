@@ -19,6 +19,7 @@
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
+#include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command_runtime.hpp"
 #include "report/tpu_report.hpp"
@@ -40,7 +41,13 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
   s.experiment_file = o.experiment_file;
   s.experiment = load_experiment(o.experiment_file); // bad input: exit 2
   s.experiment_yaml = read_text_file(o.experiment_file);
-  s.budget = o.trials > 0 ? o.trials : YAML::Load(s.experiment_yaml)["trials"].as<int>(8);
+  const auto tuning = load_tpu_tuning(o.experiment_file);
+  s.budget = o.trials > 0 ? o.trials : tuning.trials;
+  s.steps = tuning.steps;
+  s.pools = tuning.pools;
+  s.early_stop = tuning.early_stop;
+  s.time_scale = tuning.time_scale;
+  s.failure_rate = tuning.failure_rate;
   s.seed = o.seed;
   s.simulator = tpu_sim_executable();
   s.runs_dir = (fs::path(o.db + ".runs") / session).string();
@@ -51,14 +58,21 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
 void print_trial(const nlohmann::json& t, double best_ms) {
   const auto error = t["error"].get<std::string>();
   const auto next = t["next"].get<std::string>();
+  const auto stopped = t["stopped"].get<std::string>();
   const double step_ms = t["step_time_ms"].get<double>();
   std::printf("trial %2d  %-34s ", t["trial"].get<int>(), t["mesh"].get<std::string>().c_str());
   if (!error.empty())
     std::printf("failed: %s\n", error.substr(0, 90).c_str());
+  else if (!stopped.empty())
+    std::printf("%10s  stopped: %s\n", step_ms > 0 ? human_duration(step_ms).c_str() : "",
+                stopped.substr(0, 90).c_str());
   else
     std::printf("%10s  %-15s%s\n", human_duration(step_ms).c_str(),
                 t["bottleneck"].get<std::string>().c_str(),
                 step_ms <= best_ms ? "  best so far" : "");
+  if (const int of = t["retry_of"].get<int>(); of > 0)
+    std::printf("          a retry of trial %d on pool %s\n", of,
+                t["pool"].get<std::string>().c_str());
   if (!next.empty())
     std::printf("          next: %s\n", next.c_str());
 }
@@ -67,7 +81,8 @@ void print_text(const nlohmann::json& report, session_state end) {
   std::optional<double> best_ms;
   for (const auto& t : report["trials"]) {
     const double step_ms = t["step_time_ms"].get<double>();
-    if (t["error"].get<std::string>().empty() && (!best_ms || step_ms < *best_ms))
+    if (t["error"].get<std::string>().empty() && t["stopped"].get<std::string>().empty()
+        && (!best_ms || step_ms < *best_ms))
       best_ms = step_ms;
     print_trial(t, best_ms.value_or(0));
   }

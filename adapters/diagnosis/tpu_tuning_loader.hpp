@@ -1,0 +1,44 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/early_stop_policy.hpp"
+#include "core/pool_spec.hpp"
+
+namespace paratune {
+
+/// What a TPU experiment file says about tuning it, beside the experiment
+/// itself (experiment_loader.hpp):
+///
+///   trials: 8                  # runs at most, retries included
+///   steps: 6                   # MaxText's `steps` per run; step 0 is compilation
+///   pools:                     # as a job's (docs/jobs.md); none: one run at a time
+///     - {name: v6e, kind: local, capacity: 2,
+///        launch: [paratune-tpu-sim, train, experiment.yaml, "{maxtext_args}"]}
+///   early_stop: {rung: true, warmup: 1, hang_s: 300, wall_s: 3600}   # or true; absent: off
+///   simulation: {time_scale: 0.01, failure_rate: 0.05}   # the simulated pool's trainer
+///
+/// With `early_stop:` (as a GPU job's, off when absent), a run that cannot
+/// beat the best one is ended (its rung rule), and so is a hung one or one
+/// past its wall clock; an ended run is not diagnosed. A TPU run
+/// is never ended for being stable, since MaxText writes its profile when
+/// the run ends. Replay pools answer from GPU tables and are refused.
+struct tpu_tuning_settings {
+  int trials = 8;
+  int steps = 6;
+  std::vector<pool_spec> pools;
+  std::optional<early_stop_policy> early_stop;  ///< none: every run goes to its end
+  double time_scale = 0;    ///< simulated pools: wall seconds per simulated second
+  double failure_rate = 0;  ///< simulated pools: chance a run loses a host
+
+  /// Step 0 is compilation; a run is ended when it cannot beat the best.
+  static early_stop_policy default_tpu_early_stop();
+};
+
+/// Reads those keys from the experiment file at `path` (their absence is
+/// the defaults). Throws input_error naming the file and the key.
+tpu_tuning_settings load_tpu_tuning(const std::string& path);
+
+} // namespace paratune
