@@ -121,7 +121,7 @@ void tpu_session_state::open(tpu_session_options options, caf::actor l) {
     return finish(session_state::finished);
   attempt([this] {
     planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget));
-    run_trial(opts.experiment.mesh);
+    run_trial(first_mesh_trial(opts.experiment, planned_).mesh);
   });
 }
 
