@@ -220,7 +220,7 @@ void tpu_session_state::attempt(const std::function<void()>& body) {
 
 std::optional<mesh_step> tpu_session_state::next_mesh() const {
   if (tried_.empty())
-    return mesh_step{opts.experiment.mesh, "the experiment's mesh", false};
+    return first_mesh_trial(opts.experiment, planned_);
   // Move from the best run so far, as its diagnosis proposes; when all of
   // those were run, from the latest diagnosis.
   std::optional<std::vector<mesh_step>> best_steps;

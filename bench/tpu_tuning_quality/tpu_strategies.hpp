@@ -8,9 +8,9 @@
 // "runs" through the simulator's code and writes the Xprof tool outputs
 // the simulator writes, the Analyzer reads them back (gather_evidence,
 // analyze_job) and the Proposal step ranks its three proposals
-// (propose_for); the next trial is next_mesh_trial() over the planner's
-// ranking, the best run's proposals and the latest ones, exactly as
-// actors/tpu_session.cpp decides. The session's optimization ledger only adds citations and
+// (propose_for); the first trial is first_mesh_trial(), the next ones
+// next_mesh_trial() over the planner's ranking, the best run's proposals
+// and the latest ones, exactly as actors/tpu_session.cpp decides. The session's optimization ledger only adds citations and
 // confidence, never reorders proposals, so the bench passes none.
 
 #include <filesystem>
@@ -41,7 +41,7 @@ inline tpu_trial_log run_tpu_paratune(const tpu_runner& runner, int budget,
   auto planned = planned_mesh_steps(exp, std::size_t(budget));
   std::vector<mesh_calibration> fits;  // what each diagnosed run says of the model
   int best = -1;
-  tpu_mesh mesh = exp.mesh;
+  tpu_mesh mesh = first_mesh_trial(exp, planned).mesh;
   while (int(log.size()) < budget) {
     tried.push_back(mesh);
     log.push_back(runner.run(mesh));

@@ -32,9 +32,24 @@ std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_
     out.push_back({plan.top[i].prediction.ici, fmt::format("The planner's {} mesh (predicted {:.0f} ms per step)",
                                   i == 0 ? std::string("fastest")
                                          : fmt::format("#{} fastest", i + 1),
-                                  plan.top[i].prediction.step_s * 1000)});
+                                  plan.top[i].prediction.step_s * 1000),
+                   false, plan.top[i].prediction.step_s});
   }
   return out;
+}
+
+mesh_step first_mesh_trial(const experiment_spec& exp, const std::vector<mesh_step>& planned) {
+  mesh_step job{exp.mesh, "The job's own mesh"};
+  if (planned.empty() || planned.front().mesh == exp.mesh)
+    return job;
+  const auto p =
+    predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh, exp.workload);
+  const bool runs = p.valid() && p.memory.fits;
+  if (runs && planned.front().predicted_step_s <= 0)
+    return job;  // a plan without predictions: nothing says the job's mesh is slower
+  if (runs && planned.front().predicted_step_s > (1 - first_jump_min_gain) * p.step_s)
+    return job;
+  return planned.front();
 }
 
 std::optional<mesh_step> next_mesh_trial(const std::vector<mesh_step>& planned,

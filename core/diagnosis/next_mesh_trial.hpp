@@ -18,6 +18,8 @@ struct mesh_step {
   /// A proposal the model predicts slower than the mesh diagnosed, kept to
   /// find the model's errors out.
   bool exploratory = false;
+  /// The planner's predicted step time (planned_mesh_steps; 0 for a proposal).
+  double predicted_step_s = 0;
 };
 
 /// The planner's meshes for `exp`, fastest first by the mesh model behind
@@ -26,6 +28,22 @@ struct mesh_step {
 /// it (fit_mesh_calibration), so the ranking follows the measurements.
 std::vector<mesh_step> planned_mesh_steps(const experiment_spec& exp, std::size_t count,
                                           const mesh_calibration& cal = {});
+
+/// How much faster (a share of the job's predicted step) the planner's
+/// fastest mesh must be predicted for the session to run it before the
+/// job's own mesh.
+inline constexpr double first_jump_min_gain = 0.05;
+
+/// The TPU session's first trial. The job's own mesh, the team's starting
+/// point, unless the uncalibrated model gives the planner's fastest mesh a
+/// step at least `first_jump_min_gain` shorter, or the job's mesh does not
+/// fit in HBM or breaks a rule: then the planner's fastest. Every trial
+/// calibrates the model, and the fastest mesh's profile does so as well as
+/// the job's, but the job's own run is a trial spent where the model
+/// already puts a slower mesh (at B trials the session was the planner's
+/// grid at B-1 plus what the diagnosis adds). The job's mesh still runs
+/// later wherever the calibrated planner or a diagnosis ranks it.
+mesh_step first_mesh_trial(const experiment_spec& exp, const std::vector<mesh_step>& planned);
 
 /// The TPU session's next trial (`tried`: every mesh run; a mesh is its
 /// sizes, whichever axes it shows at 1), the first untried of:

@@ -49,20 +49,21 @@ TEST(tpu_tuning_quality, the_space_is_the_planners_meshes_that_start) {
   EXPECT_NEAR(runner.run(s.exp.mesh).record.true_tflops / best, 0.188, 0.001);
 }
 
-TEST(tpu_tuning_quality, paratune_runs_the_jobs_mesh_then_the_expert_mesh) {
+TEST(tpu_tuning_quality, paratune_runs_the_expert_mesh_first) {
   const auto& s = hbm_scenario();
   const tpu_runner runner(s, tpu_reality::simulated, 1);
   const auto log = run_tpu_paratune(runner, 5, profile_dir());
   std::filesystem::remove_all(profile_dir());
   ASSERT_EQ(log.size(), 5u);
-  EXPECT_EQ(log[0].mesh, s.exp.mesh);
-  // ASAP's expert mesh, which is also the planner's fastest.
-  EXPECT_EQ(log[1].mesh, parse_mesh("data=4,model=4"));
+  // ASAP's expert mesh, which is also the planner's fastest: the model puts
+  // the job's own mesh 4.6 times slower, so it does not run first
+  // (first_mesh_trial).
+  EXPECT_EQ(log[0].mesh, parse_mesh("data=4,model=4"));
   for (std::size_t i = 0; i < log.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       EXPECT_FALSE(log[i].mesh == log[j].mesh) << "trial " << i + 1 << " repeats " << j + 1;
   const auto m = measure_run(records_of(log), 2, runner.optimum().first, s.exp.slice.chips());
-  EXPECT_EQ(m.trials_to_99, 2);
+  EXPECT_EQ(m.trials_to_99, 1);
   EXPECT_GE(m.share, 0.99);
 }
 

@@ -1,10 +1,15 @@
 // The TPU session's choice of its next mesh (core/diagnosis/next_mesh_trial):
 // the planner's fastest once, the best run's proposals, the latest ones,
-// the planner's next, exploratory proposals last; a mesh is its sizes.
+// the planner's next, exploratory proposals last; a mesh is its sizes. And
+// its first: the job's own mesh unless the planner's fastest is predicted
+// at least 5% faster, or the job's mesh does not fit.
 
 #include <gtest/gtest.h>
 
+#include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
+#include "tests/diagnose/diagnose_support.hpp"
+#include "tests/fixtures/test_paths.hpp"
 
 namespace paratune {
 namespace {
@@ -52,6 +57,68 @@ TEST(next_mesh_trial, a_proposal_of_the_planners_fastest_keeps_its_reason) {
 
 TEST(next_mesh_trial, without_a_plan_or_a_diagnosis_there_is_nothing_to_run) {
   EXPECT_EQ(next_title({}, nullptr, {}, {"seq=16"}), "none");
+}
+
+double predicted_step_s(const experiment_spec& exp) {
+  return predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh, exp.workload)
+    .step_s;
+}
+
+TEST(first_mesh_trial, asaps_jobs_start_at_the_planners_fastest_mesh) {
+  // The model puts each of ASAP's starting meshes well behind the planner's
+  // fastest (v6e-16: 3330 ms against 725 ms; v5p-512: 23.4 s against
+  // 17.3 s; v5e-256: 4.53 s against 3.67 s), so the first trial goes there.
+  const std::vector<std::pair<const char*, const char*>> cases = {
+    {"v6e-16-hbm", "data=4,model=4"},
+    {"v5p-512-compute", "fsdp=256,model=2"},
+    {"v5e-256-comm", "fsdp=8,model=32"}};
+  for (const auto& [scenario, fastest] : cases) {
+    SCOPED_TRACE(scenario);
+    const auto exp = test::load_fixture_experiment(test::asap_dir(scenario));
+    const auto planned = planned_mesh_steps(exp, 5);
+    ASSERT_FALSE(planned.empty());
+    EXPECT_LT(planned.front().predicted_step_s, 0.95 * predicted_step_s(exp));
+    const auto first = first_mesh_trial(exp, planned);
+    EXPECT_EQ(first.mesh, parse_mesh(fastest));
+    EXPECT_EQ(first.title, planned.front().title);
+    EXPECT_EQ(first.title.rfind("The planner's fastest mesh (predicted ", 0), 0u) << first.title;
+  }
+  const auto v6e = test::load_fixture_experiment(test::asap_dir("v6e-16-hbm"));
+  EXPECT_NEAR(predicted_step_s(v6e), 3.330, 0.001);
+  EXPECT_NEAR(planned_mesh_steps(v6e, 1).front().predicted_step_s, 0.7248, 0.0001);
+}
+
+TEST(first_mesh_trial, the_jobs_own_mesh_runs_first_within_five_percent_of_the_fastest) {
+  auto exp = test::load_fixture_experiment(test::asap_dir("v6e-16-hbm"));
+  const double job = predicted_step_s(exp);
+  const auto other = [&](double step_s) {
+    return std::vector<mesh_step>{{parse_mesh("data=2,model=8"), "plan 1", false, step_s}};
+  };
+  EXPECT_EQ(first_mesh_trial(exp, other(0.96 * job)).mesh, exp.mesh);
+  EXPECT_EQ(first_mesh_trial(exp, other(0.96 * job)).title, "The job's own mesh");
+  EXPECT_EQ(first_mesh_trial(exp, other(0.94 * job)).mesh, parse_mesh("data=2,model=8"));
+  // A plan without predictions, or none, says nothing against the job's mesh.
+  EXPECT_EQ(first_mesh_trial(exp, other(0)).mesh, exp.mesh);
+  EXPECT_EQ(first_mesh_trial(exp, {}).mesh, exp.mesh);
+  // The job's mesh is the planner's fastest: it runs, under its own name.
+  exp.mesh = parse_mesh("data=4,model=4");
+  const auto planned = planned_mesh_steps(exp, 3);
+  EXPECT_EQ(first_mesh_trial(exp, planned).title, "The job's own mesh");
+}
+
+TEST(first_mesh_trial, a_job_mesh_that_does_not_fit_never_runs_first) {
+  // Held-out v6e-32's Llama-3-8B at 64 x 4096 runs out of HBM on its own
+  // mesh: the planner's fastest runs first even where it is not faster.
+  test::use_source_configs();
+  const auto exp = load_experiment(test::source_dir()
+                                   + "/bench/tpu_scenarios/held-out/v6e-32-hbm-llama3-8b.yaml");
+  const auto job =
+    predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh, exp.workload);
+  ASSERT_TRUE(job.valid());
+  EXPECT_FALSE(job.memory.fits);
+  const std::vector<mesh_step> planned = {
+    {parse_mesh("data=2,fsdp=8,model=2"), "plan 1", false, 2 * job.step_s}};
+  EXPECT_EQ(first_mesh_trial(exp, planned).mesh, parse_mesh("data=2,fsdp=8,model=2"));
 }
 
 } // namespace
