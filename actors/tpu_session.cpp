@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
+#include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/maxtext/maxtext_log_parser.hpp"
 #include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/process/child_process.hpp"
@@ -68,7 +69,7 @@ std::string with_mesh(const std::string& yaml, const tpu_mesh& mesh) {
   return YAML::Dump(root);
 }
 
-int64_t wall_ms() {
+int64_t tpu_wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
            std::chrono::system_clock::now().time_since_epoch())
     .count();
@@ -123,7 +124,7 @@ wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& 
 /// A run's environment, chosen as a GPU trial's is (core/trial_environment.hpp):
 /// the base variables, the pool's `env:`, where paratune's catalogs are;
 /// never this process's secrets.
-env_list tpu_run_environment(const pool_spec& pool) {
+env_list tpu_run_environment(const wire::pool_wire& pool) {
   trial_env_sources from;
   from.inherited = environment_of_this_process();
   from.pool = pool.env;
@@ -134,7 +135,7 @@ env_list tpu_run_environment(const pool_spec& pool) {
 
 /// One run as a Slurm batch job: its command from the batch script in its
 /// folder, its output beside it, what the pool asks of the scheduler.
-slurm_job_request tpu_slurm_request(const pool_spec& pool, const std::string& session, int index,
+slurm_job_request tpu_slurm_request(const wire::pool_wire& pool, const std::string& session, int index,
                                 const std::string& dir, const std::vector<std::string>& argv,
                                 env_list env) {
   slurm_job_request r;
@@ -163,6 +164,46 @@ bool may_pass_again(const maxtext_log& log, int exit_code) {
 }
 
 } // namespace
+
+wire::tpu_session_opened opened_record(const tpu_session_options& o) {
+  wire::tpu_session_opened r;
+  r.experiment_name = o.experiment.name;
+  r.experiment_file = o.experiment_file;
+  r.experiment_yaml = o.experiment_yaml;
+  r.model = o.experiment.model.name;
+  r.hardware = o.experiment.cluster.name + " " + to_string(o.experiment.slice);
+  r.budget = o.budget;
+  r.seed = o.seed;
+  r.steps = o.steps;
+  r.time_scale = o.time_scale;
+  r.failure_rate = o.failure_rate;
+  r.pools = o.pools;
+  if (const auto& p = o.early_stop)
+    r.early_stop = {true, p->warmup, p->stable_after, p->tolerance, p->rung, p->hang_s, p->wall_s};
+  r.simulator = o.simulator;
+  r.runs_dir = o.runs_dir;
+  return r;
+}
+
+tpu_session_options options_of(const std::string& id, const wire::tpu_session_opened& r) {
+  tpu_session_options o;
+  o.id = id;
+  o.experiment_file = r.experiment_file;
+  o.experiment_yaml = r.experiment_yaml;
+  o.experiment = parse_experiment(r.experiment_yaml, r.experiment_file);
+  o.budget = r.budget;
+  o.seed = r.seed;
+  o.steps = r.steps;
+  o.time_scale = r.time_scale;
+  o.failure_rate = r.failure_rate;
+  o.pools = r.pools;
+  if (const auto& e = r.early_stop; e.enabled)
+    o.early_stop = early_stop_policy{e.warmup, e.stable_after, e.tolerance, e.rung, e.hang_s,
+                                     e.wall_s};
+  o.simulator = r.simulator;
+  o.runs_dir = r.runs_dir;
+  return o;
+}
 
 std::vector<std::string> tpu_session_topics(const std::string& id) {
   // Trial n's records are session "<id>.t<n>": one prefix covers them all.
@@ -196,18 +237,127 @@ void tpu_session_state::open(tpu_session_options options, caf::actor l) {
   listener = std::move(l);
   pools_ = opts.pools;
   if (pools_.empty()) {
-    pool_spec simulated;
+    wire::pool_wire simulated;
     simulated.name = "simulated";
     pools_.push_back(simulated);
   }
+  if (opts.early_stop)
+    self->delayed_send(self, tpu_clock_period, tick_atom_v, tpu_clock_token);
+  if (opts.resume)
+    return resume();
   if (opts.budget <= 0)
     return finish(session_state::finished);
   attempt([this] {
     planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget));
     fill();
   });
-  if (opts.early_stop)
-    self->delayed_send(self, tpu_clock_period, tick_atom_v, tpu_clock_token);
+}
+
+void tpu_session_state::cancel(const std::string& why) {
+  finish(session_state::cancelled, why);
+}
+
+void tpu_session_state::resume() {
+  with_history(
+    opts.id,
+    [this](std::vector<wire::envelope> records) {
+      attempt([&] {
+        planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget));
+        recover_diagnoses(take_stored_runs(records), 0);
+      });
+    },
+    [this](const caf::error& err) {
+      fail("cannot read the records of " + opts.id + " to resume it: " + describe(err));
+    });
+}
+
+std::vector<int> tpu_session_state::take_stored_runs(const std::vector<wire::envelope>& records) {
+  std::map<int, wire::tpu_trial_row> rows;
+  for (const auto& e : records)
+    if (e.type == wire::type_name<wire::tpu_trial_row>()) {
+      auto row = wire::body_of<wire::tpu_trial_row>(e);
+      rows[row.trial] = std::move(row);
+    }
+  std::vector<int> diagnosed;
+  std::vector<tpu_trial> interrupted;
+  for (const auto& [index, r] : rows) {
+    tpu_trial t{index,         parse_mesh(r.mesh), r.step_time_ms, r.error, r.bottleneck, r.next,
+                r.pool,        r.stopped,          r.retry_of,     r.started_ms, r.ended_ms};
+    started_ = std::max(started_, index);
+    tried_.push_back(t.mesh);
+    if (r.ended_ms == 0) {
+      // It ran when the daemon stopped: its trainer went with it.
+      t.error = "interrupted: the daemon stopped while it ran";
+      t.ended_ms = tpu_wall_ms();
+      retries_.push_back({t.mesh, index, t.pool});
+      interrupted.push_back(t);
+      continue;
+    }
+    if (!t.bottleneck.empty())
+      diagnosed.push_back(index);
+    trials.push_back(std::move(t));
+  }
+  std::sort(trials.begin(), trials.end(),
+            [](const auto& a, const auto& b) { return a.ended_ms < b.ended_ms; });
+  for (auto& t : interrupted) {
+    store_row(t);
+    trials.push_back(std::move(t));
+  }
+  for (int i = 0; i < int(trials.size()); ++i) {
+    const auto& t = trials[i];
+    if (t.error.empty() && t.stopped.empty() && t.step_ms > 0
+        && (best_ < 0 || t.step_ms < trials[best_].step_ms))
+      best_ = i;
+  }
+  return diagnosed;
+}
+
+void tpu_session_state::recover_diagnoses(std::vector<int> diagnosed, size_t i) {
+  if (i == diagnosed.size()) {
+    if (!fits_.empty())
+      planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget),
+                                    combine_calibrations(fits_));
+    spdlog::info("tpu session {}: resumed after {} runs", opts.id, started_);
+    return fill();
+  }
+  const auto index = diagnosed[i];
+  const auto sid = opts.id + ".t" + std::to_string(index);
+  with_history(
+    sid,
+    [this, diagnosed = std::move(diagnosed), i, index](std::vector<wire::envelope> records) {
+      attempt([&] {
+        for (const auto& e : records) {
+          if (e.type == wire::type_name<wire::proposal_set>()) {
+            auto set = wire::body_of<wire::proposal_set>(e);
+            if (!set.proposals.empty())
+              last_set_ = set;
+            sets_[index] = std::move(set);
+          } else if (e.type == wire::type_name<wire::diagnosis>()) {
+            const auto d = wire::body_of<wire::diagnosis>(e);
+            auto run_exp = opts.experiment;
+            for (const auto& t : trials)
+              if (t.index == index)
+                run_exp.mesh = t.mesh;
+            if (auto fit = fit_mesh_calibration(run_exp, d.measured_step_ms, d.time_by_class))
+              fits_.push_back(*fit);
+          }
+        }
+        recover_diagnoses(diagnosed, i + 1);
+      });
+    },
+    [this, sid](const caf::error& err) {
+      fail("cannot read the records of " + sid + " to resume: " + describe(err));
+    });
+}
+
+void tpu_session_state::store_row(const tpu_trial& t) {
+  const wire::tpu_trial_row row{t.index,  to_string(t.mesh), t.step_ms,  t.error,
+                                t.bottleneck, t.next,        t.pool,     t.stopped,
+                                t.retry_of,   t.started_ms,  t.ended_ms};
+  store(wire::make_envelope(opts.id, t.index, row), [](uint64_t) {},
+        [this, index = t.index](const caf::error& err) {
+          fail("cannot store trial " + std::to_string(index) + ": " + describe(err));
+        });
 }
 
 void tpu_session_state::attempt(const std::function<void()>& body) {
@@ -235,7 +385,7 @@ namespace {
 
 // The pools as placement sees them: a run holds its slot until it was
 // diagnosed, so that each slot moves from what its last run taught.
-std::vector<pool_load> tpu_pool_loads(const std::vector<pool_spec>& pools,
+std::vector<pool_load> tpu_pool_loads(const std::vector<wire::pool_wire>& pools,
                                 const std::map<int, std::unique_ptr<tpu_run_in_flight>>& running) {
   std::vector<pool_load> out;
   for (const auto& p : pools) {
@@ -300,13 +450,14 @@ void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
   run->trial.mesh = mesh;
   run->trial.pool = pool.name;
   run->trial.retry_of = retry_of;
-  run->trial.started_ms = wall_ms();
+  run->trial.started_ms = tpu_wall_ms();
   run->key = opts.id + ".t" + std::to_string(run->trial.index);
   run->simulated = pool.kind == pool_kind::simulated;
   run->base = pool.workdir.empty() ? opts.runs_dir : pool.workdir + "/" + opts.id;
   run->dir = run->base + "/t" + std::to_string(run->trial.index);
   auto& r = *run;
   running_[r.trial.index] = std::move(run);
+  store_row(r.trial); // a daemon that restarts knows it ran
   try {
     launch(r, pool);
   } catch (const input_error& e) {
@@ -318,7 +469,7 @@ void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
   }
 }
 
-void tpu_session_state::launch(tpu_run_in_flight& run, const pool_spec& pool) {
+void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& pool) {
   const auto overrides = maxtext_overrides(run);
   std::vector<std::string> argv;
   if (run.simulated) {
@@ -349,10 +500,10 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const pool_spec& pool) {
   }
   auto env = tpu_run_environment(pool);
   if (pool.kind == pool_kind::slurm) {
-    make_slurm_job_dir(wire::to_wire(pool), run.dir);
+    make_slurm_job_dir(pool, run.dir);
     auto [on_line, on_exit] = output_handlers(run.key);
     run.process = std::make_unique<slurm_job_watch>(
-      slurm_client_for(wire::to_wire(pool)),
+      slurm_client_for(pool),
       tpu_slurm_request(pool, opts.id, run.trial.index, run.dir, argv, std::move(env)),
       std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500));
   } else {
@@ -487,10 +638,11 @@ void tpu_session_state::conclude(int index, wire::proposal_set set) {
   if (it == running_.end())
     return;
   timers_.erase(it->second->timer);
-  it->second->trial.ended_ms = wall_ms();
+  it->second->trial.ended_ms = tpu_wall_ms();
   trials.push_back(std::move(it->second->trial));
   running_.erase(it);
   const auto& t = trials.back();
+  store_row(t);
   if (!set.proposals.empty())
     last_set_ = set;
   sets_[t.index] = std::move(set);
@@ -580,16 +732,24 @@ void tpu_session_state::on_timeout(int token) {
   });
 }
 
-void tpu_session_state::finish(session_state end) {
+void tpu_session_state::finish(session_state end, const std::string& text) {
   if (ending)
     return;
   ending = true;
-  running_.clear(); // nothing runs, or the session ends them
+  // Runs a cancel ends are recorded as it leaves them: stopped.
+  for (auto& [index, run] : running_) {
+    run->trial.stopped = text.empty() ? "the session ended" : text;
+    run->trial.ended_ms = tpu_wall_ms();
+    trials.push_back(run->trial);
+  }
+  running_.clear(); // ends the trainers that still run
+  auto record = end_of(end, trials, best_);
+  record.text = text;
   // The report is the session's last record: tune and report read it from
   // the pool, and the listener hears only that the session ended.
-  store(wire::make_envelope(opts.id, 0, end_of(end, trials, best_)),
-        [this, end](uint64_t) {
-          self->send(listener, done_atom_v, opts.id, end, std::string());
+  store(wire::make_envelope(opts.id, 0, record),
+        [this, end, text](uint64_t) {
+          self->send(listener, done_atom_v, opts.id, end, text);
           self->quit();
         },
         [this](const caf::error& err) {
@@ -626,6 +786,7 @@ caf::behavior tpu_session(caf::stateful_actor<tpu_session_state>* self, agent_de
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
     [=](tick_atom, int token) { self->state.on_timeout(token); },
+    [=](cancel_atom, const std::string& why) { self->state.cancel(why); },
     [=](agent_down_atom, const std::string& agent, const std::string& reason) {
       self->state.fail("the " + agent + " agent died: " + reason);
     },

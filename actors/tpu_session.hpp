@@ -17,7 +17,6 @@
 #include "core/diagnosis/experiment_spec.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
 #include "core/early_stop_policy.hpp"
-#include "core/pool_spec.hpp"
 #include "core/session_state.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 #include "messages/wire_types.hpp"
@@ -46,7 +45,7 @@ struct tpu_session_options {
   double failure_rate = 0;      ///< simulated pools: chance a run loses a host
   /// Where runs go (local, slurm or simulated pools, core/pool_spec.hpp);
   /// empty: one simulated pool, one run at a time.
-  std::vector<pool_spec> pools;
+  std::vector<wire::pool_wire> pools;
   /// Ends a run that cannot beat the best one, a hung one, one past its
   /// wall clock; none: every run goes to its end.
   std::optional<early_stop_policy> early_stop;
@@ -57,7 +56,18 @@ struct tpu_session_options {
   /// How long one step of a run (the run, its diagnosis with proposals) may
   /// take before the session fails.
   std::chrono::seconds step_timeout{120};
+  /// The session's records are in the pool already (a daemon that
+  /// restarted): its ended runs count, a run that never ended is recorded
+  /// as interrupted and run again, and the loop goes on from there.
+  bool resume = false;
 };
+
+/// The record a TPU session is opened with (stored before it starts).
+wire::tpu_session_opened opened_record(const tpu_session_options& o);
+
+/// The options a stored session runs under again. Throws input_error when
+/// its experiment no longer reads.
+tpu_session_options options_of(const std::string& id, const wire::tpu_session_opened& r);
 
 /// One run of the loop, as the report shows it.
 struct tpu_trial {
@@ -105,6 +115,8 @@ struct tpu_session_state : agent_state {
   ~tpu_session_state() override;
 
   void open(tpu_session_options options, caf::actor listener);
+  /// A client cancelled the session: its runs are ended, its end stored.
+  void cancel(const std::string& why);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
   /// Reads the diagnosing runs' records from the pool: what the bus lost.
@@ -128,7 +140,7 @@ private:
   /// The next mesh not yet run, or none.
   std::optional<mesh_step> next_mesh() const;
   void start_run(const tpu_mesh& mesh, int retry_of, const std::string& avoid_pool);
-  void launch(tpu_run_in_flight& run, const pool_spec& pool);
+  void launch(tpu_run_in_flight& run, const wire::pool_wire& pool);
   std::vector<std::string> maxtext_overrides(const tpu_run_in_flight& run) const;
   void arm_timer(tpu_run_in_flight& run);
   /// Ends a run that can no longer matter; its exit concludes it.
@@ -143,11 +155,20 @@ private:
   void conclude(int index, wire::proposal_set set);
   void record_improvement(int before, int now);
   void read_back(const std::string& trial_session, std::function<void()> after);
-  void finish(session_state end);
+  void finish(session_state end, const std::string& text = {});
+  /// Reads the session's own records back and goes on from them.
+  void resume();
+  /// Takes the stored runs; returns the diagnosed ones, whose proposals
+  /// and diagnoses are read next.
+  std::vector<int> take_stored_runs(const std::vector<wire::envelope>& records);
+  /// Reads the proposals and diagnosis of diagnosed[i..], then fills.
+  void recover_diagnoses(std::vector<int> diagnosed, size_t i);
+  /// Stores a run's row under the session's id (at its start and its end).
+  void store_row(const tpu_trial& t);
   /// Runs `body`, failing the session with what it throws.
   void attempt(const std::function<void()>& body);
 
-  std::vector<pool_spec> pools_;           ///< opts.pools, or the one simulated pool
+  std::vector<wire::pool_wire> pools_;     ///< opts.pools, or the one simulated pool
   /// A failed run to run again, before any new mesh.
   struct retry {
     tpu_mesh mesh;

@@ -56,6 +56,19 @@ control::session_row session_index::shown(const std::string& id, const entry& e)
   const auto& best = l.incumbent();
   row.best_trial = best.trial;
   row.best_tflops = best.tflops_per_gpu;
+  if (const auto* tpu = l.tpu_job()) {
+    // A TPU session: its runs, the fastest; no TFLOP/s per GPU.
+    row.job_name = tpu->experiment_name;
+    row.model = tpu->model;
+    row.cluster = tpu->hardware;
+    row.trials_budget = tpu->budget;
+    row.opened_ms = l.opened_ms();
+    for (const auto& [_, r] : l.tpu_runs()) {
+      row.trials_done += r.ended_ms > 0;
+      row.running += !l.ended() && r.ended_ms == 0;
+    }
+    row.best_trial = l.tpu_best_run();
+  }
   row.state = to_string(l.ended() ? l.end()->state : session_state::running);
   if (l.ended())
     row.text = l.end()->text;
@@ -94,7 +107,7 @@ std::vector<std::string> session_index::unfinished() const {
   std::lock_guard<std::mutex> guard{mutex_};
   std::vector<std::string> out;
   for (const auto& [id, e] : entries_)
-    if (e.ledger.job() && !e.ledger.ended() && e.unreadable.empty())
+    if ((e.ledger.job() || e.ledger.tpu_job()) && !e.ledger.ended() && e.unreadable.empty())
       out.push_back(id);
   return out;
 }

@@ -26,7 +26,7 @@ struct trial_counts {
 /// The sessions a pool holds, as `list` and `status` show them, kept up to
 /// date by reading only what the pool gained since the last refresh (one
 /// bounded scan per session, so a refresh costs what is new). Only
-/// tuning sessions (those that begin with session_opened) are listed.
+/// tuning sessions (those that begin with session_opened or tpu_session_opened) are listed.
 /// Thread-safe.
 class session_index {
 public:
@@ -49,7 +49,7 @@ private:
     std::string unreadable; ///< why its records do not read ("" when they do)
     /// Listed: a tuning session (its session_opened was seen), or one
     /// whose records do not read.
-    bool listed() const { return ledger.job() || !unreadable.empty(); }
+    bool listed() const { return ledger.job() || ledger.tpu_job() || !unreadable.empty(); }
   };
   /// The row as list shows it: paused while the pool holds one of its writes.
   control::session_row shown(const std::string& id, const entry& e) const;

@@ -1,6 +1,7 @@
 #include "daemon/tuning_daemon.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
+#include "actors/diagnosis_agents.hpp"
+#include "actors/tpu_session.hpp"
+#include "adapters/config/catalog.hpp"
+#include "adapters/config/executable_paths.hpp"
+#include "adapters/diagnosis/experiment_loader.hpp"
+#include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
@@ -19,6 +26,7 @@
 #include "daemon/session_dialogue.hpp"
 #include "session_start/session_plan.hpp"
 #include "messages/codec.hpp"
+#include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
 #include "paratune_version.hpp"
@@ -154,6 +162,8 @@ caf::expected<void> tuning_daemon::run_session(const std::string& id) {
   auto records = rt_->pool()->session_history(id, 0);
   if (!records)
     return records.error();
+  if (const auto* tpu = find_first<wire::tpu_session_opened>(*records))
+    return run_tpu_session(id, wire::body_of<wire::tpu_session_opened>(*tpu), true);
   const auto* opened = find_first<wire::session_opened>(*records);
   if (!opened)
     return caf::make_error(ec::session_failure, "session " + id + " has no session_opened record");
@@ -215,8 +225,7 @@ control::reply tuning_daemon::submit(const control::request& req) {
     return control::refusal(e.what());
   }
   if (plan.kind == job_kind::tpu_experiment)
-    return control::refusal(label + ": a TPU experiment (mesh and hardware): the daemon hosts "
-                                    "GPU tuning jobs; run it with paratune tune");
+    return submit_tpu(req, label);
   const auto& job = plan.job;
   // The job was checked against its own secrets; the daemon's are more.
   if (auto e = job_env_error(job, secret_env_names(job, cfg_.reasoner, cfg_.secret_env)))
@@ -238,6 +247,77 @@ control::reply tuning_daemon::submit(const control::request& req) {
   auto r = accepted();
   r.session = id;
   return r;
+}
+
+control::reply tuning_daemon::submit_tpu(const control::request& req, const std::string& label) {
+  const auto id = new_session_id();
+  tpu_session_options o;
+  o.id = id;
+  try {
+    o.experiment = parse_experiment(req.job_yaml, label);
+    const auto tuning = parse_tpu_tuning(req.job_yaml, label);
+    o.budget = req.trials > 0 ? req.trials : tuning.trials;
+    o.steps = tuning.steps;
+    for (const auto& p : tuning.pools)
+      o.pools.push_back(wire::to_wire(p));
+    o.early_stop = tuning.early_stop;
+    o.time_scale = tuning.time_scale;
+    o.failure_rate = tuning.failure_rate;
+  } catch (const input_error& e) {
+    return control::refusal(e.what());
+  }
+  // The experiment as submitted, where the simulated trainer reads it; the
+  // runs' folders beside it.
+  const auto dir = cfg_.state_dir + "/tpu/" + id;
+  o.experiment_file = dir + "/experiment.yaml";
+  o.experiment_yaml = req.job_yaml;
+  o.runs_dir = dir + "/runs";
+  o.simulator = sibling_executable("paratune-tpu-sim", "PARATUNE_TPU_SIM");
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  std::ofstream out(o.experiment_file, std::ios::binary);
+  out << req.job_yaml;
+  out.close();
+  if (made || !out)
+    return control::refusal("cannot keep the experiment of session " + id + " in " + dir + ": "
+                            + (made ? made.message() : std::string("write failed")));
+  const auto record = opened_record(o);
+  // Stored (and synced) before the id is answered, as a GPU session's.
+  if (auto stored = rt_->append(wire::make_envelope(id, 0, record)); !stored)
+    return control::refusal("cannot store the session: " + describe(stored.error()));
+  if (auto started = run_tpu_session(id, record, false); !started)
+    return control::refusal("cannot start session " + id + ": " + describe(started.error()));
+  spdlog::info("daemon: TPU session {} submitted: {} on {}, {} runs", id, record.experiment_name,
+               record.hardware, record.budget);
+  auto r = accepted();
+  r.session = id;
+  return r;
+}
+
+caf::expected<void> tuning_daemon::run_tpu_session(const std::string& id,
+                                                    const wire::tpu_session_opened& r,
+                                                    bool resume) {
+  tpu_session_options o;
+  try {
+    o = options_of(id, r);
+  } catch (const input_error& e) {
+    return caf::make_error(ec::bad_input, e.what());
+  }
+  o.resume = resume;
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  if (!diagnosis_agents_) {
+    // The Analyzer and the Proposal agent, which every TPU run's diagnosis
+    // needs: started with the first TPU session.
+    diagnosis_agent_options ao{cfg_.state_dir + "/knowledge", configs_dir() + "/knowledge",
+                               configs_dir() + "/optimizations"};
+    if (auto started = start_diagnosis_agents(sys_, *rt_, ao); !started)
+      return started.error();
+    diagnosis_agents_ = true;
+  }
+  auto session = sys_.spawn(tpu_session, rt_->deps(), &rt_->bridge(), std::move(o), listener_);
+  rt_->adopt_session(session);
+  active_[id] = session;
+  return {};
 }
 
 control::reply tuning_daemon::list() {

@@ -84,6 +84,11 @@ private:
   control::reply ask(const control::request& r);
   /// Starts (or continues) the session the pool holds under `id`.
   caf::expected<void> run_session(const std::string& id);
+  /// A TPU experiment: its record stored, its session started.
+  control::reply submit_tpu(const control::request& req, const std::string& label);
+  /// Starts (or resumes) the TPU session `id` from its first record.
+  caf::expected<void> run_tpu_session(const std::string& id, const wire::tpu_session_opened& r,
+                                      bool resume);
   caf::expected<void> resume_unfinished();
   int active_count();
 
@@ -99,6 +104,7 @@ private:
   caf::actor listener_;
   std::mutex sessions_mutex_;
   std::map<std::string, caf::actor> active_;
+  bool diagnosis_agents_ = false; ///< started with the first TPU session
   std::chrono::steady_clock::time_point started_;
   int resumed_ = 0;
   bool stopped_ = false;

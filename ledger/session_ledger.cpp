@@ -87,7 +87,30 @@ void session_ledger::apply_body(const wire::envelope& e) {
     auto s = wire::body_of<wire::session_status>(e);
     if (is_final(s.state) && !end_)
       end_ = std::move(s);
+  } else if (e.type == wire::type_name<wire::tpu_session_opened>()) {
+    if (!tpu_job_) {
+      tpu_job_ = wire::body_of<wire::tpu_session_opened>(e);
+      opened_ms_ = e.ts_ms;
+    }
+  } else if (e.type == wire::type_name<wire::tpu_trial_row>()) {
+    auto row = wire::body_of<wire::tpu_trial_row>(e);
+    tpu_runs_[row.trial] = std::move(row);
+  } else if (e.type == wire::type_name<wire::tpu_session_end>() && !end_) {
+    // The end record holds every run: it stands for the rows before it.
+    const auto end = wire::body_of<wire::tpu_session_end>(e);
+    for (const auto& row : end.trials)
+      tpu_runs_[row.trial] = row;
+    end_ = wire::session_status{end.state, int(end.trials.size()), end.best_trial, 0, end.text};
   }
+}
+
+int session_ledger::tpu_best_run() const {
+  const wire::tpu_trial_row* best = nullptr;
+  for (const auto& [index, r] : tpu_runs_)
+    if (r.ended_ms > 0 && r.error.empty() && r.stopped.empty() && r.step_time_ms > 0
+        && (!best || r.step_time_ms < best->step_time_ms))
+      best = &r;
+  return best ? best->trial : 0;
 }
 
 void session_ledger::on_request(const wire::analysis_request& r) {

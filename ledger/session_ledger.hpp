@@ -161,9 +161,19 @@ public:
   /// The language model's asks and their outcomes (llm_exchange records).
   const model_usage& llm_usage() const { return llm_usage_; }
 
+  // -- a TPU session (actors/tpu_session.hpp) ---------------------------------
+
+  /// Its first record, once applied.
+  const wire::tpu_session_opened* tpu_job() const { return tpu_job_ ? &*tpu_job_ : nullptr; }
+  /// Each run by trial index, as last stored: ended_ms 0 while it runs
+  /// (or when the daemon that ran it stopped first).
+  const std::map<int, wire::tpu_trial_row>& tpu_runs() const { return tpu_runs_; }
+  /// The fastest measured run that was not ended early; 0: none.
+  int tpu_best_run() const;
+
   // -- the session's end --------------------------------------------------------
 
-  /// The final session_status, once stored.
+  /// The final session_status, once stored (a TPU session's end as one too).
   const std::optional<wire::session_status>& end() const { return end_; }
   bool ended() const { return end_.has_value(); }
 
@@ -195,6 +205,8 @@ private:
   std::map<std::string, ledger_pool> pools_;
   ledger_incumbent incumbent_;
   std::optional<wire::session_status> end_;
+  std::optional<wire::tpu_session_opened> tpu_job_;
+  std::map<int, wire::tpu_trial_row> tpu_runs_;
   model_usage llm_usage_;
   std::vector<wire::dialogue_turn> dialogue_;
 };

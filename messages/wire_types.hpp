@@ -587,7 +587,32 @@ struct tpu_session_end {
   session_state state = session_state::finished;
   std::vector<tpu_trial_row> trials;
   int best_trial = 0;
-  MSGPACK_DEFINE_MAP(state, trials, best_trial)
+  std::string text;              ///< why it ended, when a client cancelled it
+  MSGPACK_DEFINE_MAP(state, trials, best_trial, text)
+};
+
+/// A TPU session's first record, stored before it starts: what it runs,
+/// so that a daemon that restarts runs it on (actors/tpu_session.hpp's
+/// options). Each run then stores its tpu_trial_row under the session's id
+/// when it starts (ended_ms 0) and again when it ends.
+struct tpu_session_opened {
+  std::string experiment_name;
+  std::string experiment_file;   ///< what a simulated pool's trainer reads
+  std::string experiment_yaml;   ///< the experiment, as it was submitted
+  std::string model;             ///< for listings
+  std::string hardware;          ///< "tpu-v6e 4x4"
+  int budget = 8;
+  uint64_t seed = 1;
+  int steps = 6;
+  double time_scale = 0;
+  double failure_rate = 0;
+  std::vector<pool_wire> pools;  ///< empty: one simulated pool
+  early_stop_wire early_stop;    ///< `enabled` false: every run to its end
+  std::string simulator;         ///< paratune-tpu-sim, for simulated pools
+  std::string runs_dir;          ///< MaxText's base_output_directory for simulated and local pools
+  MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
+                     seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
+                     runs_dir)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.
@@ -624,6 +649,8 @@ template <> constexpr const char* type_name<trial_result>() { return "trial_resu
 template <> constexpr const char* type_name<failure_diagnosis>() { return "failure_diagnosis"; }
 template <> constexpr const char* type_name<session_status>() { return "session_status"; }
 template <> constexpr const char* type_name<tpu_session_end>() { return "tpu_session_end"; }
+template <> constexpr const char* type_name<tpu_session_opened>() { return "tpu_session_opened"; }
+template <> constexpr const char* type_name<tpu_trial_row>() { return "tpu_trial"; }
 template <> constexpr const char* type_name<optimization_record>() { return "optimization_record"; }
 template <> constexpr const char* type_name<diagnose_request>() { return "diagnose_request"; }
 template <> constexpr const char* type_name<diagnosis>() { return "diagnosis"; }
@@ -655,4 +682,6 @@ template <> constexpr const char* type_name<dialogue_turn>() { return "dialogue_
   X(proposal_set) \
   X(llm_exchange) \
   X(dialogue_turn) \
-  X(tpu_session_end)
+  X(tpu_session_end) \
+  X(tpu_session_opened) \
+  X(tpu_trial_row)

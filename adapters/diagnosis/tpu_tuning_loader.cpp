@@ -19,9 +19,13 @@ early_stop_policy tpu_tuning_settings::default_tpu_early_stop() {
 }
 
 tpu_tuning_settings load_tpu_tuning(const std::string& path) {
+  return parse_tpu_tuning(read_text_file(path), path);
+}
+
+tpu_tuning_settings parse_tpu_tuning(const std::string& yaml_text, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     throw input_error(path + ": " + e.what());
   }

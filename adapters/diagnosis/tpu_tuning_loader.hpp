@@ -41,4 +41,7 @@ struct tpu_tuning_settings {
 /// the defaults). Throws input_error naming the file and the key.
 tpu_tuning_settings load_tpu_tuning(const std::string& path);
 
+/// The same from the file's text; `where` names it in errors.
+tpu_tuning_settings parse_tpu_tuning(const std::string& yaml_text, const std::string& where);
+
 } // namespace paratune

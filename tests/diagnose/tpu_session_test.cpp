@@ -117,7 +117,12 @@ TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   EXPECT_EQ(end->text, "");
   const auto history = rt->history("tpu-1");
   ASSERT_TRUE(history);
-  ASSERT_EQ(history->size(), 1u);
+  // The run's row when it started and when it ended, then the end.
+  ASSERT_EQ(history->size(), 3u);
+  EXPECT_EQ((*history)[0].type, "tpu_trial");
+  EXPECT_EQ(wire::body_of<wire::tpu_trial_row>((*history)[0]).ended_ms, 0);
+  EXPECT_EQ((*history)[1].type, "tpu_trial");
+  EXPECT_GT(wire::body_of<wire::tpu_trial_row>((*history)[1]).ended_ms, 0);
   const auto report = tpu_end_of(*history);
   ASSERT_TRUE(report);
   EXPECT_EQ(report->state, session_state::finished);
@@ -225,6 +230,51 @@ TEST_F(tpu_session_test, a_trainer_that_prints_no_maxtext_line_ends_the_session)
   EXPECT_EQ(end->state, session_state::failed);
   EXPECT_EQ(end->text,
             "paratune-tpu-sim printed no MaxText line for trial 1 (exit status 0): not a trainer");
+}
+
+// A daemon that restarts runs a stored session on: its ended runs count,
+// the one that never ended is recorded as interrupted and run again, and
+// the next mesh comes from the stored diagnosis's proposals.
+TEST_F(tpu_session_test, a_resumed_session_goes_on_from_its_stored_runs) {
+  const auto sim = simulator(maxtext_steps);
+  auto o = options(sim, 3);
+  store_only("tpu-1", opened_record(o));
+  wire::tpu_trial_row first{1, "replica=1,data=4,model=4,seq=1", 300, "", "communication", "",
+                            "simulated", "", 0, 1000, 2000};
+  store_only("tpu-1", first);
+  wire::proposal_set set;
+  set.proposals.push_back({});
+  set.proposals[0].title = "Trade model for fsdp";
+  set.proposals[0].mesh = "fsdp=4,model=4";
+  store_only("tpu-1.t1", set);
+  wire::tpu_trial_row second{2, "data=2,model=8", 0, "", "", "", "simulated", "", 0, 2500, 0};
+  store_only("tpu-1", second);
+  o.resume = true;
+  caf::scoped_actor self{*sys};
+  auto session = spawn(self, o);
+  // Runs end undiagnosed here (no agents): store_only answers them.
+  for (int n : {3}) {
+    const auto sid = "tpu-1.t" + std::to_string(n);
+    ASSERT_TRUE(await_records(sid, 1)) << sid;
+    wire::diagnosis d;
+    d.bottleneck = "compute";
+    store_only(sid, d);
+    store_only(sid, wire::proposal_set{});
+    caf::anon_send(session, replay_atom_v);
+  }
+  auto end = await_session(self, session, 20s);
+  ASSERT_TRUE(end) << to_string(end.error());
+  ASSERT_EQ(end->state, session_state::finished) << end->text;
+  const auto report = tpu_end_of(*rt->history("tpu-1"));
+  ASSERT_TRUE(report);
+  ASSERT_EQ(report->trials.size(), 3u);
+  EXPECT_EQ(report->trials[0].step_time_ms, 300);
+  EXPECT_EQ(report->trials[1].error, "interrupted: the daemon stopped while it ran");
+  // The budget (3) is spent: trial 3 runs trial 2's mesh again.
+  EXPECT_EQ(report->trials[2].retry_of, 2);
+  EXPECT_EQ(report->trials[2].mesh, "data=2,model=8");
+  EXPECT_EQ(report->trials[2].step_time_ms, 250.5);
+  EXPECT_EQ(report->best_trial, 2 + 1);
 }
 
 } // namespace

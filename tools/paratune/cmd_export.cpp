@@ -63,15 +63,26 @@ nlohmann::json best_as_json(const session_summary& s) {
 
 // A TPU session (ASAP's loop): its best run as MaxText overrides, the only
 // form it has.
-int export_tpu_session(const message_pool& pool, const std::string& id, export_format format) {
+void require_maxtext(const std::string& id, export_format format) {
   if (format != export_format::maxtext)
     throw input_error("session '" + id + "' is a TPU (MaxText) session: it has no Megatron-LM "
                       "form; use --format maxtext");
-  const auto best = best_tpu_run(pool, id);
-  if (!best)
-    return 1;
-  std::cout << shell_command(maxtext_overrides(*best)) << "\n";
+}
+
+int print_maxtext(const tpu_best_run& best) {
+  std::cout << shell_command(maxtext_overrides(best)) << "\n";
   return 0;
+}
+
+int export_tpu_session(const message_pool& pool, const std::string& id,
+                       const std::vector<wire::envelope>& history, export_format format) {
+  require_maxtext(id, format);
+  // The session's own end names its best run; a session stored before it
+  // did is read from its runs' diagnoses.
+  if (const auto best = best_tpu_run_in(history))
+    return print_maxtext(*best);
+  const auto best = best_tpu_run(pool, id);
+  return best ? print_maxtext(*best) : 1;
 }
 
 /// A GPU session's best configuration in `format`.
@@ -88,6 +99,10 @@ int export_from_daemon(const daemon_client_options& daemon, const std::string& i
     return status;
   if (history->empty())
     throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.where());
+  if (const auto tpu = best_tpu_run_in(*history)) {
+    require_maxtext(id, format);
+    return print_maxtext(*tpu);
+  }
   return export_gpu_session(id, *history, format, args_only);
 }
 
@@ -102,7 +117,7 @@ int export_session(const std::string& db, const std::string& id, export_format f
     return 1;
   if (history->empty() || summarize(id, *history).job.job_name.empty()) {
     if (has_tpu_trials(*pool, id))
-      return export_tpu_session(*pool, id, format);
+      return export_tpu_session(*pool, id, *history, format);
     throw input_error("no GPU tuning session '" + id + "' in the pool " + db);
   }
   return export_gpu_session(id, *history, format, args_only);

@@ -10,6 +10,8 @@
 #include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
+#include "adapters/diagnosis/experiment_loader.hpp"
+#include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
@@ -24,16 +26,20 @@ struct submit_options {
 };
 
 int run_submit(const submit_options& o) {
-  if (is_tpu_experiment_file(o.job_file))
-    throw input_error(o.job_file + ": a TPU experiment (mesh and hardware): the daemon hosts GPU "
-                                   "tuning jobs; run it with paratune tune");
-  (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it
   control::request r;
   r.op = control::to_string(control::control_op::submit);
-  // The model and cluster files as read here, not the daemon's files of the
-  // same names; checked as the daemon will read it (its size, above all).
-  r.job_yaml = inline_job_files(o.job_file);
-  (void)load_job_text(r.job_yaml, o.job_file);
+  if (is_tpu_experiment_file(o.job_file)) {
+    // A TPU experiment: refused here, as the daemon would, before it is sent.
+    r.job_yaml = read_text_file(o.job_file);
+    (void)parse_experiment(r.job_yaml, o.job_file);
+    (void)parse_tpu_tuning(r.job_yaml, o.job_file);
+  } else {
+    (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it
+    // The model and cluster files as read here, not the daemon's files of
+    // the same names; checked as the daemon will read it (its size, above all).
+    r.job_yaml = inline_job_files(o.job_file);
+    (void)load_job_text(r.job_yaml, o.job_file);
+  }
   r.job_path = o.job_file;
   r.trials = o.trials;
   int status = 0;
@@ -57,7 +63,7 @@ command_action setup_submit(CLI::App& app) {
   return [o] { return run_submit(*o); };
 }
 
-registrar submit_command{{"submit", "submit a tuning job to the daemon; prints the session id", setup_submit}};
+registrar submit_command{{"submit", "submit a tuning job or a TPU experiment to the daemon; prints the session id", setup_submit}};
 
 } // namespace
 

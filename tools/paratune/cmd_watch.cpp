@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <iostream>
 #include <map>
@@ -20,6 +21,8 @@
 #include "report/session_summary.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
+#include "core/human_units.hpp"
+#include "report/tpu_report.hpp"
 #include "tools/paratune/json_output.hpp"
 
 namespace paratune::cli {
@@ -75,6 +78,8 @@ struct watch_view {
   void take(const wire::envelope& e) {
     records.push_back(e);
     ledger.apply(e);
+    if (e.type == wire::type_name<wire::tpu_trial_row>())
+      return print_tpu_run(wire::body_of<wire::tpu_trial_row>(e));
     if (e.type != wire::type_name<wire::trial_result>())
       return;
     const auto r = wire::body_of<wire::trial_result>(e);
@@ -91,6 +96,26 @@ struct watch_view {
                   {"reason", row.reason}});
     else
       std::cout << render_trial_line(row, trial_count_of(ledger, 0)) << std::flush;
+  }
+
+  /// A TPU session's run, once it ended.
+  void print_tpu_run(const wire::tpu_trial_row& r) const {
+    if (r.ended_ms == 0)
+      return;
+    if (o.json) {
+      print_line({{"event", "trial"},       {"trial", r.trial},   {"mesh", r.mesh},
+                  {"step_time_ms", r.step_time_ms}, {"error", r.error}, {"stopped", r.stopped},
+                  {"bottleneck", r.bottleneck}, {"pool", r.pool},  {"retry_of", r.retry_of}});
+      return;
+    }
+    std::string what = !r.error.empty()     ? "failed: " + r.error
+                       : !r.stopped.empty() ? human_duration(r.step_time_ms) + ", stopped: "
+                                                + r.stopped
+                                            : human_duration(r.step_time_ms) + "  " + r.bottleneck;
+    std::printf("trial %2d  %-34s %s%s\n", r.trial, r.mesh.c_str(), what.substr(0, 110).c_str(),
+                r.retry_of > 0 ? (" (a retry of trial " + std::to_string(r.retry_of) + ")").c_str()
+                               : "");
+    std::fflush(stdout);
   }
 
   static void print_line(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
@@ -145,6 +170,23 @@ int run_watch(const watch_options& o) {
         break;
     }
     news.wait(std::chrono::seconds(1));
+  }
+  if (view.ledger.tpu_job()) {
+    const auto end = tpu_end_of(view.records);
+    const auto report = end ? tpu_report_json(o.session, *end) : nlohmann::json::object();
+    if (o.json)
+      watch_view::print_line({{"event", "end"}, {"state", to_string(view.end()->state)},
+                              {"text", view.end()->text}, {"report", report}});
+    else if (report.contains("best"))
+      std::printf("best: trial %d, mesh %s, %s per step (x%.2f over the first run)\n",
+                  report["best"]["trial"].get<int>(),
+                  report["best"]["mesh"].get<std::string>().c_str(),
+                  human_duration(report["best"]["step_time_ms"].get<double>()).c_str(),
+                  report["best"]["speedup"].get<double>());
+    else
+      std::printf("session %s ended %s: no run was measured\n", o.session.c_str(),
+                  to_string(view.end()->state));
+    return view.end()->state == session_state::failed ? 1 : 0;
   }
   const auto summary = summarize(o.session, view.records);
   if (o.json)

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "core/tpu/maxtext_args.hpp"
 #include "messages/codec.hpp"
@@ -81,6 +83,27 @@ std::optional<tpu_best_run> best_tpu_run(const message_pool& pool, const std::st
   if (!best)
     std::cerr << "error: session " << id << " has no measured TPU run to export\n";
   return best;
+}
+
+std::optional<tpu_best_run> best_tpu_run_in(const std::vector<wire::envelope>& history) {
+  std::optional<wire::tpu_session_opened> opened;
+  std::optional<wire::tpu_session_end> end;
+  for (const auto& e : history) {
+    if (e.type == wire::type_name<wire::tpu_session_opened>())
+      opened = wire::body_of<wire::tpu_session_opened>(e);
+    else if (e.type == wire::type_name<wire::tpu_session_end>())
+      end = wire::body_of<wire::tpu_session_end>(e);
+  }
+  if (!opened || !end || end->best_trial <= 0)
+    return std::nullopt;
+  for (const auto& row : end->trials) {
+    if (row.trial != end->best_trial)
+      continue;
+    YAML::Node exp = YAML::Load(opened->experiment_yaml);
+    exp["mesh"] = row.mesh;
+    return tpu_best_run{row.trial, row.step_time_ms, YAML::Dump(exp)};
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> maxtext_overrides(const tpu_best_run& run) {

@@ -25,6 +25,12 @@ bool has_tpu_trials(const message_pool& pool, const std::string& id);
 /// the caller exits 1 either way.
 std::optional<tpu_best_run> best_tpu_run(const message_pool& pool, const std::string& id);
 
+/// The best run a TPU session's own records name: its end record's best
+/// trial, in the experiment the session was opened with (its mesh that
+/// trial's). None when the session has not ended, measured nothing, or
+/// was stored before its first record held the experiment.
+std::optional<tpu_best_run> best_tpu_run_in(const std::vector<wire::envelope>& history);
+
 /// The run's mesh and settings as MaxText command-line overrides, named as
 /// MaxText's base.yml names them (ici_fsdp_parallelism=..., per_device_batch_size=...,
 /// remat_policy=...). Throws input_error when the stored experiment does not read.

@@ -20,6 +20,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
+#include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "tools/paratune/command_runtime.hpp"
 #include "report/tpu_report.hpp"
@@ -44,7 +45,8 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
   const auto tuning = load_tpu_tuning(o.experiment_file);
   s.budget = o.trials > 0 ? o.trials : tuning.trials;
   s.steps = tuning.steps;
-  s.pools = tuning.pools;
+  for (const auto& p : tuning.pools)
+    s.pools.push_back(wire::to_wire(p));
   s.early_stop = tuning.early_stop;
   s.time_scale = tuning.time_scale;
   s.failure_rate = tuning.failure_rate;
@@ -108,6 +110,9 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
                           std::chrono::seconds(10)};
   if (!held.live())
     return caf::make_error(ec::bus_failure, "the session's topics never reached the bus");
+  // Its first record, as the daemon stores it: what the session runs.
+  if (auto stored = rt.append(wire::make_envelope(opts.id, 0, opened_record(opts))); !stored)
+    return stored.error();
   auto session = sys.spawn(tpu_session, rt.deps(), &rt.bridge(), std::move(opts),
                            caf::actor_cast<caf::actor>(self));
   rt.adopt_session(session);
