@@ -9,14 +9,6 @@
 
 namespace paratune {
 
-namespace {
-
-/// Pseudo-checks at z = 1 (the model exactly as uncertain as it says):
-/// two checks that both missed by 2 sigma widen by 1.6, not 2.
-constexpr double prior_checks = 2;
-
-} // namespace
-
 prediction_calibration calibrate_predictions(const tuning_context& ctx,
                                              const std::vector<trial_outcome>& history,
                                              size_t max_checks) {
@@ -42,12 +34,15 @@ prediction_calibration calibrate_predictions(const tuning_context& ctx,
     c.z = std::log(c.measured_tflops / c.predicted_tflops) / c.sigma;
     out.checks.push_back(c);
   }
-  double sum = prior_checks;
+  if (out.checks.empty())
+    return out;
+  double sum = 0;
   for (const auto& c : out.checks)
     sum += c.z * c.z;
-  out.sigma_scale = std::clamp(std::sqrt(sum / (prior_checks + double(out.checks.size()))),
+  out.sigma_scale = std::clamp(std::sqrt(sum / double(out.checks.size())),
                                prediction_calibration::min_scale,
                                prediction_calibration::max_scale);
+  out.degrees_of_freedom = double(out.checks.size());
   return out;
 }
 

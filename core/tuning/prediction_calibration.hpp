@@ -26,13 +26,22 @@ struct prediction_check {
 /// `sigma_scale` before it trusts it.
 struct prediction_calibration {
   std::vector<prediction_check> checks;
-  /// sqrt((prior_checks + sum z^2) / (prior_checks + checks)), within
-  /// [min_scale, max_scale]: a session whose predictions erred more than
-  /// their sigmas said is trusted less, one whose predictions erred less is
-  /// trusted more, but never more than twice the model's own word.
+  /// sqrt(sum z^2 / checks), within [min_scale, max_scale]; 1 before any
+  /// check: a session whose predictions erred more than their sigmas said
+  /// is trusted less, one whose predictions erred less is trusted more, but
+  /// never more than twice the model's own word. No pseudo-checks pull it
+  /// toward 1 (until issue 25's vTrain gap, two at z = 1): the doubt about
+  /// a scale measured on few checks is in the tails instead
+  /// (degrees_of_freedom).
   double sigma_scale = 1;
   static constexpr double min_scale = 0.5;
   static constexpr double max_scale = 10;
+  /// How many checks sigma_scale rests on: the degrees of freedom of the
+  /// Student-t that a new prediction's error, in sigmas times sigma_scale,
+  /// follows (the posterior predictive of a normal error whose variance is
+  /// known only through these checks, under the scale-free prior). Two
+  /// checks give tails far heavier than a normal's; twelve, close to it.
+  double degrees_of_freedom = 0;
 };
 
 /// Each measured configuration after the first (the first has nothing

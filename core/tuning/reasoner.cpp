@@ -303,6 +303,7 @@ session_stop_inputs session_stop_inputs_of(const tuning_context& ctx, const std:
   const auto calibration = calibrate_predictions(ctx, history);
   in.sigma_scale = calibration.sigma_scale;
   in.checks = int(calibration.checks.size());
+  in.scale_dof = calibration.degrees_of_freedom;
   for (const auto& s : a.ranked)
     in.candidates.push_back({s.text, s.predicted_tflops, s.uncertainty, 1 - s.oom_risk, false});
   for (const auto& p : pending) {

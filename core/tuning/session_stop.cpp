@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
 
 namespace paratune {
@@ -16,16 +17,23 @@ constexpr double sigma_floor = 1e-4;
 /// How many of the best candidates the reason names.
 constexpr size_t named_in_reason = 3;
 
-double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+/// P(Z > z): Z standard normal (dof <= 0) or Student-t with dof degrees
+/// of freedom.
+double upper_tail(double z, double dof) {
+  if (dof <= 0)
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+  return boost::math::cdf(boost::math::complement(boost::math::students_t(dof), z));
+}
 
 } // namespace
 
-double chance_of_gain(const session_stop_candidate& c, double incumbent, double min_gain, double scale) {
+double chance_of_gain(const session_stop_candidate& c, double incumbent, double min_gain,
+                      double scale, double dof) {
   if (c.predicted_tflops <= 0 || incumbent <= 0)
     return 0;
   const double sigma = std::max(sigma_floor, c.sigma * scale);
   const double z = std::log((1 + min_gain) * incumbent / c.predicted_tflops) / sigma;
-  return std::clamp(c.fit_chance, 0.0, 1.0) * upper_tail(z);
+  return std::clamp(c.fit_chance, 0.0, 1.0) * upper_tail(z, dof);
 }
 
 session_stop_decision decide_stop(const session_stop_policy& policy, const session_stop_inputs& in) {
@@ -48,7 +56,7 @@ session_stop_decision decide_stop(const session_stop_policy& policy, const sessi
   d.chance_any = 0;
   for (size_t i = 0; i < in.candidates.size(); ++i) {
     chance[i] = chance_of_gain(in.candidates[i], in.incumbent_tflops, policy.min_gain,
-                               in.sigma_scale);
+                               in.sigma_scale, in.scale_dof);
     d.chance_any = std::max(d.chance_any, chance[i]);
   }
   std::vector<size_t> order(chance.size());

@@ -29,6 +29,11 @@ struct session_stop_inputs {
   /// How many predictions that scale rests on: measured configurations
   /// held against what the runs before them predicted.
   int checks = 0;
+  /// The degrees of freedom sigma_scale rests on (prediction_calibration:
+  /// the checks). A candidate's error in sigmas follows a Student-t with
+  /// them, not a normal: a scale measured on two checks may be far too
+  /// small, and the tails say so. 0: the scale is known (normal tails).
+  double scale_dof = 0;
   std::vector<session_stop_candidate> candidates;
 };
 
@@ -39,9 +44,12 @@ struct session_stop_inputs {
 constexpr int session_stop_min_checks = 2;
 
 /// The chance one candidate beats `incumbent` by more than `min_gain`:
-/// fit_chance times P(throughput > (1 + min_gain) incumbent), the
-/// throughput log-normal around the prediction with sigma * scale.
-double chance_of_gain(const session_stop_candidate& c, double incumbent, double min_gain, double scale);
+/// fit_chance times P(throughput > (1 + min_gain) incumbent), log of the
+/// throughput around log of the prediction in units of sigma * scale
+/// normal, or Student-t with `dof` degrees of freedom when dof > 0 (the
+/// scale itself estimated from that many checks).
+double chance_of_gain(const session_stop_candidate& c, double incumbent, double min_gain,
+                      double scale, double dof = 0);
 
 struct session_stop_decision {
   bool stop = false;

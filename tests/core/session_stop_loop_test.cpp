@@ -104,8 +104,10 @@ TEST(prediction_calibration, a_model_right_on_every_run_is_trusted_more) {
   ASSERT_EQ(cal.checks.size(), 2u);
   EXPECT_EQ(cal.checks[0].trial, 2);
   EXPECT_NEAR(cal.checks[0].z, 0, 1e-9);
-  // Two checks at z = 0 beside the two pseudo-checks at z = 1.
-  EXPECT_NEAR(cal.sigma_scale, std::sqrt(2.0 / 4), 1e-9);
+  // Two checks at z = 0: the scale as low as it goes, on two degrees of
+  // freedom (the stop's tails stay heavy).
+  EXPECT_DOUBLE_EQ(cal.sigma_scale, prediction_calibration::min_scale);
+  EXPECT_DOUBLE_EQ(cal.degrees_of_freedom, 2);
 }
 
 TEST(prediction_calibration, a_miss_beyond_the_models_sigma_widens_every_sigma) {
@@ -118,7 +120,8 @@ TEST(prediction_calibration, a_miss_beyond_the_models_sigma_widens_every_sigma) 
   const auto& c = cal.checks[0];
   EXPECT_NEAR(c.z, std::log(1.3) / c.sigma, 1e-9);
   EXPECT_GT(c.z, 3);
-  EXPECT_NEAR(cal.sigma_scale, std::sqrt((2 + c.z * c.z) / 3), 1e-12);
+  EXPECT_NEAR(cal.sigma_scale, c.z, 1e-12);
+  EXPECT_DOUBLE_EQ(cal.degrees_of_freedom, 1);
 }
 
 } // namespace

@@ -106,6 +106,49 @@ TEST(session_stop, holds_back_until_two_predictions_were_held_against_a_run) {
   EXPECT_TRUE(decide_stop(rule(), in).stop);
 }
 
+/// vtrain-h6144-l40-a48-s2048-g256-b1024 after three trials: trial 1 at
+/// 95.3 TFLOP/s/GPU, the model's predictions held against trials 2 and 3
+/// (z -0.74 and +1.23: a scale of 1.015 on two checks), and the table's
+/// optimum, TP 8 PP 1 MBS 8 (99.5 measured), expected at 88.8 +-6.0%.
+session_stop_inputs vtrain_after_three_trials(double dof) {
+  // incumbent, its trial, scale, checks, degrees of freedom
+  return {95.3, 1, 1.015, 2, dof,
+          {{"Change TP from 4 to 8, PP from 2 to 1 and MBS from 2 to 8.", 88.8, 0.060, 1, false}}};
+}
+
+TEST(session_stop, a_scale_measured_on_two_checks_has_heavy_tails_and_holds_the_stop_back) {
+  // The scale taken as known: z = 1.323, a normal's 9.29%, and the stop
+  // fired at 95.7% of the optimum.
+  const auto known = decide_stop(rule(), vtrain_after_three_trials(0));
+  EXPECT_TRUE(known.stop);
+  EXPECT_NEAR(known.chance_any, 0.09286, 1e-4);
+  // The scale rests on two checks: a Student-t with 2 degrees of freedom
+  // gives the optimum 15.84%, and the session goes on.
+  const auto two = decide_stop(rule(), vtrain_after_three_trials(2));
+  EXPECT_FALSE(two.stop);
+  EXPECT_NEAR(two.chance_any, 0.15837, 1e-4);
+  // Twelve checks (the most the calibration keeps): 10.52%, close to the
+  // normal's but still above the 10%.
+  const auto twelve = decide_stop(rule(), vtrain_after_three_trials(12));
+  EXPECT_NEAR(twelve.chance_any, 0.10519, 1e-4);
+  EXPECT_FALSE(twelve.stop);
+}
+
+TEST(session_stop, heavy_tails_still_stop_on_a_candidate_well_below_the_best_run) {
+  auto in = vtrain_after_three_trials(2);
+  in.candidates[0].predicted_tflops = 80;  // 3.04 of its sigmas below the margin
+  auto d = decide_stop(rule(), in);
+  EXPECT_TRUE(d.stop);
+  EXPECT_NEAR(d.chance_any, 0.04673, 1e-4);
+  // 85: 2.04 sigmas, 8.90% on two checks, 3.19% on twelve.
+  in.candidates[0].predicted_tflops = 85;
+  d = decide_stop(rule(), in);
+  EXPECT_TRUE(d.stop);
+  EXPECT_NEAR(d.chance_any, 0.08898, 1e-4);
+  in.scale_dof = 12;
+  EXPECT_NEAR(decide_stop(rule(), in).chance_any, 0.03191, 1e-4);
+}
+
 TEST(session_stop, names_the_three_best_candidates_left_best_first) {
   const auto d = decide_stop(rule(), against_100({{"a", 90, 0.05, 1, false},
                                                   {"b", 99, 0.05, 1, false},
