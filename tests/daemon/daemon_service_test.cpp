@@ -39,8 +39,8 @@ TEST_F(daemon_service, bad_requests_are_refused_in_words_and_the_daemon_lives_on
   auto tpu = test::request_of(control_op::submit);
   tpu.job_yaml = "name: t\nhardware: {slice: v5p-128}\nmesh: {fsdp: 64}\n";
   tpu.job_path = "exp.yaml";
-  EXPECT_EQ(d.call(tpu).error, "exp.yaml: a TPU experiment (mesh and hardware): the daemon hosts "
-                               "GPU tuning jobs; run it with paratune tune");
+  // A TPU experiment is hosted too, once it reads: this one names no model.
+  EXPECT_EQ(d.call(tpu).error, "exp.yaml: missing field 'model'");
   EXPECT_EQ(d.call(test::request_of(control_op::status, "s-nope")).error,
             "no session 's-nope' in the pool");
   EXPECT_EQ(d.call(test::request_of(control_op::cancel, "s-nope")).error,
