@@ -10,7 +10,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
+#include "adapters/config/catalog.hpp"
+#include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
+#include "adapters/llm/chat_client.hpp"
 #include "adapters/maxtext/maxtext_log_parser.hpp"
 #include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/process/child_process.hpp"
@@ -165,6 +168,17 @@ bool may_pass_again(const maxtext_log& log, int exit_code) {
 
 } // namespace
 
+void set_diagnosis_reasoner(tpu_session_options& o, const reasoner_settings& reasoner) {
+  if (reasoner.mode == reasoner_mode::builtin)
+    return;
+  if (auto bad = chat_client(reasoner).check_settings())
+    throw input_error(o.experiment_file + ": reasoner: " + *bad);
+  o.reasoner = wire::to_wire(reasoner);
+  // The templates as they are now travel with each request (and are stored).
+  o.analyzer_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_analyzer.md");
+  o.proposal_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_proposal.md");
+}
+
 wire::tpu_session_opened opened_record(const tpu_session_options& o) {
   wire::tpu_session_opened r;
   r.experiment_name = o.experiment.name;
@@ -182,6 +196,9 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o) {
     r.early_stop = {true, p->warmup, p->stable_after, p->tolerance, p->rung, p->hang_s, p->wall_s};
   r.simulator = o.simulator;
   r.runs_dir = o.runs_dir;
+  r.reasoner = o.reasoner;
+  r.analyzer_prompt = o.analyzer_prompt;
+  r.proposal_prompt = o.proposal_prompt;
   return r;
 }
 
@@ -202,6 +219,9 @@ tpu_session_options options_of(const std::string& id, const wire::tpu_session_op
                                      e.wall_s};
   o.simulator = r.simulator;
   o.runs_dir = r.runs_dir;
+  o.reasoner = r.reasoner;
+  o.analyzer_prompt = r.analyzer_prompt;
+  o.proposal_prompt = r.proposal_prompt;
   return o;
 }
 
@@ -528,7 +548,16 @@ void tpu_session_state::arm_timer(tpu_run_in_flight& run) {
   // it must: its own clock is the early stopper's wall and hang limits.
   if (run.at == tpu_run_in_flight::stage::running && !run.simulated)
     return;
-  self->delayed_send(self, opts.step_timeout, tick_atom_v, run.timer);
+  self->delayed_send(self, step_limit(run), tick_atom_v, run.timer);
+}
+
+std::chrono::seconds tpu_session_state::step_limit(const tpu_run_in_flight& run) const {
+  if (run.at != tpu_run_in_flight::stage::diagnosing || opts.reasoner.mode == reasoner_mode::builtin)
+    return opts.step_timeout;
+  // Each of the two agents asks the model, with its retries.
+  const auto& r = opts.reasoner;
+  return opts.step_timeout
+         + std::chrono::seconds(static_cast<long>(2 * r.timeout_s * (r.max_retries + 1)));
 }
 
 tpu_run_in_flight* tpu_session_state::find(const std::string& key) {
@@ -608,6 +637,9 @@ void tpu_session_state::request_diagnosis(tpu_run_in_flight& run) {
   const auto sid = run.key;
   wire::diagnose_request req{with_mesh(opts.experiment_yaml, run.trial.mesh),
                              opts.experiment_file, run.dir, "", ""};
+  req.reasoner = opts.reasoner;
+  req.analyzer_prompt = opts.analyzer_prompt;
+  req.proposal_prompt = opts.proposal_prompt;
   store_and_publish(topics::diagnose(sid), wire::make_envelope(sid, 0, req), {},
                     [this, sid](const caf::error& err) {
                       fail("cannot store the diagnose_request of " + sid + ": " + describe(err));
@@ -720,7 +752,7 @@ void tpu_session_state::on_timeout(int token) {
     return; // that step is over
   auto& run = *running_.at(live->second);
   const auto trial = "trial " + std::to_string(run.trial.index);
-  const auto limit = " within " + std::to_string(opts.step_timeout.count()) + " s";
+  const auto limit = " within " + std::to_string(step_limit(run).count()) + " s";
   if (run.at == tpu_run_in_flight::stage::running)
     return fail("paratune-tpu-sim did not finish " + trial + limit);
   // The bus may have lost the answers: the pool has them if they came.

@@ -17,6 +17,7 @@
 #include "core/diagnosis/experiment_spec.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
 #include "core/early_stop_policy.hpp"
+#include "core/reasoner_settings.hpp"
 #include "core/session_state.hpp"
 #include "core/tpu/tpu_mesh.hpp"
 #include "messages/wire_types.hpp"
@@ -56,11 +57,21 @@ struct tpu_session_options {
   /// How long one step of a run (the run, its diagnosis with proposals) may
   /// take before the session fails.
   std::chrono::seconds step_timeout{120};
+  /// The model behind each run's Analyzer and Proposal agent (builtin:
+  /// none), with the prompt templates they ask it with.
+  wire::reasoner_wire reasoner;
+  std::string analyzer_prompt;
+  std::string proposal_prompt;
   /// The session's records are in the pool already (a daemon that
   /// restarted): its ended runs count, a run that never ended is recorded
   /// as interrupted and run again, and the loop goes on from there.
   bool resume = false;
 };
+
+/// Sets the model behind the session's Analyzer and Proposal agent, with
+/// the prompt templates as they are now (configs/prompts). Throws
+/// input_error when the model's address or key cannot work.
+void set_diagnosis_reasoner(tpu_session_options& o, const reasoner_settings& reasoner);
 
 /// The record a TPU session is opened with (stored before it starts).
 wire::tpu_session_opened opened_record(const tpu_session_options& o);
@@ -143,6 +154,9 @@ private:
   void launch(tpu_run_in_flight& run, const wire::pool_wire& pool);
   std::vector<std::string> maxtext_overrides(const tpu_run_in_flight& run) const;
   void arm_timer(tpu_run_in_flight& run);
+  /// How long the run's current step may take: the step timeout, and the
+  /// model's time on top while a model answers its diagnosis.
+  std::chrono::seconds step_limit(const tpu_run_in_flight& run) const;
   /// Ends a run that can no longer matter; its exit concludes it.
   void end_early(tpu_run_in_flight& run, const std::string& why);
   /// The early stopper's hang and wall-clock limits (a tick of its clock).

@@ -263,6 +263,8 @@ control::reply tuning_daemon::submit_tpu(const control::request& req, const std:
     o.early_stop = tuning.early_stop;
     o.time_scale = tuning.time_scale;
     o.failure_rate = tuning.failure_rate;
+    o.experiment_file = label;
+    set_diagnosis_reasoner(o, tuning.reasoner);
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }

@@ -610,9 +610,14 @@ struct tpu_session_opened {
   early_stop_wire early_stop;    ///< `enabled` false: every run to its end
   std::string simulator;         ///< paratune-tpu-sim, for simulated pools
   std::string runs_dir;          ///< MaxText's base_output_directory for simulated and local pools
+  /// The Analyzer's and the Proposal agent's model (builtin when absent),
+  /// and the prompt templates they ask it with, as they were at the start.
+  reasoner_wire reasoner;
+  std::string analyzer_prompt;
+  std::string proposal_prompt;
   MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
                      seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
-                     runs_dir)
+                     runs_dir, reasoner, analyzer_prompt, proposal_prompt)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.

@@ -86,4 +86,16 @@ agent_reasoners read_reasoners(const YAML::Node& node, const std::string& where)
   return r;
 }
 
+reasoner_settings read_diagnosis_reasoner(const YAML::Node& node, const std::string& where) {
+  const auto all = read_reasoners(node, where);
+  const auto named = all.overrides.find(reasoning_agent::diagnosis);
+  const auto settings = named != all.overrides.end() ? named->second : all.shared;
+  if (!model_supported(reasoning_agent::diagnosis, settings.mode))
+    throw input_error(where + ": the Analyzer and the Proposal agent take builtin or llm, not "
+                      + to_string(settings.mode));
+  if (auto bad = check_reasoner_settings(settings))
+    throw input_error(where + ": " + *bad);
+  return settings;
+}
+
 } // namespace paratune

@@ -22,4 +22,11 @@ namespace paratune {
 /// override, the agent.
 agent_reasoners read_reasoners(const YAML::Node& node, const std::string& where);
 
+/// The model behind ASAP's Analyzer and Proposal agent, from a `reasoner:`
+/// field in the same form (its `agents: {diagnosis: ...}` override when it
+/// names one). Throws input_error naming `where` for a mode those agents
+/// cannot take (builtin and llm only) or settings that cannot work; the
+/// caller checks the address and the key (chat_client::check_settings).
+reasoner_settings read_diagnosis_reasoner(const YAML::Node& node, const std::string& where);
+
 } // namespace paratune

@@ -6,6 +6,7 @@
 
 #include "adapters/config/job_loader.hpp"
 #include "adapters/config/pool_loader.hpp"
+#include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 
@@ -53,6 +54,8 @@ tpu_tuning_settings parse_tpu_tuning(const std::string& yaml_text, const std::st
       t.early_stop = p;
     }
   }
+  if (const auto r = root["reasoner"])
+    t.reasoner = read_diagnosis_reasoner(r, path + ": reasoner");
   if (const auto sim = root["simulation"]) {
     const auto where = path + ": simulation";
     if (!sim.IsMap())

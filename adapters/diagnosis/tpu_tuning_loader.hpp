@@ -6,6 +6,7 @@
 
 #include "core/early_stop_policy.hpp"
 #include "core/pool_spec.hpp"
+#include "core/reasoner_settings.hpp"
 
 namespace paratune {
 
@@ -19,6 +20,8 @@ namespace paratune {
 ///        launch: [paratune-tpu-sim, train, experiment.yaml, "{maxtext_args}"]}
 ///   early_stop: {rung: true, warmup: 1, hang_s: 300, wall_s: 3600}   # or true; absent: off
 ///   simulation: {time_scale: 0.01, failure_rate: 0.05}   # the simulated pool's trainer
+///   reasoner: {mode: llm, base_url: ..., model: ..., api_key_env: ...}  # the Analyzer's and
+///                                                 # the Proposal agent's model; absent: builtin
 ///
 /// With `early_stop:` (as a GPU job's, off when absent), a run that cannot
 /// beat the best one is ended (its rung rule), and so is a hung one or one
@@ -32,6 +35,7 @@ struct tpu_tuning_settings {
   std::optional<early_stop_policy> early_stop;  ///< none: every run goes to its end
   double time_scale = 0;    ///< simulated pools: wall seconds per simulated second
   double failure_rate = 0;  ///< simulated pools: chance a run loses a host
+  reasoner_settings reasoner;  ///< read_diagnosis_reasoner's; builtin when absent
 
   /// Step 0 is compilation; a run is ended when it cannot beat the best.
   static early_stop_policy default_tpu_early_stop();

@@ -350,5 +350,55 @@ TEST_F(model_diagnose_cli, a_bad_model_setting_exits_2_before_anything_is_sent) 
   EXPECT_NE(r.err.find("error: --reasoner: not YAML: "), std::string::npos) << r.err;
 }
 
+// `tune` on a TPU experiment with `reasoner:` asks the same model about
+// each run it diagnoses: the asks are stored with the run's records, the
+// key only ever in the Authorization header.
+TEST_F(model_diagnose_cli, tune_asks_the_experiments_model_about_each_run) {
+  server = std::make_unique<test::local_http_server>(
+    "chat_server.py",
+    std::vector<std::string>{test::write_file(dir, "script.jsonl",
+                                              completion(good_reading) + completion(good_mesh)),
+                             dir + "/requests.jsonl"});
+  std::ifstream in(test::asap_dir("v6e-16-hbm") + "/experiment.yaml");
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  text += "trials: 1\nreasoner: {mode: llm, base_url: \"" + server->url()
+          + "/v1\", model: qwen2.5-7b-instruct, api_key_env: " + diagnose_key_variable
+          + ", timeout_s: 5, max_retries: 0}\n";
+  const auto exp = test::write_file(dir, "experiment.yaml", text);
+  const auto r = run({"tune", exp, "--json", "--db", dir + "/pool"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string session = j["session"];
+  ASSERT_EQ(j["trials"].size(), 1u);
+  // The run's own profile (data=4,model=4 on the simulated slice) does not
+  // bear the model's hbm_bandwidth out: refused, asked again (the mesh
+  // answer is no reading), then the Proposal agent's ask is taken.
+  const auto x = asks(session + ".t1");
+  ASSERT_EQ(x.size(), 3u);
+  EXPECT_NE(x[0].messages[0].content.find("You are the Analyzer of paratune"), std::string::npos);
+  EXPECT_EQ(x[0].rejection, "contradicts_measurement");
+  EXPECT_EQ(x[1].rejection, "unparsable");
+  EXPECT_NE(x[2].messages[0].content.find("You are the Proposal agent of paratune"),
+            std::string::npos);
+  EXPECT_TRUE(x[2].chosen);
+  for (const auto& a : x) {
+    EXPECT_EQ(a.agent, reasoning_agent::diagnosis);
+    EXPECT_EQ(a.mode, reasoner_mode::llm);
+  }
+  // The session's own records name the model, never the key.
+  const auto opened = records(session);
+  ASSERT_FALSE(opened.empty());
+  const auto first = wire::body_of<wire::tpu_session_opened>(opened.front());
+  EXPECT_EQ(first.reasoner.model, "qwen2.5-7b-instruct");
+  EXPECT_EQ(first.reasoner.api_key_env, diagnose_key_variable);
+  for (const auto& q : requests())
+    EXPECT_EQ(q["authorization"], std::string("Bearer ") + diagnose_secret);
+  // A model the experiment names without its key set is refused first.
+  unsetenv(diagnose_key_variable);
+  const auto refused = run({"tune", exp, "--db", dir + "/pool2"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("reasoner:"), std::string::npos) << refused.err;
+}
+
 } // namespace
 } // namespace paratune

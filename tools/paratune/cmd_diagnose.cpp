@@ -61,15 +61,7 @@ reasoner_settings diagnosis_reasoner(const std::string& text) {
   } catch (const YAML::Exception& e) {
     throw input_error("--reasoner: not YAML: " + std::string(e.what()));
   }
-  const auto all = read_reasoners(node, "--reasoner");
-  const auto named = all.overrides.find(reasoning_agent::diagnosis);
-  const auto settings = named != all.overrides.end() ? named->second : all.shared;
-  if (!model_supported(reasoning_agent::diagnosis, settings.mode))
-    throw input_error(std::string("--reasoner: the Analyzer and the Proposal agent take builtin "
-                                  "or llm, not ")
-                      + to_string(settings.mode));
-  if (auto bad = check_reasoner_settings(settings))
-    throw input_error("--reasoner: " + *bad);
+  const auto settings = read_diagnosis_reasoner(node, "--reasoner");
   if (settings.mode != reasoner_mode::builtin)
     if (auto bad = chat_client(settings).check_settings())
       throw input_error("--reasoner: " + *bad);

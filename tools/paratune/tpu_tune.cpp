@@ -18,6 +18,7 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "messages/conversions.hpp"
@@ -50,6 +51,7 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
   s.early_stop = tuning.early_stop;
   s.time_scale = tuning.time_scale;
   s.failure_rate = tuning.failure_rate;
+  set_diagnosis_reasoner(s, tuning.reasoner); // an unusable address or key: exit 2
   s.seed = o.seed;
   s.simulator = tpu_sim_executable();
   s.runs_dir = (fs::path(o.db + ".runs") / session).string();
