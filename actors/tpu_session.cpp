@@ -21,6 +21,7 @@
 #include "adapters/slurm/slurm_job_watch.hpp"
 #include "adapters/trial_launch/slurm_trial_job.hpp"
 #include "core/diagnosis/mesh_calibration_fit.hpp"
+#include "ledger/session_ledger.hpp"
 #include "core/human_units.hpp"
 #include "core/input_error.hpp"
 #include "core/launch/batch_script.hpp"
@@ -292,12 +293,10 @@ void tpu_session_state::resume() {
 }
 
 std::vector<int> tpu_session_state::take_stored_runs(const std::vector<wire::envelope>& records) {
-  std::map<int, wire::tpu_trial_row> rows;
-  for (const auto& e : records)
-    if (e.type == wire::type_name<wire::tpu_trial_row>()) {
-      auto row = wire::body_of<wire::tpu_trial_row>(e);
-      rows[row.trial] = std::move(row);
-    }
+  // The session's records through the one fold every reader uses.
+  session_ledger ledger{opts.id};
+  ledger.apply(records);
+  const auto& rows = ledger.tpu_runs();
   std::vector<int> diagnosed;
   std::vector<tpu_trial> interrupted;
   for (const auto& [index, r] : rows) {

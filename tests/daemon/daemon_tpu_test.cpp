@@ -111,6 +111,13 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
   EXPECT_EQ(row.state, "finished");
   EXPECT_EQ(row.trials_done, 4);
   EXPECT_EQ(row.best_trial, end["report"]["best"]["trial"].get<int>());
+  // `list` names the best run; a TPU session has no TFLOP/s per GPU to show.
+  const auto listed = cli({"list"}, d);
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  EXPECT_NE(listed.out.find("- (trial " + std::to_string(row.best_trial) + ")  asap-v6e-16-hbm "
+                            "(gpt3-7b on tpu-v6e 4x4)"),
+            std::string::npos)
+      << listed.out;
   // report through the daemon, in every format.
   const auto md = cli({"report", id, "--format", "md"}, d);
   ASSERT_EQ(md.status, 0) << md.err;

@@ -37,8 +37,11 @@ void print_session_table(const std::vector<control::session_row>& rows) {
   for (const auto& r : rows) {
     const auto trials = std::to_string(r.trials_done) + "/" + std::to_string(r.trials_budget);
     char best[32] = "-";
-    if (r.best_trial > 0)
+    // A TPU session's best run is its fastest step, not TFLOP/s per GPU.
+    if (r.best_trial > 0 && r.best_tflops > 0)
       std::snprintf(best, sizeof best, "%.1f (trial %d)", r.best_tflops, r.best_trial);
+    else if (r.best_trial > 0)
+      std::snprintf(best, sizeof best, "- (trial %d)", r.best_trial);
     std::printf("%-26s %-10s %7s %4d %18s  %s (%s on %s)\n", r.id.c_str(), r.state.c_str(),
                 trials.c_str(), r.running, best, r.job_name.c_str(), r.model.c_str(),
                 r.cluster.c_str());
