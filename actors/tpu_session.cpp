@@ -24,7 +24,6 @@
 #include "ledger/session_ledger.hpp"
 #include "core/human_units.hpp"
 #include "core/input_error.hpp"
-#include "core/launch/batch_script.hpp"
 #include "core/launch/launch_template.hpp"
 #include "core/pool_placement.hpp"
 #include "core/secret_env.hpp"
@@ -110,13 +109,22 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
   return r;
 }
 
+wire::tpu_trial_row tpu_row_of(const tpu_trial& t) {
+  return {t.index,   to_string(t.mesh), t.step_ms,  t.error,      t.bottleneck, t.next,
+          t.pool,    t.stopped,         t.retry_of, t.started_ms, t.ended_ms};
+}
+
+tpu_trial tpu_trial_of(const wire::tpu_trial_row& r) {
+  return {r.trial,   parse_mesh(r.mesh), r.step_time_ms, r.error,      r.bottleneck, r.next,
+          r.pool,    r.stopped,          r.retry_of,     r.started_ms, r.ended_ms};
+}
+
 wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
                              int best) {
   wire::tpu_session_end end;
   end.state = state;
   for (const auto& t : trials)
-    end.trials.push_back({t.index, to_string(t.mesh), t.step_ms, t.error, t.bottleneck, t.next,
-                          t.pool, t.stopped, t.retry_of, t.started_ms, t.ended_ms});
+    end.trials.push_back(tpu_row_of(t));
   // In trial order; several run at once, so they end in another.
   std::sort(end.trials.begin(), end.trials.end(),
             [](const auto& a, const auto& b) { return a.trial < b.trial; });
@@ -137,27 +145,6 @@ env_list tpu_run_environment(const wire::pool_wire& pool) {
   return trial_environment(from);
 }
 
-/// One run as a Slurm batch job: its command from the batch script in its
-/// folder, its output beside it, what the pool asks of the scheduler.
-slurm_job_request tpu_slurm_request(const wire::pool_wire& pool, const std::string& session, int index,
-                                const std::string& dir, const std::vector<std::string>& argv,
-                                env_list env) {
-  slurm_job_request r;
-  r.name = "paratune-" + session + "-t" + std::to_string(index);
-  r.partition = pool.partition;
-  r.working_directory = dir;
-  r.output_path = dir + "/slurm-%j.out";
-  r.environment = std::move(env);
-  r.time_limit_minutes = pool.time_limit_minutes;
-  r.account = pool.account;
-  r.qos = pool.qos;
-  r.constraint = pool.constraint;
-  r.gres = pool.gres;
-  r.exclusive = pool.exclusive;
-  r.script = batch_script(argv, dir);
-  return r;
-}
-
 // Whether a failed run may pass when run again: a host of the slice lost
 // (XLA's barrier timeout, read as a collective timeout), or the scheduler
 // refused or lost the job (slurm_job_watch's 125).
@@ -168,6 +155,17 @@ bool may_pass_again(const maxtext_log& log, int exit_code) {
 }
 
 } // namespace
+
+void apply_tuning(tpu_session_options& o, const tpu_tuning_settings& tuning, int trials) {
+  o.budget = trials > 0 ? trials : tuning.trials;
+  o.steps = tuning.steps;
+  for (const auto& p : tuning.pools)
+    o.pools.push_back(wire::to_wire(p));
+  o.early_stop = tuning.early_stop;
+  o.time_scale = tuning.time_scale;
+  o.failure_rate = tuning.failure_rate;
+  set_diagnosis_reasoner(o, tuning.reasoner);
+}
 
 void set_diagnosis_reasoner(tpu_session_options& o, const reasoner_settings& reasoner) {
   if (reasoner.mode == reasoner_mode::builtin)
@@ -300,8 +298,7 @@ std::vector<int> tpu_session_state::take_stored_runs(const std::vector<wire::env
   std::vector<int> diagnosed;
   std::vector<tpu_trial> interrupted;
   for (const auto& [index, r] : rows) {
-    tpu_trial t{index,         parse_mesh(r.mesh), r.step_time_ms, r.error, r.bottleneck, r.next,
-                r.pool,        r.stopped,          r.retry_of,     r.started_ms, r.ended_ms};
+    auto t = tpu_trial_of(r);
     started_ = std::max(started_, index);
     tried_.push_back(t.mesh);
     if (r.ended_ms == 0) {
@@ -370,10 +367,7 @@ void tpu_session_state::recover_diagnoses(std::vector<int> diagnosed, size_t i) 
 }
 
 void tpu_session_state::store_row(const tpu_trial& t) {
-  const wire::tpu_trial_row row{t.index,  to_string(t.mesh), t.step_ms,  t.error,
-                                t.bottleneck, t.next,        t.pool,     t.stopped,
-                                t.retry_of,   t.started_ms,  t.ended_ms};
-  store(wire::make_envelope(opts.id, t.index, row), [](uint64_t) {},
+  store(wire::make_envelope(opts.id, t.index, tpu_row_of(t)), [](uint64_t) {},
         [this, index = t.index](const caf::error& err) {
           fail("cannot store trial " + std::to_string(index) + ": " + describe(err));
         });
@@ -523,7 +517,8 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
     auto [on_line, on_exit] = output_handlers(run.key);
     run.process = std::make_unique<slurm_job_watch>(
       slurm_client_for(pool),
-      tpu_slurm_request(pool, opts.id, run.trial.index, run.dir, argv, std::move(env)),
+      slurm_request_in(pool, "paratune-" + opts.id + "-t" + std::to_string(run.trial.index),
+                       run.dir, argv, std::move(env)),
       std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500));
   } else {
     std::filesystem::create_directories(run.dir);

@@ -14,6 +14,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/agent.hpp"
+#include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "core/diagnosis/experiment_spec.hpp"
 #include "core/diagnosis/next_mesh_trial.hpp"
 #include "core/early_stop_policy.hpp"
@@ -67,6 +68,11 @@ struct tpu_session_options {
   /// as interrupted and run again, and the loop goes on from there.
   bool resume = false;
 };
+
+/// Takes what an experiment file says about tuning it (its pools, steps,
+/// early stop, simulation and model; tpu_tuning_loader.hpp); `trials` > 0
+/// replaces its budget. Throws input_error as set_diagnosis_reasoner does.
+void apply_tuning(tpu_session_options& o, const tpu_tuning_settings& tuning, int trials);
 
 /// Sets the model behind the session's Analyzer and Proposal agent, with
 /// the prompt templates as they are now (configs/prompts). Throws

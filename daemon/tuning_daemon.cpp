@@ -255,16 +255,8 @@ control::reply tuning_daemon::submit_tpu(const control::request& req, const std:
   o.id = id;
   try {
     o.experiment = parse_experiment(req.job_yaml, label);
-    const auto tuning = parse_tpu_tuning(req.job_yaml, label);
-    o.budget = req.trials > 0 ? req.trials : tuning.trials;
-    o.steps = tuning.steps;
-    for (const auto& p : tuning.pools)
-      o.pools.push_back(wire::to_wire(p));
-    o.early_stop = tuning.early_stop;
-    o.time_scale = tuning.time_scale;
-    o.failure_rate = tuning.failure_rate;
     o.experiment_file = label;
-    set_diagnosis_reasoner(o, tuning.reasoner);
+    apply_tuning(o, parse_tpu_tuning(req.job_yaml, label), req.trials);
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }

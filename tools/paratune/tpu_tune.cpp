@@ -43,15 +43,8 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
   s.experiment_file = o.experiment_file;
   s.experiment = load_experiment(o.experiment_file); // bad input: exit 2
   s.experiment_yaml = read_text_file(o.experiment_file);
-  const auto tuning = load_tpu_tuning(o.experiment_file);
-  s.budget = o.trials > 0 ? o.trials : tuning.trials;
-  s.steps = tuning.steps;
-  for (const auto& p : tuning.pools)
-    s.pools.push_back(wire::to_wire(p));
-  s.early_stop = tuning.early_stop;
-  s.time_scale = tuning.time_scale;
-  s.failure_rate = tuning.failure_rate;
-  set_diagnosis_reasoner(s, tuning.reasoner); // an unusable address or key: exit 2
+  // An unusable model address or key: exit 2.
+  apply_tuning(s, load_tpu_tuning(o.experiment_file), o.trials);
   s.seed = o.seed;
   s.simulator = tpu_sim_executable();
   s.runs_dir = (fs::path(o.db + ".runs") / session).string();
