@@ -14,9 +14,12 @@ namespace paratune {
 asked_turn ask_session(const std::string& id, const std::vector<wire::envelope>& history,
                        const std::string& question, int thread, const std::string& where) {
   const auto facts = facts_of(id, history);
-  if (history.empty() || facts.summary.job.job_name.empty())
-    throw input_error("no GPU tuning session '" + id + "' in " + where);
-  const auto settings = wire::reasoners_of(facts.summary.job).of(reasoning_agent::dialogue);
+  if (history.empty() || (facts.summary.job.job_name.empty() && !facts.is_tpu()))
+    throw input_error("no tuning session '" + id + "' in " + where);
+  // A TPU session's answers are the built-in reasoner's (answer_question).
+  const auto settings = facts.is_tpu()
+                          ? reasoner_settings{}
+                          : wire::reasoners_of(facts.summary.job).of(reasoning_agent::dialogue);
   const bool asks_model = settings.mode == reasoner_mode::llm;
   const auto answer = answer_question(
     facts, question, thread, settings,

@@ -18,8 +18,8 @@ struct asked_turn {
 
 /// Answers `question` about session `id` from its `history`, as the
 /// session's `dialogue` reasoner says (a model behind the guardrails, else
-/// the built-in reasoner). `thread` 0 opens a new thread. Throws
-/// input_error when `history` holds no GPU tuning session (`where` names
+/// the built-in reasoner; a TPU session's, always the built-in one). `thread` 0 opens a new thread. Throws
+/// input_error when `history` holds no tuning session, GPU or TPU (`where` names
 /// where it was looked for: "the pool DIR", "the daemon"), for an unknown
 /// thread and for an empty question. Shared by `paratune ask` on a pool
 /// directory and the daemon's `ask` operation, so both answer alike.

@@ -8,6 +8,7 @@
 #include "dashboard/page_frame.hpp"
 #include "dashboard/session_page.hpp"
 #include "dashboard/sessions_page.hpp"
+#include "dashboard/tpu_session_page.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
 #include "report/charts.hpp"
@@ -37,10 +38,10 @@ dashboard_answer page_answer(const std::function<std::string(const std::string&)
   return {200, html_type, render(nonce), page_policy(nonce)};
 }
 
-// Views of the sessions `ids` names that are tuning sessions.
-caf::expected<std::vector<session_view>> views_of(session_reader& reader,
-                                                  const std::vector<std::string>& ids) {
-  std::vector<session_view> views;
+// Views of the sessions `ids` names that are tuning sessions, GPU or TPU.
+caf::expected<std::vector<any_session_view>> views_of(session_reader& reader,
+                                                      const std::vector<std::string>& ids) {
+  std::vector<any_session_view> views;
   for (const auto& id : ids) {
     auto history = reader.history(id);
     if (!history)
@@ -55,30 +56,52 @@ caf::expected<std::vector<session_view>> views_of(session_reader& reader,
   return views;
 }
 
+int64_t opened_at(const any_session_view& v) {
+  return std::visit([](const auto& x) { return x.opened_at_ms; }, v);
+}
+
+const std::string& id_of(const any_session_view& v) {
+  if (const auto* gpu = std::get_if<session_view>(&v))
+    return gpu->summary.session;
+  return std::get<tpu_session_view>(v).session;
+}
+
+// What a GPU-only route answers for a TPU session.
+dashboard_answer no_gpu_part(const std::string& id, const char* what) {
+  return text_answer(404, "session " + id + " is a TPU session: it has no " + what);
+}
+
 } // namespace
 
 dashboard_content::dashboard_content(std::shared_ptr<const message_pool> pool,
                                      std::size_t max_sessions)
   : reader_(std::move(pool)), max_sessions_(max_sessions) {}
 
-caf::expected<std::vector<session_view>> dashboard_content::newest_sessions() {
+caf::expected<dashboard_content::listed_sessions> dashboard_content::newest_sessions() {
   auto ids = reader_.sessions();
   if (!ids)
     return ids.error();
   auto views = views_of(reader_, *ids);
   if (!views)
     return views.error();
-  std::sort(views->begin(), views->end(), [](const session_view& a, const session_view& b) {
-    if (a.opened_at_ms != b.opened_at_ms)
-      return a.opened_at_ms > b.opened_at_ms;
-    return a.summary.session > b.summary.session;
+  std::sort(views->begin(), views->end(), [](const any_session_view& a, const any_session_view& b) {
+    if (opened_at(a) != opened_at(b))
+      return opened_at(a) > opened_at(b);
+    return id_of(a) > id_of(b);
   });
   if (views->size() > max_sessions_)
     views->resize(max_sessions_);
-  return views;
+  listed_sessions out;
+  for (auto& v : *views) {
+    if (auto* gpu = std::get_if<session_view>(&v))
+      out.gpu.push_back(std::move(*gpu));
+    else
+      out.tpu.push_back(std::get<tpu_session_view>(std::move(v)));
+  }
+  return out;
 }
 
-std::variant<session_view, dashboard_answer> dashboard_content::session(const std::string& id) {
+std::variant<any_session_view, dashboard_answer> dashboard_content::session(const std::string& id) {
   if (!is_plain_name(id, max_session_id))
     return text_answer(400, "bad session id: expected 1 to " + std::to_string(max_session_id)
                               + " letters, digits, '.', '_' or '-'");
@@ -95,21 +118,27 @@ dashboard_answer dashboard_content::sessions_page() {
   auto views = newest_sessions();
   if (!views)
     return text_answer(500, "cannot read the pool: " + describe(views.error()));
-  return page_answer([&](const std::string& nonce) { return paratune::sessions_page(*views, nonce); });
+  return page_answer([&](const std::string& nonce) {
+    return paratune::sessions_page(views->gpu, views->tpu, nonce);
+  });
 }
 
 dashboard_answer dashboard_content::sessions_json() {
   auto views = newest_sessions();
   if (!views)
     return text_answer(500, "cannot read the pool: " + describe(views.error()));
-  return json_answer(paratune::sessions_json(*views));
+  return json_answer(paratune::sessions_json(views->gpu, views->tpu));
 }
 
 dashboard_answer dashboard_content::session_page(const std::string& id) {
   auto found = session(id);
   if (const auto* refusal = std::get_if<dashboard_answer>(&found))
     return *refusal;
-  const auto* v = &std::get<session_view>(found);
+  const auto& any = std::get<any_session_view>(found);
+  if (const auto* tpu = std::get_if<tpu_session_view>(&any))
+    return page_answer(
+      [&](const std::string& nonce) { return paratune::tpu_session_page(*tpu, nonce); });
+  const auto* v = &std::get<session_view>(any);
   const auto panels = session_panels(*v);
   return page_answer(
     [&](const std::string& nonce) { return paratune::session_page(*v, panels, nonce); });
@@ -119,15 +148,19 @@ dashboard_answer dashboard_content::session_json(const std::string& id) {
   auto found = session(id);
   if (const auto* refusal = std::get_if<dashboard_answer>(&found))
     return *refusal;
-  const auto* v = &std::get<session_view>(found);
-  return json_answer(paratune::session_json(*v));
+  const auto& any = std::get<any_session_view>(found);
+  if (const auto* tpu = std::get_if<tpu_session_view>(&any))
+    return json_answer(paratune::tpu_session_json(*tpu));
+  return json_answer(paratune::session_json(std::get<session_view>(any)));
 }
 
 dashboard_answer dashboard_content::mfu_chart(const std::string& id) {
   auto found = session(id);
   if (const auto* refusal = std::get_if<dashboard_answer>(&found))
     return *refusal;
-  const auto* v = &std::get<session_view>(found);
+  const auto* v = std::get_if<session_view>(&std::get<any_session_view>(found));
+  if (!v)
+    return no_gpu_part(id, "MFU chart");
   return {200, svg_type, mfu_chart_svg(v->summary), data_policy()};
 }
 
@@ -135,8 +168,11 @@ dashboard_answer dashboard_content::panels(const std::string& id) {
   auto found = session(id);
   if (const auto* refusal = std::get_if<dashboard_answer>(&found))
     return *refusal;
+  const auto* v = std::get_if<session_view>(&std::get<any_session_view>(found));
+  if (!v)
+    return no_gpu_part(id, "panels");
   // A fragment the page's script parses and places; never a page of its own.
-  return {200, html_type, session_panels(std::get<session_view>(found)), data_policy()};
+  return {200, html_type, session_panels(*v), data_policy()};
 }
 
 } // namespace paratune

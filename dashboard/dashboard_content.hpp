@@ -24,6 +24,8 @@ struct dashboard_answer {
 
 /// The dashboard's routes without the HTTP server: each reads the pool
 /// (through a session_reader) and renders one page, JSON document or chart.
+/// GPU sessions and TPU sessions both have a row, a page and a JSON document;
+/// the MFU chart and the panels are a GPU session's (404 for a TPU one).
 /// A session id that is not a plain name is answered 400, a session the pool
 /// lacks 404, a pool or record that does not read 500, each with a short
 /// text body saying so. Safe to call from several threads.
@@ -43,10 +45,15 @@ public:
   dashboard_answer panels(const std::string& id);
 
 private:
-  /// The tuning sessions, newest first, at most max_sessions_.
-  caf::expected<std::vector<session_view>> newest_sessions();
+  /// The listed sessions of each kind, each newest first.
+  struct listed_sessions {
+    std::vector<session_view> gpu;
+    std::vector<tpu_session_view> tpu;
+  };
+  /// The tuning sessions, newest first, at most max_sessions_ of both kinds.
+  caf::expected<listed_sessions> newest_sessions();
   /// One session's view, or the answer that refuses it (400, 404, 500).
-  std::variant<session_view, dashboard_answer> session(const std::string& id);
+  std::variant<any_session_view, dashboard_answer> session(const std::string& id);
 
   session_reader reader_;
   std::size_t max_sessions_;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "dashboard/tpu_session_page.hpp"
 #include "report/chart_points.hpp"
 
 namespace paratune {
@@ -68,11 +69,15 @@ nlohmann::json session_line_json(const session_view& v) {
           {"opened_at", utc_json(v.opened_at_ms)}};
 }
 
-nlohmann::json sessions_json(const std::vector<session_view>& views) {
+nlohmann::json sessions_json(const std::vector<session_view>& views,
+                             const std::vector<tpu_session_view>& tpu_views) {
   auto list = nlohmann::json::array();
   for (const auto& v : views)
     list.push_back(session_line_json(v));
-  return {{"sessions", list}};
+  auto tpu_list = nlohmann::json::array();
+  for (const auto& v : tpu_views)
+    tpu_list.push_back(tpu_session_line_json(v));
+  return {{"sessions", list}, {"tpu_sessions", tpu_list}};
 }
 
 } // namespace paratune

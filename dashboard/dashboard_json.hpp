@@ -21,7 +21,9 @@ nlohmann::json session_json(const session_view& v);
 /// opened_at.
 nlohmann::json session_line_json(const session_view& v);
 
-/// `/api/sessions`: {"sessions": [lines, in the order given]}.
-nlohmann::json sessions_json(const std::vector<session_view>& views);
+/// `/api/sessions`: {"sessions": [lines, in the order given], "tpu_sessions":
+/// [tpu_session_line_json, in the order given]}.
+nlohmann::json sessions_json(const std::vector<session_view>& views,
+                             const std::vector<tpu_session_view>& tpu_views);
 
 } // namespace paratune

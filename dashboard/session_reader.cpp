@@ -14,7 +14,9 @@ bool shown_on_a_page(const wire::envelope& e) {
   static constexpr std::string_view shown[] = {
     wire::type_name<wire::session_opened>(),  wire::type_name<wire::proposal>(),
     wire::type_name<wire::trial_started>(),   wire::type_name<wire::trial_result>(),
-    wire::type_name<wire::failure_diagnosis>(), wire::type_name<wire::session_status>()};
+    wire::type_name<wire::failure_diagnosis>(), wire::type_name<wire::session_status>(),
+    wire::type_name<wire::trial_interrupted>(), wire::type_name<wire::tpu_session_opened>(),
+    wire::type_name<wire::tpu_trial_row>(),     wire::type_name<wire::tpu_session_end>()};
   if (std::find(std::begin(shown), std::end(shown), e.type) != std::end(shown))
     return true;
   // The live line's: a trial's TFLOP/s per GPU from its log, not the

@@ -19,8 +19,9 @@ class message_pool;
 /// read: a page polled every 2 s reads only the records appended since its
 /// last poll (message_pool::session_history after a sequence number), not
 /// the whole session again. It keeps only the records a page shows
-/// (session_opened, proposal, trial_started, trial_result,
-/// failure_diagnosis, session_status, and of the metric series only each
+/// (session_opened, proposal, trial_started, trial_interrupted,
+/// trial_result, failure_diagnosis, session_status, a TPU session's
+/// opening, run rows and end, and of the metric series only each
 /// trial's TFLOP/s per GPU from its log, for the live line), not the
 /// per-GPU series. Safe to call from several threads.
 class session_reader {

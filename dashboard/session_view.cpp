@@ -1,52 +1,34 @@
 #include "dashboard/session_view.hpp"
 
-#include <set>
-
 #include "messages/codec.hpp"
+#include "report/readable_ledger.hpp"
 
 namespace paratune {
 
 namespace {
 
-template <class T>
-bool holds(const wire::envelope& e) {
-  return e.type == wire::type_name<T>();
-}
-
-// Trials started and not finished, with the change their proposal made.
-std::vector<trial_in_flight> in_flight(const std::vector<wire::envelope>& history) {
-  std::map<int, trial_in_flight> started;
-  std::map<int, std::string> changes;
-  std::set<int> finished;
-  for (const auto& e : history) {
-    if (holds<wire::proposal>(e)) {
-      const auto p = wire::body_of<wire::proposal>(e);
-      changes[p.trial] = p.change;
-    } else if (holds<wire::trial_started>(e)) {
-      const auto t = wire::body_of<wire::trial_started>(e);
-      started[t.trial] = {t.trial, "", t.pool};
-    } else if (holds<wire::trial_result>(e)) {
-      finished.insert(e.trial);
-    }
-  }
+// Trials whose current run started and has no result yet, with the change
+// their proposal made.
+std::vector<trial_in_flight> in_flight(const session_ledger& ledger) {
   std::vector<trial_in_flight> out;
-  for (auto& [trial, t] : started) {
-    if (finished.count(trial))
+  for (const auto& [number, t] : ledger.trials()) {
+    if (!t.started || t.result)
       continue;
-    t.change = changes[trial];
-    out.push_back(std::move(t));
+    const auto started = wire::body_of<wire::trial_started>(*t.started);
+    out.push_back({number, t.proposal ? t.proposal->change : std::string(), started.pool});
   }
   return out;
 }
 
-// The log's TFLOP/s series of the trials still running, in record order.
+// The log's TFLOP/s series of the trials still running, in record order:
+// telemetry, which the ledger does not keep.
 live_series live_of(const std::vector<wire::envelope>& history,
                     const std::vector<trial_in_flight>& running) {
   live_series out;
   for (const auto& r : running)
     out[r.index];
   for (const auto& e : history) {
-    if (!holds<wire::metric_series>(e) || !out.count(e.trial))
+    if (e.type != wire::type_name<wire::metric_series>() || !out.count(e.trial))
       continue;
     const auto m = wire::body_of<wire::metric_series>(e);
     if (m.metric != trial_metric::tflops_per_gpu || m.gpu >= 0)
@@ -58,35 +40,41 @@ live_series live_of(const std::vector<wire::envelope>& history,
   return out;
 }
 
-} // namespace
-
-std::optional<session_view> view_of(const std::string& session,
-                                    const std::vector<wire::envelope>& history) {
+session_view gpu_view_of(const session_ledger& ledger,
+                         const std::vector<wire::envelope>& history) {
   session_view v;
-  bool opened = false;
-  for (const auto& e : history) {
-    if (holds<wire::session_opened>(e)) {
-      opened = true;
-      v.opened_at_ms = e.ts_ms;
-    } else if (holds<wire::proposal>(e)) {
-      const auto p = wire::body_of<wire::proposal>(e);
-      if (p.trial > 0) // trial 0: an answer that launched nothing
-        v.notes[p.trial].reasoning = p.reasoning;
-    } else if (holds<wire::trial_result>(e)) {
-      const auto r = wire::body_of<wire::trial_result>(e);
-      v.notes[r.trial].error = r.error_message;
-    } else if (holds<wire::failure_diagnosis>(e)) {
-      auto d = wire::body_of<wire::failure_diagnosis>(e);
-      const int trial = d.trial;
-      v.notes[trial].diagnosis = std::move(d);
-    }
+  v.opened_at_ms = ledger.opened_ms();
+  for (const auto& [number, t] : ledger.trials()) {
+    if (t.proposal && !t.proposal->reasoning.empty())
+      v.notes[number].reasoning = t.proposal->reasoning;
+    if (t.result)
+      v.notes[number].error = t.result->error_message;
+    if (t.diagnosis)
+      v.notes[number].diagnosis = t.diagnosis;
   }
-  if (!opened)
-    return std::nullopt;
-  v.summary = summarize(session, history);
-  v.running = in_flight(history);
+  v.summary = summarize(ledger);
+  v.running = in_flight(ledger);
   v.live = live_of(history, v.running);
   return v;
+}
+
+} // namespace
+
+std::optional<any_session_view> view_of(const std::string& session,
+                                        const std::vector<wire::envelope>& history) {
+  const auto ledger = readable_ledger_of(session, history);
+  if (ledger.job())
+    return gpu_view_of(ledger, history);
+  if (auto progress = ledger.tpu_progress()) {
+    tpu_session_view v;
+    v.session = session;
+    v.opened_at_ms = ledger.tpu_job() ? ledger.opened_ms() : 0;
+    if (const auto* job = ledger.tpu_job())
+      v.job = *job;
+    v.progress = std::move(*progress);
+    return v;
+  }
+  return std::nullopt;
 }
 
 } // namespace paratune

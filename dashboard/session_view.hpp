@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "messages/wire_types.hpp"
@@ -40,11 +41,23 @@ struct session_view {
   live_series live;
 };
 
-/// The view of a session from its records; none when they hold no
-/// session_opened (not a tuning session: a diagnosis, the optimizations
-/// ledger, an id the pool lacks). Throws wire::decode_error when a
-/// record's body does not decode.
-std::optional<session_view> view_of(const std::string& session,
-                                    const std::vector<wire::envelope>& history);
+/// One TPU session (ASAP's loop, actors/tpu_session) as the dashboard
+/// shows it: its experiment and its runs so far.
+struct tpu_session_view {
+  std::string session;
+  int64_t opened_at_ms = 0;       ///< when tpu_session_opened was stored (0: not stored)
+  wire::tpu_session_opened job;   ///< empty in records older than that record
+  wire::tpu_session_end progress; ///< session_ledger::tpu_progress: running until it ends
+};
+
+/// Either kind of tuning session.
+using any_session_view = std::variant<session_view, tpu_session_view>;
+
+/// The view of a session from its records, read through one session
+/// ledger; none when they hold neither a session_opened nor a TPU session
+/// (a diagnosis, the optimizations ledger, an id the pool lacks). Throws
+/// wire::decode_error when a record's body does not decode.
+std::optional<any_session_view> view_of(const std::string& session,
+                                        const std::vector<wire::envelope>& history);
 
 } // namespace paratune

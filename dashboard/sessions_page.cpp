@@ -1,10 +1,9 @@
 #include "dashboard/sessions_page.hpp"
 
-#include <cstdio>
-
 #include "dashboard/dashboard_json.hpp"
 #include "report/svg_canvas.hpp"
 #include "dashboard/page_frame.hpp"
+#include "dashboard/tpu_session_page.hpp"
 
 namespace paratune {
 
@@ -13,12 +12,6 @@ namespace {
 std::string cell(const std::string& text, const char* cls = nullptr) {
   const std::string open = cls ? "<td class=\"" + std::string(cls) + "\">" : "<td>";
   return open + markup_escape(text) + "</td>";
-}
-
-std::string fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
 }
 
 std::string row(const session_view& v) {
@@ -38,19 +31,23 @@ std::string row(const session_view& v) {
 
 } // namespace
 
-std::string sessions_page(const std::vector<session_view>& views, const std::string& nonce) {
+std::string sessions_page(const std::vector<session_view>& views,
+                          const std::vector<tpu_session_view>& tpu_views,
+                          const std::string& nonce) {
   std::string body = "<h1>paratune tuning sessions</h1>\n";
-  if (views.empty()) {
+  if (views.empty() && tpu_views.empty()) {
     body += "<p id=\"empty\">The pool holds no tuning session yet.</p>\n";
     return page_frame("paratune sessions", body, nonce);
   }
+  if (views.empty())
+    return page_frame("paratune sessions", body + tpu_sessions_table(tpu_views), nonce);
   body += "<table id=\"sessions\">\n<thead><tr><th>Session</th><th>Job</th><th>Model</th>"
           "<th>Cluster</th><th>State</th><th class=\"number\">Trials</th>"
           "<th class=\"number\">Best TFLOP/s/GPU</th><th class=\"number\">Best MFU (%)</th>"
           "<th>Opened (UTC)</th></tr></thead>\n<tbody>\n";
   for (const auto& v : views)
     body += row(v);
-  body += "</tbody>\n</table>\n";
+  body += "</tbody>\n</table>\n" + tpu_sessions_table(tpu_views);
   return page_frame("paratune sessions", body, nonce);
 }
 

@@ -8,6 +8,7 @@
 #include "core/llm/model_answer.hpp"
 #include "core/llm/prompt_template.hpp"
 #include "dialogue/builtin_answer.hpp"
+#include "dialogue/tpu_answer.hpp"
 
 namespace paratune {
 
@@ -138,9 +139,15 @@ dialogue_answer answer_question(const session_facts& f, const std::string& quest
   t.topic = subject.topic;
   t.keep = subject.keep;
   t.trial = subject.trial;
-  const auto builtin = builtin_answer(f, subject);
+  const auto builtin =
+    f.is_tpu()
+      ? tpu_builtin_answer({f.summary.session, f.tpu_job ? &*f.tpu_job : nullptr, *f.tpu_progress},
+                           subject)
+      : builtin_answer(f, subject);
   t.answer = without_repeats(builtin, before);
-  if (settings.mode != reasoner_mode::llm)
+  // A TPU session's questions are answered by the built-in reasoner: the
+  // dialogue prompt is written around a GPU session's trials and analyses.
+  if (settings.mode != reasoner_mode::llm || f.is_tpu())
     return out;
   auto reply = ask_with_guardrails<proposed_reply>(
     prompt_of(f, prompt_template, before, question, builtin), dialogue_reply_schema(), chat,

@@ -68,6 +68,9 @@ session_facts facts_of(const std::string& session, const std::vector<wire::envel
         f.analyses.push_back(std::move(r));
     }
   f.turns = ledger.dialogue();
+  if (const auto* tpu = ledger.tpu_job())
+    f.tpu_job = *tpu;
+  f.tpu_progress = ledger.tpu_progress();
   try {
     f.outcomes = ledger.outcomes();
   } catch (const input_error&) {

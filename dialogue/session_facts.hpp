@@ -21,6 +21,13 @@ struct session_facts {
   std::vector<wire::analysis_report> analyses;  ///< every analysis that ranked something, in request order
   std::vector<wire::dialogue_turn> turns;       ///< every thread, in pool order
   std::vector<trial_outcome> outcomes;          ///< the trials as the memory screen reads them
+  /// A TPU session's experiment and runs so far (session_ledger's
+  /// tpu_job and tpu_progress); none for a GPU session.
+  std::optional<wire::tpu_session_opened> tpu_job;
+  std::optional<wire::tpu_session_end> tpu_progress;
+
+  /// Whether this is a TPU session (no GPU job, a TPU record).
+  bool is_tpu() const { return summary.job.job_name.empty() && tpu_progress.has_value(); }
 
   /// The trial row numbered `n`, or nullptr.
   const trial_row* trial(int n) const;

@@ -91,13 +91,16 @@ void session_ledger::apply_body(const wire::envelope& e) {
     if (!tpu_job_) {
       tpu_job_ = wire::body_of<wire::tpu_session_opened>(e);
       opened_ms_ = e.ts_ms;
+      tpu_session_ = true;
     }
   } else if (e.type == wire::type_name<wire::tpu_trial_row>()) {
     auto row = wire::body_of<wire::tpu_trial_row>(e);
     tpu_runs_[row.trial] = std::move(row);
+    tpu_session_ = true;
   } else if (e.type == wire::type_name<wire::tpu_session_end>() && !end_) {
     // The end record holds every run: it stands for the rows before it.
     const auto end = wire::body_of<wire::tpu_session_end>(e);
+    tpu_session_ = true;
     for (const auto& row : end.trials)
       tpu_runs_[row.trial] = row;
     end_ = wire::session_status{end.state, int(end.trials.size()), end.best_trial, 0, end.text};
@@ -111,6 +114,19 @@ int session_ledger::tpu_best_run() const {
         && (!best || r.step_time_ms < best->step_time_ms))
       best = &r;
   return best ? best->trial : 0;
+}
+
+std::optional<wire::tpu_session_end> session_ledger::tpu_progress() const {
+  if (!tpu_session_)
+    return std::nullopt;
+  wire::tpu_session_end out;
+  out.state = end_ ? end_->state : session_state::running;
+  for (const auto& [index, row] : tpu_runs_)
+    out.trials.push_back(row);
+  // Once ended, the end record's own choice and words stand.
+  out.best_trial = end_ ? end_->best_trial : tpu_best_run();
+  out.text = end_ ? end_->text : std::string();
+  return out;
 }
 
 void session_ledger::on_request(const wire::analysis_request& r) {

@@ -170,6 +170,11 @@ public:
   const std::map<int, wire::tpu_trial_row>& tpu_runs() const { return tpu_runs_; }
   /// The fastest measured run that was not ended early; 0: none.
   int tpu_best_run() const;
+  /// The TPU session as it stands, in the shape of its end record: every
+  /// run stored so far in trial order, the fastest, and the state (running
+  /// until the end is stored; then the end's state, best run and text).
+  /// None when the records hold no TPU session.
+  std::optional<wire::tpu_session_end> tpu_progress() const;
 
   // -- the session's end --------------------------------------------------------
 
@@ -207,6 +212,7 @@ private:
   std::optional<wire::session_status> end_;
   std::optional<wire::tpu_session_opened> tpu_job_;
   std::map<int, wire::tpu_trial_row> tpu_runs_;
+  bool tpu_session_ = false; ///< a TPU record was applied
   model_usage llm_usage_;
   std::vector<wire::dialogue_turn> dialogue_;
 };

@@ -4,6 +4,7 @@
 
 #include "messages/codec.hpp"
 #include "report/markdown_report.hpp"
+#include "report/readable_ledger.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace paratune {
@@ -18,6 +19,8 @@ const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int tria
 }
 
 std::string tpu_step_text(const wire::tpu_trial_row& t) {
+  if (t.started_ms > 0 && t.ended_ms == 0)
+    return "running";
   if (!t.error.empty())
     return "failed: " + t.error;
   if (!t.stopped.empty())
@@ -36,12 +39,13 @@ std::string tpu_run_text(const wire::tpu_trial_row& t) {
 
 } // namespace
 
+std::optional<wire::tpu_session_end> tpu_progress_of(const std::vector<wire::envelope>& history) {
+  return readable_ledger_of({}, history).tpu_progress();
+}
+
 std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope>& history) {
-  std::optional<wire::tpu_session_end> out;
-  for (const auto& e : history)
-    if (e.type == wire::type_name<wire::tpu_session_end>())
-      out = wire::body_of<wire::tpu_session_end>(e);
-  return out;
+  auto progress = tpu_progress_of(history);
+  return progress && is_final(progress->state) ? progress : std::nullopt;
 }
 
 double tpu_speedup(const wire::tpu_session_end& end) {
@@ -84,6 +88,27 @@ std::string render_tpu_markdown(const std::string& session, const wire::tpu_sess
   return out;
 }
 
+std::string tpu_answer_html(const wire::tpu_session_end& end) {
+  if (const auto* best = tpu_row_of(end, end.best_trial))
+    return fmt::format("<p class=\"answer\"><b>Best mesh:</b> <code>{}</code>, {:.1f} ms per "
+                       "step (trial {}), x{:.2f} over the first run.</p>\n",
+                       markup_escape(best->mesh), best->step_time_ms, best->trial,
+                       tpu_speedup(end));
+  return "<p class=\"answer\"><b>No run was measured.</b></p>\n";
+}
+
+std::string tpu_runs_table_html(const wire::tpu_session_end& end) {
+  const auto esc = [](const std::string& s) { return markup_escape(s); };
+  std::string out = "<table class=\"trials\">\n<tr><th>Trial</th><th>Mesh</th><th>Step</th>"
+                    "<th>Bottleneck</th><th>Next</th><th>Run</th></tr>\n";
+  for (const auto& t : end.trials)
+    out += fmt::format("<tr data-trial=\"{}\"><td class=\"num\">{}</td><td>{}</td><td "
+                       "class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       t.trial, t.trial, esc(t.mesh), esc(tpu_step_text(t)), esc(t.bottleneck),
+                       esc(t.next), esc(tpu_run_text(t)));
+  return out + "</table>\n";
+}
+
 std::string render_tpu_html(const std::string& session, const wire::tpu_session_end& end) {
   const auto esc = [](const std::string& s) { return markup_escape(s); };
   std::string out =
@@ -94,21 +119,10 @@ std::string render_tpu_html(const std::string& session, const wire::tpu_session_
       "collapse; font-size: 13px; } th, td { border: 1px solid #ccc; padding: 3px 8px; "
       "text-align: left; } td.num { text-align: right; }</style></head><body>\n";
   out += "<h1>paratune report: TPU session " + esc(session) + "</h1>\n";
-  if (const auto* best = tpu_row_of(end, end.best_trial))
-    out += fmt::format("<p class=\"answer\"><b>Best mesh:</b> <code>{}</code>, {:.1f} ms per "
-                       "step (trial {}), x{:.2f} over the first run.</p>\n",
-                       esc(best->mesh), best->step_time_ms, best->trial, tpu_speedup(end));
-  else
-    out += "<p class=\"answer\"><b>No run was measured.</b></p>\n";
+  out += tpu_answer_html(end);
   out += fmt::format("<p>State: {}. Runs: {}.</p>\n", to_string(end.state), end.trials.size());
-  out += "<table class=\"trials\">\n<tr><th>Trial</th><th>Mesh</th><th>Step</th>"
-         "<th>Bottleneck</th><th>Next</th><th>Run</th></tr>\n";
-  for (const auto& t : end.trials)
-    out += fmt::format("<tr data-trial=\"{}\"><td class=\"num\">{}</td><td>{}</td><td "
-                       "class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       t.trial, t.trial, esc(t.mesh), esc(tpu_step_text(t)), esc(t.bottleneck),
-                       esc(t.next), esc(tpu_run_text(t)));
-  out += "</table>\n</body></html>\n";
+  out += tpu_runs_table_html(end);
+  out += "</body></html>\n";
   return out;
 }
 

@@ -14,7 +14,14 @@
 
 namespace paratune {
 
-/// The session's tpu_session_end, when its records hold one (the last wins).
+/// The TPU session as it stands (session_ledger::tpu_progress): its runs
+/// so far, state running until its end is stored; none for a GPU session.
+/// Throws wire::decode_error for a record that does not decode.
+std::optional<wire::tpu_session_end> tpu_progress_of(const std::vector<wire::envelope>& history);
+
+/// The session's end as its ledger holds it (session_ledger::tpu_progress),
+/// once its tpu_session_end is stored; none before, or for a GPU session.
+/// Throws wire::decode_error for a record that does not decode.
 std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope>& history);
 
 /// The fastest run over the first: first step time / best step time; 0
@@ -29,6 +36,14 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
 /// The report as markdown: the answer first (best mesh, its step time and
 /// speedup), then a table of the runs. Text from the pool is escaped.
 std::string render_tpu_markdown(const std::string& session, const wire::tpu_session_end& end);
+
+/// The answer as an HTML paragraph: the best mesh, its step time and
+/// speedup, or that no run was measured. Text from the pool is escaped.
+std::string tpu_answer_html(const wire::tpu_session_end& end);
+
+/// The runs as an HTML table (trial, mesh, step or failure, bottleneck,
+/// next, pool and retry); a run still going says "running".
+std::string tpu_runs_table_html(const wire::tpu_session_end& end);
 
 /// The same as one self-contained HTML page (no script, no URL).
 std::string render_tpu_html(const std::string& session, const wire::tpu_session_end& end);

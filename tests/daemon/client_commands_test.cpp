@@ -113,7 +113,7 @@ TEST_F(client_commands, every_client_command_finds_the_daemon_through_PARATUNE_D
   // Refusals come back in words, exit 2, as from a pool directory.
   const auto unknown = run({"ask", "s-nope", "which configuration is best?"});
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_EQ(unknown.err, "error: no GPU tuning session 's-nope' in the daemon's pool\n");
+  EXPECT_EQ(unknown.err, "error: no tuning session 's-nope' in the daemon's pool\n");
   const auto no_thread = run({"ask", id, "why?", "--thread", "9"});
   EXPECT_EQ(no_thread.status, 2) << no_thread.err;
   EXPECT_NE(no_thread.err.find("error: thread 9 does not exist in session " + id),

@@ -221,7 +221,7 @@ TEST_F(control_access, tcp_control_hears_only_the_curve_clients_in_authorized_ke
      keys + "/alice.key"},
     daemon_env);
   EXPECT_EQ(alice_asks.status, 2); // heard, and told there is no such session
-  EXPECT_EQ(alice_asks.err, "error: no GPU tuning session 's-nope' in the daemon's pool\n");
+  EXPECT_EQ(alice_asks.err, "error: no tuning session 's-nope' in the daemon's pool\n");
   const auto mallory_pub = read_curve_key_file(keys + "/mallory.pub").public_key;
   EXPECT_NE(d.output().find("control: refused CURVE key " + mallory_pub
                             + " from 127.0.0.1: its public key is not in authorized_keys"),

@@ -137,6 +137,19 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
   const auto megatron = cli({"export", id}, d);
   EXPECT_EQ(megatron.status, 2);
   EXPECT_NE(megatron.err.find("use --format maxtext"), std::string::npos) << megatron.err;
+  // ask through the daemon: answered from the runs, and stored as a turn.
+  const auto asked = cli({"ask", id, "which mesh is best?"}, d);
+  ASSERT_EQ(asked.status, 0) << asked.err;
+  EXPECT_EQ(asked.out.rfind("The fastest mesh is trial " + std::to_string(row.best_trial)
+                              + " (mesh " + end["report"]["best"]["mesh"].get<std::string>()
+                              + ")", 0), 0u) << asked.out;
+  EXPECT_NE(asked.out.find("(thread 1, turn 1; answered by the built-in reasoner)"),
+            std::string::npos) << asked.out;
+  const auto failed = cli({"ask", id, "why did trial 2 fail?"}, d);
+  ASSERT_EQ(failed.status, 0) << failed.err;
+  EXPECT_EQ(failed.out.rfind("Trial 2 ran mesh ", 0), 0u) << failed.out;
+  EXPECT_NE(failed.out.find("interrupted: the daemon stopped while it ran"), std::string::npos)
+    << failed.out;
 }
 
 TEST_F(daemon_tpu, a_cancelled_tpu_session_ends_cancelled_with_its_run_stopped) {

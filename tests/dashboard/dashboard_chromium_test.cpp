@@ -17,6 +17,7 @@
 #include "dashboard/dashboard_server.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
+#include "report/svg_canvas.hpp"
 #include "storage/message_pool.hpp"
 #include "tests/dashboard/built_session.hpp"
 #include "tests/fixtures/run_program.hpp"
@@ -328,6 +329,47 @@ TEST_F(dashboard_chromium, a_running_trial_has_a_live_throughput_line) {
   EXPECT_LE(ticks.front(), 150);
   EXPECT_GE(ticks.back(), 158);
   EXPECT_GT(ticks.front(), 100);  // fitted, not from 0
+}
+
+TEST_F(dashboard_chromium, a_tpu_session_is_listed_and_its_page_shows_every_run) {
+  // A real TPU session: MaxText's loop on the simulated v6e-16 slice.
+  const auto exp = test::source_dir() + "/tests/fixtures/asap/v6e-16-hbm/experiment.yaml";
+  const auto tuned = test::run_program({test::bin_dir() + "/paratune", "tune", exp, "--trials",
+                                        "4", "--json", "--db", dir + "/tpu-pool"});
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  const auto report = nlohmann::json::parse(tuned.out);
+  const auto id = report["session"].get<std::string>();
+  ASSERT_EQ(report["trials"].size(), 4u) << tuned.out;
+
+  auto opened = message_pool::open(dir + "/tpu-pool");
+  ASSERT_TRUE(opened) << describe(opened.error());
+  dashboard_server server(std::shared_ptr<const message_pool>(std::move(*opened)));
+  ASSERT_TRUE(server.start());
+  const auto base = "http://127.0.0.1:" + std::to_string(server.port());
+
+  const auto index = dump_dom(base + "/");
+  EXPECT_EQ(count_of(index, "<tr class=\"session tpu\" data-session=\"" + id + "\">"), 1u)
+    << index;
+  EXPECT_EQ(count_of(index, "<td class=\"state\">finished</td>"), 1u) << index;
+
+  const auto dom = dump_dom(base + "/session/" + id);
+  std::set<int> rows;
+  static const std::regex row(R"re(<tr data-trial="(\d+)">)re");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), row); it != std::sregex_iterator();
+       ++it)
+    rows.insert(std::stoi((*it)[1]));
+  EXPECT_EQ(rows, (std::set<int>{1, 2, 3, 4})) << dom;
+  EXPECT_NE(dom.find("<dd id=\"state\">finished</dd>"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<dd id=\"done\">4/"), std::string::npos) << dom;
+  // The answer is the one tune printed: the same mesh and step time.
+  const auto& best = report["best"];
+  EXPECT_NE(dom.find("<b>Best mesh:</b> <code>" + best["mesh"].get<std::string>() + "</code>, "
+                     + fixed(best["step_time_ms"].get<double>(), 1) + " ms per step (trial "
+                     + std::to_string(best["trial"].get<int>()) + ")"),
+            std::string::npos)
+    << dom;
+  // A finished session's page has no script to run.
+  EXPECT_EQ(count_of(dom, "<script"), 0u) << dom;
 }
 
 } // namespace

@@ -148,6 +148,105 @@ TEST_F(dashboard_test, the_sessions_are_listed_newest_first_and_only_tuning_sess
   EXPECT_EQ(s["best"]["mfu"], 0.6747);
 }
 
+wire::tpu_trial_row tpu_run_row(int trial, const std::string& mesh, double step_ms,
+                                int64_t ended_ms) {
+  wire::tpu_trial_row r;
+  r.trial = trial;
+  r.mesh = mesh;
+  r.step_time_ms = step_ms;
+  r.pool = "v6e";
+  r.started_ms = 1'764'000'300'000 + trial;
+  r.ended_ms = ended_ms;
+  return r;
+}
+
+TEST_F(dashboard_test, a_tpu_session_has_its_row_its_page_and_its_json_while_it_runs) {
+  wire::tpu_session_opened job;
+  job.experiment_name = "<b>v6e-16</b>";
+  job.model = "llama3-8b";
+  job.hardware = "tpu-v6e 4x4";
+  job.budget = 4;
+  auto opened = wire::make_envelope("tpu-1", 0, job);
+  opened.ts_ms = 1'764'000'200'000; // between the two GPU sessions
+  ASSERT_TRUE(pool->append(opened));
+  test::put(*pool, "tpu-1", 0, tpu_run_row(1, "data=4,model=4", 812.5, 1'764'000'310'000));
+  auto failed = tpu_run_row(2, "data=16", 0, 1'764'000'320'000);
+  failed.error = "out of memory: RESOURCE_EXHAUSTED <hbm>";
+  test::put(*pool, "tpu-1", 0, failed);
+  test::put(*pool, "tpu-1", 0, tpu_run_row(3, "fsdp=16", 640.25, 1'764'000'330'000));
+  test::put(*pool, "tpu-1", 0, tpu_run_row(4, "fsdp=8,model=2", 0, 0)); // running
+  start();
+
+  const auto list = get_json("/api/sessions");
+  ASSERT_EQ(list["sessions"].size(), 2u);
+  ASSERT_EQ(list["tpu_sessions"].size(), 1u);
+  const auto& line = list["tpu_sessions"][0];
+  EXPECT_EQ(line["session"], "tpu-1");
+  EXPECT_EQ(line["job"], "<b>v6e-16</b>");
+  EXPECT_EQ(line["hardware"], "tpu-v6e 4x4");
+  EXPECT_EQ(line["state"], "running");
+  EXPECT_EQ(line["runs_done"], 4);
+  EXPECT_EQ(line["runs_budget"], 4);
+  EXPECT_EQ(line["best"]["trial"], 3);
+  EXPECT_EQ(line["best"]["mesh"], "fsdp=16");
+  EXPECT_EQ(line["best"]["step_time_ms"], 640.25);
+
+  const auto j = get_json("/api/sessions/tpu-1");
+  EXPECT_EQ(j["kind"], "tpu");
+  EXPECT_EQ(j["state"], "running");
+  ASSERT_EQ(j["trials"].size(), 4u);
+  EXPECT_EQ(j["trials"][1]["error"], "out of memory: RESOURCE_EXHAUSTED <hbm>");
+  EXPECT_EQ(j["trials"][3]["ended_ms"], 0);
+  EXPECT_EQ(j["best"]["trial"], 3);
+  EXPECT_NEAR(j["best"]["speedup"].get<double>(), 812.5 / 640.25, 1e-9);
+  EXPECT_EQ(j["job"]["budget"], 4);
+
+  auto cli = client();
+  auto index = cli.Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_EQ(index->status, 200);
+  EXPECT_NE(index->body.find("<table id=\"tpu-sessions\">"), std::string::npos);
+  EXPECT_NE(index->body.find("<a href=\"/session/tpu-1\">tpu-1</a>"), std::string::npos);
+  EXPECT_NE(index->body.find("&lt;b&gt;v6e-16&lt;/b&gt;"), std::string::npos);
+  EXPECT_EQ(index->body.find("<b>v6e-16</b>"), std::string::npos);
+
+  auto page = cli.Get("/session/tpu-1");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  const auto& html = page->body;
+  EXPECT_NE(html.find("<dd id=\"state\">running</dd>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<dd id=\"done\">4/4</dd>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<dd id=\"best\">640.2 ms per step, mesh fsdp=16 (trial 3)</dd>"),
+            std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"num\">running</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("failed: out of memory: RESOURCE_EXHAUSTED &lt;hbm&gt;"), std::string::npos);
+  // Running: its one script, with the page's nonce, loads it again.
+  EXPECT_NE(html.find("location.reload()"), std::string::npos);
+
+  // The GPU session's chart and panels are not a TPU session's.
+  auto chart = cli.Get("/api/sessions/tpu-1/mfu.svg");
+  ASSERT_TRUE(chart);
+  EXPECT_EQ(chart->status, 404);
+  EXPECT_EQ(chart->body, "session tpu-1 is a TPU session: it has no MFU chart\n");
+
+  // Once its end is stored, the page says so and stops reloading.
+  wire::tpu_session_end end;
+  end.state = session_state::finished;
+  for (const auto& t : j["trials"])
+    end.trials.push_back(tpu_run_row(t["trial"], t["mesh"], t["step_time_ms"], 1'764'000'340'000));
+  end.trials[1].error = failed.error;
+  end.trials[3].step_time_ms = 700;
+  end.best_trial = 3;
+  test::put(*pool, "tpu-1", 0, end);
+  const auto ended = get_json("/api/sessions/tpu-1");
+  EXPECT_EQ(ended["state"], "finished");
+  EXPECT_EQ(ended["trials"][3]["step_time_ms"], 700.0);
+  auto ended_page = cli.Get("/session/tpu-1");
+  ASSERT_TRUE(ended_page);
+  EXPECT_NE(ended_page->body.find("<dd id=\"state\">finished</dd>"), std::string::npos);
+  EXPECT_EQ(ended_page->body.find("location.reload()"), std::string::npos);
+}
+
 TEST_F(dashboard_test, the_list_is_cut_at_max_sessions) {
   dashboard_options options;
   options.max_sessions = 1;
@@ -226,7 +325,10 @@ TEST_F(dashboard_test, a_record_that_does_not_decode_is_a_500_with_a_short_messa
     auto res = cli.Get(path.c_str());
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 500) << path;
-    EXPECT_NE(res->body.find("session s-built: cannot decode trial_result"), std::string::npos)
+    // The ledger names the record: "session s-built: record 26 (trial_result): cannot decode
+    // trial_result: ...".
+    EXPECT_NE(res->body.find("session s-built: record "), std::string::npos) << res->body;
+    EXPECT_NE(res->body.find(" (trial_result): cannot decode trial_result"), std::string::npos)
       << res->body;
     EXPECT_LT(res->body.size(), 400u);
   }

@@ -201,6 +201,74 @@ TEST_F(ask_answers, a_follow_up_never_repeats_an_answer_verbatim) {
     << fresh.turn.answer;
 }
 
+wire::tpu_trial_row tpu_run(int trial, const std::string& mesh, double step_ms) {
+  wire::tpu_trial_row t;
+  t.trial = trial;
+  t.mesh = mesh;
+  t.step_time_ms = step_ms;
+  t.pool = "v6e";
+  t.started_ms = 1000 * trial;
+  t.ended_ms = 1000 * trial + 500;
+  return t;
+}
+
+// A TPU session's questions are answered from its runs: the fastest mesh,
+// one run, the failures; a question about the GPU search gets the overview.
+TEST(ask_tpu, answers_from_the_runs_of_a_tpu_session) {
+  records r;
+  wire::tpu_session_opened job;
+  job.experiment_name = "v6e-16-hbm";
+  job.model = "llama3-8b";
+  job.hardware = "tpu-v6e 4x4";
+  job.budget = 4;
+  r.add(0, job);
+  r.add(0, tpu_run(1, "data=4,model=4", 812.5));
+  auto oom = tpu_run(2, "data=16", 0);
+  oom.error = "out of memory: RESOURCE_EXHAUSTED";
+  r.add(0, oom);
+  auto fast = tpu_run(3, "fsdp=16", 650);
+  fast.bottleneck = "HBM-bound: weights gathered every layer";
+  fast.next = "model=2";
+  r.add(0, fast);
+  auto running = tpu_run(4, "fsdp=8,model=2", 0);
+  running.ended_ms = 0;
+  r.add(0, running);
+  auto lost = tpu_run(5, "data=2,fsdp=8", 0);
+  lost.error = "a host was lost (DEADLINE_EXCEEDED: Barrier timed out)";
+  r.add(0, lost);
+  auto again = tpu_run(6, "data=2,fsdp=8", 700);
+  again.retry_of = 5;
+  r.add(0, again);
+  const auto f = r.facts();
+  ASSERT_TRUE(f.is_tpu());
+  const auto ask = [&](const std::string& q) {
+    return answer_question(f, q, 0, {}, "", {}).turn.answer;
+  };
+  EXPECT_EQ(ask("which mesh is best?"),
+            "The fastest mesh is trial 3 (mesh fsdp=16) at 650.0 ms per step. That is x1.25 "
+            "over the first run, trial 1 (mesh data=4,model=4) at 812.5 ms per step.");
+  EXPECT_EQ(ask("what happened in trial 3?"),
+            "Trial 3 ran mesh fsdp=16 on pool v6e. It measured 650.0 ms per step. Its diagnosis: "
+            "HBM-bound: weights gathered every layer. What came next: model=2.");
+  EXPECT_EQ(ask("what failed?"),
+            "2 of 6 runs failed. Trial 2 (mesh data=16): out of memory: RESOURCE_EXHAUSTED. "
+            "Trial 5 (mesh data=2,fsdp=8): a host was lost (DEADLINE_EXCEEDED: Barrier timed "
+            "out).");
+  EXPECT_EQ(ask("why did trial 5 fail?"),
+            "Trial 5 ran mesh data=2,fsdp=8 on pool v6e. It failed: a host was lost "
+            "(DEADLINE_EXCEEDED: Barrier timed out). Trial 6 ran its mesh again and measured "
+            "700.0 ms per step.");
+  EXPECT_EQ(ask("what happened in trial 4?"),
+            "Trial 4 ran mesh fsdp=8,model=2 on pool v6e. It is still running.");
+  EXPECT_EQ(ask("trial 9?"), "The session has no trial 9: it has 6 runs.");
+  const auto overview = ask("why not mbs 4?");
+  EXPECT_EQ(overview.rfind("TPU session ask-answers (v6e-16-hbm, llama3-8b on tpu-v6e 4x4) is "
+                           "running: 6 runs of a budget of 4. The fastest mesh is trial 3",
+                           0),
+            0u)
+    << overview;
+}
+
 TEST(ask_follow_up, keeps_only_the_sentences_not_said_before) {
   wire::dialogue_turn before;
   before.turn = 2;

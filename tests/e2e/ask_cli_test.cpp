@@ -140,7 +140,7 @@ TEST_F(ask_cli, bad_input_is_refused_by_name_and_nothing_is_stored) {
   EXPECT_EQ(empty.err, "error: the question is empty\n");
   const auto unknown = paratune({"ask", "s-nope", "why?", "--db", dir + "/pool"});
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_EQ(unknown.err, "error: no GPU tuning session 's-nope' in the pool " + dir + "/pool\n");
+  EXPECT_EQ(unknown.err, "error: no tuning session 's-nope' in the pool " + dir + "/pool\n");
   const auto no_pool = paratune({"ask", session, "why?", "--db", dir + "/none"});
   EXPECT_EQ(no_pool.status, 2);
 }

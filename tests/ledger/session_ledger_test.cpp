@@ -215,6 +215,64 @@ TEST(SessionLedger, AnInterruptedRunIsNoLongerStarted) {
   EXPECT_TRUE(l.trial(1)->in_flight());
 }
 
+wire::tpu_trial_row tpu_row(int trial, const std::string& mesh, double step_ms, int64_t ended_ms,
+                            const std::string& error = "") {
+  wire::tpu_trial_row r;
+  r.trial = trial;
+  r.mesh = mesh;
+  r.step_time_ms = step_ms;
+  r.error = error;
+  r.started_ms = 1000 * trial;
+  r.ended_ms = ended_ms;
+  return r;
+}
+
+TEST(SessionLedger, ATpuSessionsProgressIsItsRunsSoFarThenItsEnd) {
+  wire::tpu_session_opened job;
+  job.experiment_name = "v6e-16";
+  job.budget = 4;
+  history_builder h;
+  h.add(0, job)
+    .add(0, tpu_row(1, "data=4,model=4", 0, 0))
+    .add(0, tpu_row(1, "data=4,model=4", 812.5, 5000))
+    .add(0, tpu_row(2, "data=16", 0, 6000, "out of memory"))
+    .add(0, tpu_row(3, "fsdp=16", 640.0, 9000))
+    .add(0, tpu_row(4, "fsdp=8,model=2", 0, 0));
+  session_ledger l;
+  l.apply(h.records);
+  auto p = l.tpu_progress();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->state, session_state::running);
+  ASSERT_EQ(p->trials.size(), 4u);
+  EXPECT_EQ(p->trials[0].step_time_ms, 812.5); // the run's last row stands
+  EXPECT_EQ(p->trials[3].ended_ms, 0);         // still running
+  EXPECT_EQ(p->best_trial, 3);
+  EXPECT_TRUE(p->text.empty());
+
+  // The end record stands for the rows, with its own best and words.
+  wire::tpu_session_end end;
+  end.state = session_state::cancelled;
+  end.trials = p->trials;
+  end.trials[3] = tpu_row(4, "fsdp=8,model=2", 700.0, 9500);
+  end.trials[3].stopped = "cancelled by a client";
+  end.best_trial = 3;
+  end.text = "cancelled by a client";
+  h.add(0, end);
+  l.apply(h.records.back());
+  p = l.tpu_progress();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->state, session_state::cancelled);
+  EXPECT_EQ(p->trials[3].step_time_ms, 700.0);
+  EXPECT_EQ(p->trials[3].stopped, "cancelled by a client");
+  EXPECT_EQ(p->best_trial, 3);
+  EXPECT_EQ(p->text, "cancelled by a client");
+
+  // A GPU session has none.
+  session_ledger gpu;
+  gpu.apply(three_trials().records);
+  EXPECT_FALSE(gpu.tpu_progress());
+}
+
 TEST(SessionLedger, ARecordThatDoesNotDecodeIsNamedAndSkipped) {
   auto h = three_trials();
   h.records[6].body = "\xc1"; // the trial 1 result: a msgpack byte that is never valid

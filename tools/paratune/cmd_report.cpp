@@ -108,7 +108,8 @@ std::optional<std::vector<wire::envelope>> records_of(const report_options& o, i
   return read_session(*pool, o.id);
 }
 
-/// A TPU session's report, from its last record (tpu_session_end). Its
+/// A TPU session's report, as its ledger holds it: its end, or its runs so
+/// far while it runs. Its
 /// records hold no secret: the simulator's environment never had one.
 int emit_tpu(const report_options& o, const wire::tpu_session_end& end) {
   const secret_redactor hide(values_in_this_process(always_secret_env()));
@@ -130,7 +131,7 @@ int run_report(const report_options& o) {
   const auto history = records_of(o, status);
   if (!history)
     return status;
-  if (const auto tpu = tpu_end_of(*history))
+  if (const auto tpu = tpu_progress_of(*history))
     return emit_tpu(o, *tpu);
   const auto r = report_of(o.id, *history);
   if (history->empty() || r.summary.job.job_name.empty())

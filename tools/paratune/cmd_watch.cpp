@@ -172,7 +172,7 @@ int run_watch(const watch_options& o) {
     news.wait(std::chrono::seconds(1));
   }
   if (view.ledger.tpu_job()) {
-    const auto end = tpu_end_of(view.records);
+    const auto end = view.ledger.tpu_progress();
     const auto report = end ? tpu_report_json(o.session, *end) : nlohmann::json::object();
     if (o.json)
       watch_view::print_line({{"event", "end"}, {"state", to_string(view.end()->state)},
