@@ -45,6 +45,7 @@ struct tpu_run_in_flight {
   tpu_trial trial;
   stage at = stage::running;
   bool simulated = true;          ///< on a simulated pool: paratune-tpu-sim's own argv
+  bool on_slurm = false;          ///< a batch job: left running when a daemon stops
   std::string key;                ///< "<id>.t<n>": its process's key and its records' session
   std::string dir;                ///< its folder: base_output_directory/t<n>
   std::string base;               ///< MaxText's base_output_directory
@@ -249,7 +250,12 @@ tpu_session_state::tpu_session_state(caf::event_based_actor* self) : agent_state
   });
 }
 
-tpu_session_state::~tpu_session_state() = default;
+tpu_session_state::~tpu_session_state() {
+  // The daemon stopped with runs in flight (finish and fail leave none).
+  for (auto& [index, run] : running_)
+    if (run->process && run->on_slurm && opts.keep_jobs)
+      run->process->detach(); // the next daemon attaches to it
+}
 
 void tpu_session_state::open(tpu_session_options options, caf::actor l) {
   opts = std::move(options);
@@ -302,6 +308,12 @@ std::vector<int> tpu_session_state::take_stored_runs(const std::vector<wire::env
     started_ = std::max(started_, index);
     tried_.push_back(t.mesh);
     if (r.ended_ms == 0) {
+      // A batch job outlives the daemon that submitted it: follow it again.
+      const auto* stored = ledger.trial(index);
+      if (stored && stored->job && stored->job->slurm_job_id > 0 && slurm_pool_named(t.pool)) {
+        to_attach_.push_back({t, *stored->job});
+        continue;
+      }
       // It ran when the daemon stopped: its trainer went with it.
       t.error = "interrupted: the daemon stopped while it ran";
       t.ended_ms = tpu_wall_ms();
@@ -334,6 +346,7 @@ void tpu_session_state::recover_diagnoses(std::vector<int> diagnosed, size_t i) 
       planned_ = planned_mesh_steps(opts.experiment, std::size_t(opts.budget),
                                     combine_calibrations(fits_));
     spdlog::info("tpu session {}: resumed after {} runs", opts.id, started_);
+    attach_runs();
     return fill();
   }
   const auto index = diagnosed[i];
@@ -454,22 +467,31 @@ std::vector<std::string> tpu_session_state::maxtext_overrides(const tpu_run_in_f
   return args;
 }
 
+tpu_run_in_flight& tpu_session_state::enter_run(const tpu_trial& trial,
+                                                const wire::pool_wire& pool) {
+  auto run = std::make_unique<tpu_run_in_flight>();
+  run->trial = trial;
+  run->key = opts.id + ".t" + std::to_string(trial.index);
+  run->simulated = pool.kind == pool_kind::simulated;
+  run->on_slurm = pool.kind == pool_kind::slurm;
+  run->base = pool.workdir.empty() ? opts.runs_dir : pool.workdir + "/" + opts.id;
+  run->dir = run->base + "/t" + std::to_string(trial.index);
+  auto& r = *run;
+  running_[trial.index] = std::move(run);
+  return r;
+}
+
 void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
                                   const std::string& avoid_pool) {
   const auto where = place_trial(tpu_pool_loads(pools_, running_), avoid_pool);
   const auto& pool = pools_[*where];
-  auto run = std::make_unique<tpu_run_in_flight>();
-  run->trial.index = ++started_;
-  run->trial.mesh = mesh;
-  run->trial.pool = pool.name;
-  run->trial.retry_of = retry_of;
-  run->trial.started_ms = tpu_wall_ms();
-  run->key = opts.id + ".t" + std::to_string(run->trial.index);
-  run->simulated = pool.kind == pool_kind::simulated;
-  run->base = pool.workdir.empty() ? opts.runs_dir : pool.workdir + "/" + opts.id;
-  run->dir = run->base + "/t" + std::to_string(run->trial.index);
-  auto& r = *run;
-  running_[r.trial.index] = std::move(run);
+  tpu_trial trial;
+  trial.index = ++started_;
+  trial.mesh = mesh;
+  trial.pool = pool.name;
+  trial.retry_of = retry_of;
+  trial.started_ms = tpu_wall_ms();
+  auto& r = enter_run(trial, pool);
   store_row(r.trial); // a daemon that restarts knows it ran
   try {
     launch(r, pool);
@@ -480,6 +502,38 @@ void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
     fail("cannot start trial " + std::to_string(r.trial.index) + " on pool '" + pool.name
          + "': " + e.what());
   }
+}
+
+void tpu_session_state::attach_runs() {
+  for (auto& [trial, job] : std::exchange(to_attach_, {})) {
+    const auto* pool = slurm_pool_named(trial.pool);
+    auto& run = enter_run(trial, *pool);
+    arm_stopper(run);
+    auto [on_line, on_exit] = output_handlers(run.key);
+    try {
+      run.process = slurm_job_watch::attach(slurm_client_for(*pool), slurm_job_id(job.slurm_job_id),
+                                            job.output_path, std::move(on_line),
+                                            std::move(on_exit));
+    } catch (const std::exception& e) {
+      // Its job cannot be followed: as a run the daemon's stop ended.
+      spdlog::warn("tpu session {}: cannot attach to Slurm job {} of trial {}: {}", opts.id,
+                   job.slurm_job_id, trial.index, e.what());
+      run.trial.error = "interrupted: the daemon stopped while it ran";
+      retries_.push_back({trial.mesh, trial.index, trial.pool});
+      conclude(trial.index, {});
+      continue;
+    }
+    spdlog::info("tpu session {}: trial {} follows Slurm job {} again", opts.id, trial.index,
+                 job.slurm_job_id);
+    arm_timer(run);
+  }
+}
+
+const wire::pool_wire* tpu_session_state::slurm_pool_named(const std::string& name) const {
+  for (const auto& p : pools_)
+    if (p.name == name && p.kind == pool_kind::slurm)
+      return &p;
+  return nullptr;
 }
 
 void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& pool) {
@@ -498,33 +552,60 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
     v.workdir = run.dir;
     argv = launch_template::parse(pool.launch).render(v);
   }
-  if (opts.early_stop) {
-    const incumbent_rate best{0, best_ >= 0 ? trials[best_].step_ms : 0};
-    run.stopper.emplace(*opts.early_stop, best);
-    run.log.on_step = [this, &run](const maxtext_step& s) {
-      if (!run.stopper || !run.trial.stopped.empty() || !s.seconds || s.rampup
-          || s.profiler_boundary)
-        return;
-      const iteration_sample sample{s.step, *s.seconds * 1000, s.tflops_per_device.value_or(0)};
-      if (const auto d = run.stopper->on_iteration(sample); d.reason
-                                                           == stop_reason::cannot_beat_incumbent)
-        end_early(run, d.text);
-    };
-  }
+  arm_stopper(run);
   auto env = tpu_run_environment(pool);
   if (pool.kind == pool_kind::slurm) {
     make_slurm_job_dir(pool, run.dir);
     auto [on_line, on_exit] = output_handlers(run.key);
+    // The job's id reaches the pool once Slurm accepts it: a daemon that
+    // restarts follows that job instead of running the mesh again.
+    auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+    auto submitted = [weak, key = run.key](slurm_job_id id, const std::string& output_file) {
+      if (auto me = caf::actor_cast<caf::actor>(weak))
+        caf::anon_send(me, submitted_atom_v, key, int64_t(id), output_file);
+    };
     run.process = std::make_unique<slurm_job_watch>(
       slurm_client_for(pool),
       slurm_request_in(pool, "paratune-" + opts.id + "-t" + std::to_string(run.trial.index),
                        run.dir, argv, std::move(env)),
-      std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500));
+      std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500), submitted);
   } else {
     std::filesystem::create_directories(run.dir);
     run.process = launch_child(argv, run.key, std::move(env));
   }
   arm_timer(run);
+}
+
+void tpu_session_state::arm_stopper(tpu_run_in_flight& run) {
+  if (!opts.early_stop)
+    return;
+  const incumbent_rate best{0, best_ >= 0 ? trials[best_].step_ms : 0};
+  run.stopper.emplace(*opts.early_stop, best);
+  run.log.on_step = [this, &run](const maxtext_step& s) {
+    if (!run.stopper || !run.trial.stopped.empty() || !s.seconds || s.rampup
+        || s.profiler_boundary)
+      return;
+    const iteration_sample sample{s.step, *s.seconds * 1000, s.tflops_per_device.value_or(0)};
+    if (const auto d = run.stopper->on_iteration(sample); d.reason
+                                                         == stop_reason::cannot_beat_incumbent)
+      end_early(run, d.text);
+  };
+}
+
+void tpu_session_state::on_submitted(const std::string& key, int64_t job_id,
+                                     const std::string& output_file) {
+  const auto* run = find(key);
+  if (!run || ending)
+    return;
+  wire::trial_job job;
+  job.trial = run->trial.index;
+  job.slurm_job_id = job_id;
+  job.output_path = output_file;
+  store(wire::make_envelope(opts.id, job.trial, job), [](uint64_t) {},
+        [this, index = job.trial](const caf::error& err) {
+          fail("cannot store the Slurm job of trial " + std::to_string(index) + ": "
+               + describe(err));
+        });
 }
 
 void tpu_session_state::end_early(tpu_run_in_flight& run, const std::string& why) {
@@ -811,6 +892,9 @@ caf::behavior tpu_session(caf::stateful_actor<tpu_session_state>* self, agent_de
       self->state.on_line(key, line);
     },
     [=](exited_atom, const std::string& key, int code) { self->state.on_exit(key, code); },
+    [=](submitted_atom, const std::string& key, int64_t job_id, const std::string& output) {
+      self->state.on_submitted(key, job_id, output);
+    },
     [=](tick_atom, int token) { self->state.on_timeout(token); },
     [=](cancel_atom, const std::string& why) { self->state.cancel(why); },
     [=](agent_down_atom, const std::string& agent, const std::string& reason) {

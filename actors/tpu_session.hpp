@@ -67,6 +67,10 @@ struct tpu_session_options {
   /// restarted): its ended runs count, a run that never ended is recorded
   /// as interrupted and run again, and the loop goes on from there.
   bool resume = false;
+  /// A daemon's session: when the daemon stops (SIGTERM), a run on a Slurm
+  /// pool goes on as a batch job, and the next daemon attaches to it (its
+  /// trial_job record names the job). Otherwise (tune) the job is cancelled.
+  bool keep_jobs = false;
 };
 
 /// Takes what an experiment file says about tuning it (its pools, steps,
@@ -136,6 +140,9 @@ struct tpu_session_state : agent_state {
   void cancel(const std::string& why);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
+  /// Slurm accepted the batch job of the run `key`: its trial_job record
+  /// (job id, output file) is stored, for a daemon that restarts to attach.
+  void on_submitted(const std::string& key, int64_t job_id, const std::string& output_file);
   /// Reads the diagnosing runs' records from the pool: what the bus lost.
   void replay();
   /// A step's timer went off; `token` tells which step of which run armed it.
@@ -157,7 +164,16 @@ private:
   /// The next mesh not yet run, or none.
   std::optional<mesh_step> next_mesh() const;
   void start_run(const tpu_mesh& mesh, int retry_of, const std::string& avoid_pool);
+  /// A run of `trial` on `pool`, entered as running; not launched yet.
+  tpu_run_in_flight& enter_run(const tpu_trial& trial, const wire::pool_wire& pool);
   void launch(tpu_run_in_flight& run, const wire::pool_wire& pool);
+  /// The early stopper of a run, when the session has one.
+  void arm_stopper(tpu_run_in_flight& run);
+  /// Follows again the Slurm jobs a stopped daemon left running (to_attach_);
+  /// a job that cannot be followed makes its run interrupted and run again.
+  void attach_runs();
+  /// The Slurm pool named `name`, or null (gone from the pools, or not Slurm).
+  const wire::pool_wire* slurm_pool_named(const std::string& name) const;
   std::vector<std::string> maxtext_overrides(const tpu_run_in_flight& run) const;
   void arm_timer(tpu_run_in_flight& run);
   /// How long the run's current step may take: the step timeout, and the
@@ -197,6 +213,8 @@ private:
   };
 
   std::map<int, run_ptr> running_;         ///< by trial index
+  /// Stored runs that never ended whose Slurm job may still run (resume).
+  std::vector<std::pair<tpu_trial, wire::trial_job>> to_attach_;
   std::deque<retry> retries_;
   bool filling_ = false;                   ///< fill() is on the stack
   int started_ = 0;                        ///< runs started (the last index)

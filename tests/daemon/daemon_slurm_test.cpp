@@ -1,9 +1,12 @@
 // A daemon's Slurm trials outlive it: killed with SIGKILL or stopped with
 // SIGTERM while a batch job runs, the next daemon attaches to the same job,
 // follows its output file from the first line and records its result. No
-// job is submitted twice. Skipped when no local Slurm runs (CI starts one).
+// job is submitted twice. A TPU session's run on a Slurm pool is followed
+// again the same way. Skipped when no local Slurm runs (CI starts one).
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -53,6 +56,23 @@ std::string squeue_state(int64_t job) {
     .out;
 }
 
+/// Submits `yaml` to a daemon on `state`, waits until trial 1's batch job is
+/// recorded, and kills the daemon with SIGKILL; the session's id in `id`.
+/// Returns that job's id (0: never recorded).
+int64_t submit_then_kill9(const std::string& state, const std::string& yaml, std::string& id) {
+  test::daemon_process d{state};
+  EXPECT_TRUE(d.up()) << d.output();
+  auto r = test::request_of(control_op::submit);
+  r.job_yaml = yaml;
+  const auto submitted = d.call(r);
+  EXPECT_TRUE(submitted.ok) << submitted.error;
+  id = submitted.session;
+  const auto job = wait_for_job(d, id, 1);
+  EXPECT_GT(job, 0) << d.output();
+  d.kill9();
+  return job;
+}
+
 TEST(daemon_slurm, jobs_outlive_a_killed_and_a_stopped_daemon_and_are_attached_again) {
   if (!test::use_local_slurm())
     GTEST_SKIP() << test::no_local_slurm;
@@ -60,18 +80,8 @@ TEST(daemon_slurm, jobs_outlive_a_killed_and_a_stopped_daemon_and_are_attached_a
   const auto state = dir + "/state";
   std::string id;
   int64_t job1 = 0, job2 = 0;
-  {
-    test::daemon_process d{state};
-    ASSERT_TRUE(d.up()) << d.output();
-    auto r = test::request_of(control_op::submit);
-    r.job_yaml = slurm_job_text();
-    const auto submitted = d.call(r);
-    ASSERT_TRUE(submitted.ok) << submitted.error;
-    id = submitted.session;
-    job1 = wait_for_job(d, id, 1);
-    ASSERT_GT(job1, 0) << d.output();
-    d.kill9();
-  }
+  job1 = submit_then_kill9(state, slurm_job_text(), id);
+  ASSERT_GT(job1, 0);
   // The job runs on without the daemon that submitted it.
   EXPECT_NE(squeue_state(job1), "");
   {
@@ -118,6 +128,64 @@ TEST(daemon_slurm, jobs_outlive_a_killed_and_a_stopped_daemon_and_are_attached_a
   EXPECT_TRUE(interrupted.empty());
   EXPECT_EQ(squeue_state(job1), "");
   EXPECT_EQ(squeue_state(job2), "");
+  std::filesystem::remove_all(dir);
+}
+
+/// ASAP's v6e-16 experiment on a Slurm pool: paratune-tpu-sim's trainer as
+/// the batch job's command, each run long enough to kill the daemon in it.
+std::string tpu_slurm_experiment_text() {
+  const auto exp = test::source_dir() + "/tests/fixtures/asap/v6e-16-hbm/experiment.yaml";
+  std::ifstream in(exp);
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  return text + "trials: 2\nsteps: 8\n"
+         "pools:\n"
+         "  - {name: v6e, kind: slurm, partition: a100, via: sbatch, capacity: 1,\n"
+         "     launch: [\"" + test::bin_dir() + "/paratune-tpu-sim\", train, --time-scale,\n"
+         "              \"0.3\", \"" + exp + "\", \"{maxtext_args}\"]}\n";
+}
+
+TEST(daemon_slurm, a_tpu_run_on_slurm_outlives_a_killed_daemon_and_is_followed_again) {
+  if (!test::use_local_slurm())
+    GTEST_SKIP() << test::no_local_slurm;
+  const auto dir = test::make_temp_dir("daemon-slurm-tpu");
+  const auto state = dir + "/state";
+  std::string id;
+  const int64_t job1 = submit_then_kill9(state, tpu_slurm_experiment_text(), id);
+  ASSERT_GT(job1, 0);
+  // The run trains on without the daemon that submitted it.
+  EXPECT_NE(squeue_state(job1), "");
+  test::daemon_process d{state};
+  ASSERT_TRUE(d.up()) << d.output();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<wire::envelope> h;
+  std::optional<wire::tpu_session_end> end;
+  while (!end && std::chrono::steady_clock::now() < deadline) {
+    h = history(d, id);
+    for (const auto& e : h)
+      if (e.type == wire::type_name<wire::tpu_session_end>())
+        end = wire::body_of<wire::tpu_session_end>(e);
+    if (!end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(end) << d.output();
+  EXPECT_EQ(end->state, session_state::finished) << end->text;
+  std::map<int, int> jobs_recorded;
+  for (const auto& e : h)
+    if (e.type == "trial_job")
+      ++jobs_recorded[e.trial];
+  // One batch job per run, each submitted once; trial 1's was followed to
+  // its end by the second daemon: measured, never interrupted or run again.
+  EXPECT_EQ(jobs_recorded, (std::map<int, int>{{1, 1}, {2, 1}}));
+  ASSERT_EQ(end->trials.size(), 2u);
+  for (const auto& t : end->trials) {
+    SCOPED_TRACE("trial " + std::to_string(t.trial));
+    EXPECT_EQ(t.error, "");
+    EXPECT_EQ(t.retry_of, 0);
+    EXPECT_GT(t.step_time_ms, 0);
+    EXPECT_EQ(t.pool, "v6e");
+  }
+  EXPECT_FALSE(end->trials[0].bottleneck.empty()); // diagnosed from its profile
+  EXPECT_EQ(squeue_state(job1), "");
   std::filesystem::remove_all(dir);
 }
 
