@@ -9,7 +9,8 @@
 
 namespace paratune {
 
-agent_state::agent_state(caf::event_based_actor* self) : self(self) {
+template <class Handle>
+basic_agent_state<Handle>::basic_agent_state(pointer self) : self(self) {
   // An exception that escaped every handler ends the actor with its text as
   // the exit reason: monitors see why, nothing dies silently.
   self->set_exception_handler([self](std::exception_ptr& ptr) -> caf::error {
@@ -25,11 +26,13 @@ agent_state::agent_state(caf::event_based_actor* self) : self(self) {
   });
 }
 
-void agent_state::start(agent_deps d) {
+template <class Handle>
+void basic_agent_state<Handle>::start(agent_deps d) {
   deps = std::move(d);
 }
 
-void agent_state::dispatch(const std::string& topic, const std::string& payload) {
+template <class Handle>
+void basic_agent_state<Handle>::dispatch(const std::string& topic, const std::string& payload) {
   wire::envelope e;
   try {
     e = wire::decode_envelope(payload);
@@ -49,12 +52,14 @@ void agent_state::dispatch(const std::string& topic, const std::string& payload)
   dispatch(e);
 }
 
-void agent_state::on_record(const wire::envelope& e) {
+template <class Handle>
+void basic_agent_state<Handle>::on_record(const wire::envelope& e) {
   if (auto ledger = ledgers->find(e.session))
     ledger->follow(e);
 }
 
-void agent_state::forget_if_ended(const wire::envelope& e) {
+template <class Handle>
+void basic_agent_state<Handle>::forget_if_ended(const wire::envelope& e) {
   // An ended session's ledger is of no more use to this agent.
   if (e.type == wire::type_name<wire::session_status>())
     guarded(e.session, [&] {
@@ -63,7 +68,8 @@ void agent_state::forget_if_ended(const wire::envelope& e) {
     });
 }
 
-void agent_state::dispatch(const wire::envelope& e) {
+template <class Handle>
+void basic_agent_state<Handle>::dispatch(const wire::envelope& e) {
   if (!wants(e))
     return;
   auto it = handlers_.find(e.type);
@@ -72,7 +78,9 @@ void agent_state::dispatch(const wire::envelope& e) {
   forget_if_ended(e);
 }
 
-void agent_state::guarded(const std::string& session, const std::function<void()>& body) {
+template <class Handle>
+void basic_agent_state<Handle>::guarded(const std::string& session,
+                                        const std::function<void()>& body) {
   try {
     body();
   } catch (const std::exception& err) {
@@ -81,7 +89,8 @@ void agent_state::guarded(const std::string& session, const std::function<void()
   }
 }
 
-void agent_state::store(wire::envelope e, std::function<void(uint64_t)> then,
+template <class Handle>
+void basic_agent_state<Handle>::store(wire::envelope e, std::function<void(uint64_t)> then,
                         failure_handler failed) {
   self->request(deps.pool, caf::infinite, append_atom_v, e)
     .then(
@@ -97,7 +106,8 @@ void agent_state::store(wire::envelope e, std::function<void(uint64_t)> then,
       });
 }
 
-void agent_state::store_and_publish(const std::string& topic, wire::envelope e,
+template <class Handle>
+void basic_agent_state<Handle>::store_and_publish(const std::string& topic, wire::envelope e,
                                     std::function<void(uint64_t)> then, failure_handler failed) {
   store(
     e,
@@ -110,29 +120,31 @@ void agent_state::store_and_publish(const std::string& topic, wire::envelope e,
     std::move(failed));
 }
 
-void agent_state::publish_only(const std::string& topic, const wire::envelope& e) {
+template <class Handle>
+void basic_agent_state<Handle>::publish_only(const std::string& topic, const wire::envelope& e) {
   self->send(deps.egress, publish_atom_v, topic, wire::pack(e));
 }
 
-agent_state::output_callbacks agent_state::output_handlers(const std::string& key) {
-  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+output_callbacks output_handlers(const child_output_actor& me, const std::string& key) {
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(me);
   auto forward = [weak](auto... xs) {
-    if (auto me = caf::actor_cast<caf::actor>(weak))
-      caf::anon_send(me, xs...);
+    if (auto strong = caf::actor_cast<child_output_actor>(weak))
+      caf::anon_send(strong, xs...);
   };
   return {[=](const std::string& line) { forward(line_atom_v, key, line); },
           [=](int code) { forward(exited_atom_v, key, code); }};
 }
 
-std::unique_ptr<child_process> agent_state::launch_child(std::vector<std::string> argv,
-                                                         const std::string& key,
-                                                         std::optional<process_env> env) {
-  auto [on_line, on_exit] = output_handlers(key);
+std::unique_ptr<child_process> launch_child(const child_output_actor& me,
+                                            std::vector<std::string> argv, const std::string& key,
+                                            std::optional<process_env> env) {
+  auto [on_line, on_exit] = output_handlers(me, key);
   return std::make_unique<child_process>(std::move(argv), std::move(on_line), std::move(on_exit),
                                          std::move(env));
 }
 
-void agent_state::with_history(const std::string& session, history_handler then,
+template <class Handle>
+void basic_agent_state<Handle>::with_history(const std::string& session, history_handler then,
                                failure_handler failed, uint64_t after_seq) {
   self->request(deps.pool, caf::infinite, history_atom_v, session, after_seq)
     .then(
@@ -146,7 +158,8 @@ void agent_state::with_history(const std::string& session, history_handler then,
       });
 }
 
-void agent_state::with_ledger(const std::string& session, ledger_handler then,
+template <class Handle>
+void basic_agent_state<Handle>::with_ledger(const std::string& session, ledger_handler then,
                               failure_handler failed) {
   auto ledger = ledgers->of(session);
   with_history(
@@ -160,19 +173,28 @@ void agent_state::with_ledger(const std::string& session, ledger_handler then,
     std::move(failed), ledger->last_seq());
 }
 
-void agent_state::with_current_ledger(const std::string& session, uint64_t seq,
+template <class Handle>
+void basic_agent_state<Handle>::with_current_ledger(const std::string& session, uint64_t seq,
                                       ledger_handler then, failure_handler failed) {
   if (auto ledger = ledgers->find(session); ledger && ledger->holds(seq))
     return guarded(session, [&] { then(*ledger); });
   with_ledger(session, std::move(then), std::move(failed));
 }
 
-void agent_state::with_job(const std::string& session, job_handler then,
+template <class Handle>
+void basic_agent_state<Handle>::with_job(const std::string& session, job_handler then,
                            failure_handler failed) {
   if (const auto* job = ledgers->of(session)->job())
     return then(job);
   with_ledger(
     session, [then](const session_ledger& ledger) { then(ledger.job()); }, std::move(failed));
 }
+
+template class basic_agent_state<bus_agent_actor>;
+template class basic_agent_state<analysis_worker_actor>;
+template class basic_agent_state<validator_actor>;
+template class basic_agent_state<telemetry_agent_actor>;
+template class basic_agent_state<tuning_session_actor>;
+template class basic_agent_state<tpu_session_actor>;
 
 } // namespace paratune

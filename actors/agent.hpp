@@ -2,13 +2,19 @@
 
 // What every agent is made of, in the style of zeek/broker's master_state:
 // a state struct that holds the agent's logic as methods, derived from
-// agent_state, and a thin behavior that hands bus messages to dispatch().
+// basic_agent_state, and a thin behavior that hands bus messages to dispatch().
 //
-//   struct analyst_state : agent_state {
-//     explicit analyst_state(caf::event_based_actor* self) : agent_state(self) {
+//   struct analyst_state : basic_agent_state<bottleneck_analyst_actor> {
+//     explicit analyst_state(bottleneck_analyst_actor::pointer self) : basic_agent_state(self) {
 //       on<wire::analysis_request>([this](const wire::envelope& e, wire::analysis_request r) {...});
 //     }
 //   };
+//
+// The state is a template over the agent's typed interface
+// (actors/agent_interfaces.hpp): `self` is the typed actor, so what the
+// state sends itself is checked against what its behavior handles. The
+// member functions live in agent.cpp, instantiated there for each agent
+// interface.
 //
 // dispatch() decodes, checks the type, decodes the body and calls the
 // handler inside a try: a message that does not decode is counted and
@@ -26,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include <caf/behavior.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/agent_interfaces.hpp"
 #include "actors/interfaces.hpp"
 #include "adapters/process/process_environment.hpp"
 #include "ledger/ledger_book.hpp"
@@ -46,15 +52,39 @@ struct agent_deps {
   egress_actor egress;
 };
 
-class agent_state {
+/// The callbacks a foreign thread (a child's reader, a Slurm job's
+/// watcher) calls with a trial's lines and its end: they reach `me` as
+/// (line_atom, key, line) and (exited_atom, key, status) while it lives.
+struct output_callbacks {
+  std::function<void(const std::string&)> on_line;
+  std::function<void(int)> on_exit;
+};
+output_callbacks output_handlers(const child_output_actor& me, const std::string& key);
+
+/// Starts `argv` as a child process (fork and exec, no shell) whose lines
+/// and exit status come to `me` as (line_atom, key, line) and (exited_atom,
+/// key, status), while it lives: the child's reader thread is a foreign
+/// thread. Throws what child_process throws.
+std::unique_ptr<child_process> launch_child(const child_output_actor& me,
+                                            std::vector<std::string> argv,
+                                            const std::string& key,
+                                            std::optional<process_env> env = std::nullopt);
+
+/// The state every agent derives from, over its typed interface `Handle`
+/// (actors/agent_interfaces.hpp).
+template <class Handle>
+class basic_agent_state {
 public:
+  /// The agent's interface, and the typed actor its state belongs to.
+  using handle_type = Handle;
+  using pointer = typename Handle::pointer;
   using history_handler = std::function<void(std::vector<wire::envelope>)>;
   using failure_handler = std::function<void(const caf::error&)>;
   using ledger_handler = std::function<void(const session_ledger&)>;
   using job_handler = std::function<void(const wire::session_opened*)>;
 
-  explicit agent_state(caf::event_based_actor* self);
-  virtual ~agent_state() = default;
+  explicit basic_agent_state(pointer self);
+  virtual ~basic_agent_state() = default;
 
   /// Connects the state to the pool and the bus; the behavior calls it first.
   void start(agent_deps deps);
@@ -99,23 +129,6 @@ public:
   /// Publishes without storing (telemetry: high volume, summarised later).
   void publish_only(const std::string& topic, const wire::envelope& e);
 
-  /// Starts `argv` as a child process (fork and exec, no shell) whose lines
-  /// and exit status come to this actor as (line_atom, key, line) and
-  /// (exited_atom, key, status), while the actor lives: the child's reader
-  /// thread is a foreign thread. Throws what child_process throws.
-  std::unique_ptr<child_process> launch_child(std::vector<std::string> argv,
-                                              const std::string& key,
-                                              std::optional<process_env> env = std::nullopt);
-
-  /// The callbacks a foreign thread (a child's reader, a Slurm job's
-  /// watcher) calls with a trial's lines and its end: they reach this actor
-  /// as (line_atom, key, line) and (exited_atom, key, status) while it lives.
-  struct output_callbacks {
-    std::function<void(const std::string&)> on_line;
-    std::function<void(int)> on_exit;
-  };
-  output_callbacks output_handlers(const std::string& key);
-
   /// Reads a session's records from the pool (those after `after_seq`
   /// only, when given), then calls `then`. A read the pool refuses goes to
   /// `failed`, or is logged when there is none. An exception from `then` is
@@ -143,7 +156,7 @@ public:
   /// Messages that did not decode or whose handler threw.
   uint64_t dropped() const { return dropped_; }
 
-  caf::event_based_actor* self;
+  pointer self;
   agent_deps deps;
   /// The sessions' ledgers this agent keeps (shared by an agent's workers).
   std::shared_ptr<ledger_book> ledgers = std::make_shared<ledger_book>(ledger_book_capacity);
@@ -159,11 +172,15 @@ private:
   uint64_t dropped_ = 0;
 };
 
+/// The state of an agent that reacts to the bus alone.
+using agent_state = basic_agent_state<bus_agent_actor>;
+
 /// The behavior of an agent that reacts to the bus alone: `deps` go to its
 /// state, every bus message to dispatch(). Agents with messages of their
 /// own (the validator, the sessions) write the same first handler.
 template <class State>
-caf::behavior bus_agent(caf::stateful_actor<State>* self, agent_deps deps) {
+bus_agent_actor::behavior_type bus_agent(bus_agent_actor::stateful_pointer<State> self,
+                                         agent_deps deps) {
   self->state.start(std::move(deps));
   return {
     [self](bus_atom, const std::string& topic, const std::string& payload) {
@@ -171,6 +188,14 @@ caf::behavior bus_agent(caf::stateful_actor<State>* self, agent_deps deps) {
     },
   };
 }
+
+// Instantiated in agent.cpp, once per agent interface.
+extern template class basic_agent_state<bus_agent_actor>;
+extern template class basic_agent_state<analysis_worker_actor>;
+extern template class basic_agent_state<validator_actor>;
+extern template class basic_agent_state<telemetry_agent_actor>;
+extern template class basic_agent_state<tuning_session_actor>;
+extern template class basic_agent_state<tpu_session_actor>;
 
 /// The first record of type T in a history, or nullptr.
 template <class T>

@@ -65,7 +65,7 @@ analyzer_answer diagnose(const wire::diagnose_request& req) {
 
 } // namespace
 
-analyzer_state::analyzer_state(caf::event_based_actor* self) : agent_state(self) {
+analyzer_state::analyzer_state(analyzer_actor::pointer self) : basic_agent_state(self) {
   on<wire::diagnose_request>([this](const wire::envelope& e, const wire::diagnose_request& req) {
     auto a = diagnose(req);
     if (!a.diagnosis.error.empty())
@@ -77,7 +77,8 @@ analyzer_state::analyzer_state(caf::event_based_actor* self) : agent_state(self)
   });
 }
 
-caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps) {
+analyzer_actor::behavior_type
+analyzer(analyzer_actor::stateful_pointer<analyzer_state> self, agent_deps deps) {
   return bus_agent(self, std::move(deps));
 }
 

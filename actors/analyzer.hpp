@@ -13,12 +13,13 @@ namespace paratune {
 /// "diagnosis.<session>". A request it cannot serve (bad experiment,
 /// unreadable profiles) still gets a diagnosis, with `error` saying why.
 /// Reading profiles blocks: spawn it detached.
-struct analyzer_state : agent_state {
-  explicit analyzer_state(caf::event_based_actor* self);
+struct analyzer_state : basic_agent_state<analyzer_actor> {
+  explicit analyzer_state(analyzer_actor::pointer self);
 
   static inline const char* name = "analyzer";
 };
 
-caf::behavior analyzer(caf::stateful_actor<analyzer_state>* self, agent_deps deps);
+analyzer_actor::behavior_type
+analyzer(analyzer_actor::stateful_pointer<analyzer_state> self, agent_deps deps);
 
 } // namespace paratune

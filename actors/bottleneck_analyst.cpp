@@ -12,7 +12,8 @@
 
 namespace paratune {
 
-analysis_worker_state::analysis_worker_state(caf::event_based_actor* self) : agent_state(self) {
+analysis_worker_state::analysis_worker_state(analysis_worker_actor::pointer self)
+  : basic_agent_state(self) {
 }
 
 void analysis_worker_state::run(const wire::envelope& e,
@@ -111,9 +112,10 @@ bool analysis_worker_state::answer(const std::string& session,
   return true;
 }
 
-caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, agent_deps deps,
-                              std::shared_ptr<runnable_spaces> spaces,
-                              std::shared_ptr<ledger_book> ledgers) {
+analysis_worker_actor::behavior_type
+analysis_worker(analysis_worker_actor::stateful_pointer<analysis_worker_state> self,
+                agent_deps deps, std::shared_ptr<runnable_spaces> spaces,
+                std::shared_ptr<ledger_book> ledgers) {
   self->state.start(std::move(deps));
   self->state.spaces = std::move(spaces);
   self->state.ledgers = std::move(ledgers);
@@ -127,7 +129,7 @@ caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, 
   };
 }
 
-analyst_state::analyst_state(caf::event_based_actor* self) : agent_state(self) {
+analyst_state::analyst_state(bottleneck_analyst_actor::pointer self) : basic_agent_state(self) {
   on<wire::analysis_request>([this](const wire::envelope& e, const wire::analysis_request& r) {
     admit(e, r);
   });
@@ -192,8 +194,9 @@ int analysis_worker_count(int requested) {
   return std::max(1, int(std::thread::hardware_concurrency()));
 }
 
-caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps,
-                                 int workers) {
+bottleneck_analyst_actor::behavior_type
+bottleneck_analyst(bottleneck_analyst_actor::stateful_pointer<analyst_state> self, agent_deps deps,
+                   int workers) {
   auto& st = self->state;
   auto spaces = std::make_shared<runnable_spaces>(runnable_space_capacity);
   // One book for all workers: a session's ledger stays current whichever

@@ -32,8 +32,8 @@ constexpr size_t runnable_space_capacity = 1024;
 /// `analysis_verdict_of` whether the request still needs an analysis, runs
 /// the built-in reasoner (health state, candidates, guards) and the model's
 /// turn, and publishes an analysis_report on "report.<session>".
-struct analysis_worker_state : agent_state {
-  explicit analysis_worker_state(caf::event_based_actor* self);
+struct analysis_worker_state : basic_agent_state<analysis_worker_actor> {
+  explicit analysis_worker_state(analysis_worker_actor::pointer self);
 
   /// Answers the analysis_request `e`; `done` gets whether an analysis ran
   /// (false: superseded, answered already, or the history did not read),
@@ -54,9 +54,10 @@ struct analysis_worker_state : agent_state {
   static inline const char* name = "analysis_worker";
 };
 
-caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, agent_deps deps,
-                              std::shared_ptr<runnable_spaces> spaces,
-                              std::shared_ptr<ledger_book> ledgers);
+analysis_worker_actor::behavior_type
+analysis_worker(analysis_worker_actor::stateful_pointer<analysis_worker_state> self,
+                agent_deps deps, std::shared_ptr<runnable_spaces> spaces,
+                std::shared_ptr<ledger_book> ledgers);
 
 /// The Bottleneck Analysis agent. Subscribes to "analysis." (requests) and
 /// hands them to its workers through `analysis_queue` (core/analysis_queue.hpp):
@@ -64,8 +65,8 @@ caf::behavior analysis_worker(caf::stateful_actor<analysis_worker_state>* self, 
 /// request that a newer one of its session replaced while it waited is
 /// never analysed. It does no analysis itself, so it always takes the next
 /// request at once.
-struct analyst_state : agent_state {
-  explicit analyst_state(caf::event_based_actor* self);
+struct analyst_state : basic_agent_state<bottleneck_analyst_actor> {
+  explicit analyst_state(bottleneck_analyst_actor::pointer self);
 
   /// Queues a request and hands out what the idle workers can take.
   void admit(const wire::envelope& e, const wire::analysis_request& r);
@@ -81,7 +82,7 @@ struct analyst_state : agent_state {
   /// first; dropped past max_followed (the ledger then reads the gap).
   std::map<std::string, std::vector<wire::envelope>, std::less<>> followed;
   static constexpr size_t max_followed = 4096;
-  std::vector<caf::actor> idle; ///< workers with nothing to do
+  std::vector<analysis_worker_actor> idle; ///< workers with nothing to do
   uint64_t analysed = 0;        ///< requests a worker analysed
   uint64_t skipped = 0;         ///< requests dropped here or skipped by a worker
 
@@ -89,8 +90,9 @@ struct analyst_state : agent_state {
 };
 
 /// `workers`: how many analyses may run at once (0: one per core).
-caf::behavior bottleneck_analyst(caf::stateful_actor<analyst_state>* self, agent_deps deps,
-                                 int workers);
+bottleneck_analyst_actor::behavior_type
+bottleneck_analyst(bottleneck_analyst_actor::stateful_pointer<analyst_state> self, agent_deps deps,
+                   int workers);
 
 /// The workers an analyst starts for `requested` (0: one per core, at least one).
 int analysis_worker_count(int requested);

@@ -47,9 +47,12 @@ bus_bridge::~bus_bridge() {
   caf::anon_send_exit(egress_, caf::exit_reason::user_shutdown);
 }
 
-int bus_bridge::subscribe(const std::string& prefix, const caf::actor& target,
+int bus_bridge::subscribe(const std::string& prefix, const bus_agent_actor& target) {
+  return subscribe(prefix, caf::actor_cast<caf::weak_actor_ptr>(target), false);
+}
+
+int bus_bridge::subscribe(const std::string& prefix, caf::weak_actor_ptr weak,
                           bool replay_on_gap) {
-  caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(target);
   // The id is known once subscribe() returns; the handler needs it to drop
   // the subscription of an actor that has gone. Dropping it here, on the
   // poller thread, rather than in the actor's own cleanup keeps the bridge
@@ -57,7 +60,7 @@ int bus_bridge::subscribe(const std::string& prefix, const caf::actor& target,
   auto own_id = std::make_shared<std::atomic<int>>(0);
   const int id = subscriber_->subscribe(prefix, [this, weak, own_id](const std::string& topic,
                                                                      const std::string& payload) {
-    if (auto strong = caf::actor_cast<caf::actor>(weak))
+    if (auto strong = caf::actor_cast<bus_agent_actor>(weak))
       caf::anon_send(strong, bus_atom_v, topic, payload);
     else if (const int gone = own_id->load())
       unsubscribe(gone);
@@ -89,10 +92,10 @@ void bus_bridge::sweep() {
     unsubscribe(id);
 }
 
-void bus_bridge::subscribe_while_alive(caf::event_based_actor* self,
+void bus_bridge::subscribe_while_alive(const replaying_actor& self,
                                        const std::vector<std::string>& prefixes) {
   for (const auto& prefix : prefixes)
-    subscribe(prefix, caf::actor_cast<caf::actor>(self), true);
+    subscribe(prefix, caf::actor_cast<caf::weak_actor_ptr>(self), true);
 }
 
 live_subscriptions::live_subscriptions(bus_bridge& bridge, caf::scoped_actor& self,
@@ -101,7 +104,7 @@ live_subscriptions::live_subscriptions(bus_bridge& bridge, caf::scoped_actor& se
   : bridge_(bridge) {
   std::vector<std::string> probes;
   for (const auto& prefix : prefixes) {
-    ids_.push_back(bridge_.subscribe(prefix, caf::actor_cast<caf::actor>(self)));
+    ids_.push_back(bridge_.subscribe(prefix, caf::actor_cast<bus_agent_actor>(self)));
     probes.push_back(prefix + "_probe");
   }
   live_ = bridge_.await_delivery(self, probes, timeout);
@@ -116,7 +119,7 @@ void bus_bridge::on_gap(const std::string& topic) {
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& [_, target] : replay_targets_)
     if (topic.compare(0, target.first.size(), target.first) == 0)
-      if (auto strong = caf::actor_cast<caf::actor>(target.second))
+      if (auto strong = caf::actor_cast<replaying_actor>(target.second))
         caf::anon_send(strong, replay_atom_v);
 }
 

@@ -11,6 +11,7 @@
 #include <caf/fwd.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 
+#include "actors/agent_interfaces.hpp"
 #include "actors/interfaces.hpp"
 #include "adapters/bus/zmq_bus.hpp"
 
@@ -33,9 +34,10 @@ public:
 
   /// Delivers every message whose topic starts with `prefix` to `target`.
   /// The bridge holds only a weak reference: once `target` has terminated,
-  /// the next message for it drops the subscription.
-  int subscribe(const std::string& prefix, const caf::actor& target,
-                bool replay_on_gap = false);
+  /// the next message for it drops the subscription. A blocking actor,
+  /// which receive()s the bus messages itself, subscribes as
+  /// caf::actor_cast<bus_agent_actor>(self).
+  int subscribe(const std::string& prefix, const bus_agent_actor& target);
   void unsubscribe(int id);
   /// Drops the subscriptions of actors that have terminated (a long-lived
   /// process calls it as sessions come and go).
@@ -61,12 +63,13 @@ public:
   /// Messages this process's subscriber took from the bus.
   uint64_t received() const { return subscriber_->received(); }
 
-  /// Subscribes `self` to every prefix, with a replay on a gap, for as long
-  /// as it lives (a session).
-  void subscribe_while_alive(caf::event_based_actor* self,
+  /// Subscribes `self` to every prefix, with a (replay_atom) on a gap, for
+  /// as long as it lives (a session).
+  void subscribe_while_alive(const replaying_actor& self,
                              const std::vector<std::string>& prefixes);
 
 private:
+  int subscribe(const std::string& prefix, caf::weak_actor_ptr target, bool replay_on_gap);
   void on_gap(const std::string& topic);
 
   std::unique_ptr<bus_subscriber> subscriber_;

@@ -77,7 +77,7 @@ caf::expected<diagnosis_answer> request_diagnosis(caf::actor_system& sys, runtim
                                                   const wire::diagnose_request& req,
                                                   std::chrono::seconds timeout) {
   caf::scoped_actor self{sys};
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<bus_agent_actor>(self); // receive()s the answers itself
   const std::vector<std::string> topics{topics::diagnosis(session), topics::proposals(session)};
   std::vector<int> subscriptions;
   for (const auto& t : topics)

@@ -21,7 +21,8 @@ failed_trial failed_of(const wire::trial_result& r) {
 
 } // namespace
 
-failure_analyst_state::failure_analyst_state(caf::event_based_actor* self) : agent_state(self) {
+failure_analyst_state::failure_analyst_state(failure_analyst_actor::pointer self)
+  : basic_agent_state(self) {
   on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
     if (r.status != trial_status::failed)
       return;
@@ -66,7 +67,9 @@ void failure_analyst_state::diagnose(const std::string& session, const wire::tri
   store_and_publish(topics::failure(session, r.trial), wire::make_envelope(session, r.trial, out));
 }
 
-caf::behavior failure_analyst(caf::stateful_actor<failure_analyst_state>* self, agent_deps deps) {
+failure_analyst_actor::behavior_type
+failure_analyst(failure_analyst_actor::stateful_pointer<failure_analyst_state> self,
+                agent_deps deps) {
   return bus_agent(self, std::move(deps));
 }
 

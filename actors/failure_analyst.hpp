@@ -15,8 +15,8 @@ namespace paratune {
 /// behind failure analysis, the model reads the log (core/llm/
 /// failure_decision); its asks are stored as llm_exchange records. It runs
 /// detached, as a model's answer may take seconds.
-struct failure_analyst_state : agent_state {
-  explicit failure_analyst_state(caf::event_based_actor* self);
+struct failure_analyst_state : basic_agent_state<failure_analyst_actor> {
+  explicit failure_analyst_state(failure_analyst_actor::pointer self);
 
   void diagnose(const std::string& session, const wire::trial_result& r,
                 const session_ledger* ledger);
@@ -24,6 +24,8 @@ struct failure_analyst_state : agent_state {
   static inline const char* name = "failure_analyst";
 };
 
-caf::behavior failure_analyst(caf::stateful_actor<failure_analyst_state>* self, agent_deps deps);
+failure_analyst_actor::behavior_type
+failure_analyst(failure_analyst_actor::stateful_pointer<failure_analyst_state> self,
+                agent_deps deps);
 
 } // namespace paratune

@@ -1,8 +1,7 @@
 #pragma once
 
-// Typed interfaces of the infrastructure actors. Agents themselves are
-// dynamically typed: they react to bus messages (bus_atom, topic, payload)
-// and to their own internal messages.
+// Typed interfaces of the infrastructure actors. The agents' interfaces
+// are in actors/agent_interfaces.hpp.
 
 #include <cstdint>
 #include <string>

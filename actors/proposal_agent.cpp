@@ -16,7 +16,8 @@
 
 namespace paratune {
 
-proposal_agent_state::proposal_agent_state(caf::event_based_actor* self) : agent_state(self) {
+proposal_agent_state::proposal_agent_state(proposal_agent_actor::pointer self)
+  : basic_agent_state(self) {
   on<wire::diagnosis>([this](const wire::envelope& e, wire::diagnosis d) {
     if (!d.error.empty())
       return; // nothing was diagnosed; the requester already has the reason
@@ -67,15 +68,11 @@ void proposal_agent_state::propose_for(const std::string& session, const wire::d
   store_and_publish(topics::proposals(session), wire::make_envelope(session, 0, set));
 }
 
-caf::behavior proposal_agent(caf::stateful_actor<proposal_agent_state>* self, agent_deps deps,
-                             std::shared_ptr<const knowledge_index> knowledge) {
-  self->state.start(std::move(deps));
+proposal_agent_actor::behavior_type
+proposal_agent(proposal_agent_actor::stateful_pointer<proposal_agent_state> self, agent_deps deps,
+               std::shared_ptr<const knowledge_index> knowledge) {
   self->state.knowledge = std::move(knowledge);
-  return {
-    [=](bus_atom, const std::string& topic, const std::string& payload) {
-      self->state.dispatch(topic, payload);
-    },
-  };
+  return bus_agent(self, std::move(deps));
 }
 
 } // namespace paratune

@@ -16,8 +16,8 @@ class knowledge_index;
 /// history ledger, and the principles BM25 finds in `knowledge` (may be
 /// null: no knowledge citations), then stores and publishes three ranked
 /// proposals as a proposal_set on "proposals.<session>".
-struct proposal_agent_state : agent_state {
-  explicit proposal_agent_state(caf::event_based_actor* self);
+struct proposal_agent_state : basic_agent_state<proposal_agent_actor> {
+  explicit proposal_agent_state(proposal_agent_actor::pointer self);
 
   void propose_for(const std::string& session, const wire::diagnosis& d,
                    const std::vector<wire::envelope>& history,
@@ -27,7 +27,8 @@ struct proposal_agent_state : agent_state {
   static inline const char* name = "proposal_agent";
 };
 
-caf::behavior proposal_agent(caf::stateful_actor<proposal_agent_state>* self, agent_deps deps,
-                             std::shared_ptr<const knowledge_index> knowledge);
+proposal_agent_actor::behavior_type
+proposal_agent(proposal_agent_actor::stateful_pointer<proposal_agent_state> self, agent_deps deps,
+               std::shared_ptr<const knowledge_index> knowledge);
 
 } // namespace paratune

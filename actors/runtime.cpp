@@ -120,30 +120,30 @@ runtime::~runtime() {
   stop();
 }
 
-caf::actor runtime::start_session(const std::string& id, wire::session_opened job,
-                                  const caf::actor& listener) {
+tuning_session_actor runtime::start_session(const std::string& id, wire::session_opened job,
+                                            const session_listener_actor& listener) {
   auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener,
                       tuning_session_options{false, session_tick_});
   adopt_session(s);
   return s;
 }
 
-caf::actor runtime::resume_session(const std::string& id, wire::session_opened job,
-                                   const caf::actor& listener) {
+tuning_session_actor runtime::resume_session(const std::string& id, wire::session_opened job,
+                                             const session_listener_actor& listener) {
   auto s = sys_.spawn(tuning_session, deps_, bridge_.get(), id, std::move(job), listener,
                       tuning_session_options{true, session_tick_});
   adopt_session(s);
   return s;
 }
 
-void runtime::adopt_session(caf::actor session) {
+void runtime::adopt_session(const session_actor& session) {
   bridge_->sweep(); // the subscriptions of sessions that have ended
-  caf::anon_send(watchdog_, watch_atom_v, session);
-  sessions_.push_back(std::move(session));
+  caf::anon_send(watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(session));
+  sessions_.push_back(caf::actor_cast<caf::strong_actor_ptr>(session));
 }
 
-void runtime::adopt_agent(caf::actor agent, const std::string& name) {
-  caf::anon_send(watchdog_, watch_atom_v, agent, name);
+void runtime::adopt_agent(caf::strong_actor_ptr agent, const std::string& name) {
+  caf::anon_send(watchdog_, watch_atom_v, caf::actor_cast<caf::actor>(agent), name);
   agents_.push_back(std::move(agent));
 }
 
@@ -164,13 +164,13 @@ caf::expected<uint64_t> runtime::append(wire::envelope e) {
   return out;
 }
 
-void runtime::stop_group(std::vector<caf::actor>& actors) {
+void runtime::stop_group(std::vector<caf::strong_actor_ptr>& actors) {
   caf::scoped_actor self{sys_};
   std::set<caf::actor_addr> alive;
-  actors.erase(std::remove(actors.begin(), actors.end(), caf::actor{}), actors.end());
+  actors.erase(std::remove(actors.begin(), actors.end(), nullptr), actors.end());
   for (auto& a : actors) {
     self->monitor(a);
-    alive.insert(a.address());
+    alive.insert(caf::actor_cast<caf::actor_addr>(a));
     self->send_exit(a, caf::exit_reason::user_shutdown);
   }
   auto wait_until = [&](std::chrono::steady_clock::time_point deadline) {
@@ -186,7 +186,7 @@ void runtime::stop_group(std::vector<caf::actor>& actors) {
   // Whatever ignored the shutdown (a handler stuck, an exit handler that
   // does not quit) is killed: kill cannot be trapped.
   for (auto& a : actors)
-    if (alive.count(a.address())) {
+    if (alive.count(caf::actor_cast<caf::actor_addr>(a))) {
       spdlog::warn("runtime: {} did not stop within {} ms, killing it", a->id(), grace_.count());
       self->send_exit(a, caf::exit_reason::kill);
     }
@@ -204,7 +204,8 @@ void runtime::stop() {
   stop_group(agents_);
   bridge_.reset(); // joins the poller, stops the egress actor
   proxy_.reset();
-  std::vector<caf::actor> last{caf::actor_cast<caf::actor>(deps_.pool), watchdog_};
+  std::vector<caf::strong_actor_ptr> last{caf::actor_cast<caf::strong_actor_ptr>(deps_.pool),
+                                          caf::actor_cast<caf::strong_actor_ptr>(watchdog_)};
   stop_group(last);
   deps_ = {};
   pool_.reset();

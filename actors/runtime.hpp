@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/actor_control_block.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
@@ -61,17 +63,17 @@ public:
 
   /// Starts a GPU tuning session that tells `listener` (done_atom, id,
   /// session_state, text) when it ends (actors/tuning_session.hpp).
-  caf::actor start_session(const std::string& id, wire::session_opened job,
-                           const caf::actor& listener);
+  tuning_session_actor start_session(const std::string& id, wire::session_opened job,
+                                     const session_listener_actor& listener);
   /// Continues a session the pool holds and that never ended (a daemon
   /// restarting): its state is replayed from the pool, and what was in
   /// flight is asked for again.
-  caf::actor resume_session(const std::string& id, wire::session_opened job,
-                            const caf::actor& listener);
+  tuning_session_actor resume_session(const std::string& id, wire::session_opened job,
+                                      const session_listener_actor& listener);
 
   /// Takes a session actor started elsewhere (the TPU loop) so that the
   /// watchdog tells it of agent deaths and stop() stops it first.
-  void adopt_session(caf::actor session);
+  void adopt_session(const session_actor& session);
 
   /// Every record of a session, through the pool actor (blocking).
   caf::expected<std::vector<wire::envelope>> history(const std::string& session);
@@ -89,7 +91,13 @@ public:
   /// Takes an agent started outside start() (the diagnosis agents,
   /// actors/diagnosis_agents.hpp) so that the watchdog monitors it and
   /// stop() stops it with the others.
-  void adopt_agent(caf::actor agent, const std::string& name);
+  template <class Handle>
+  void adopt_agent(const Handle& agent, const std::string& name) {
+    adopt_agent(caf::actor_cast<caf::strong_actor_ptr>(agent), name);
+  }
+  /// Held as a handle no message can be sent through: the runtime only
+  /// monitors and stops its agents.
+  void adopt_agent(caf::strong_actor_ptr agent, const std::string& name);
   agent_deps deps() const { return deps_; }
 
   /// Ordered shutdown, each step waiting for the last: sessions, agents,
@@ -100,7 +108,7 @@ public:
 private:
   explicit runtime(caf::actor_system& sys);
 
-  void stop_group(std::vector<caf::actor>& actors);
+  void stop_group(std::vector<caf::strong_actor_ptr>& actors);
   /// Spawns and subscribes OptiCo's agents, then waits until their topics
   /// reach the bus, so that a session's first request is not lost.
   caf::expected<void> start_tuning_agents();
@@ -111,15 +119,15 @@ private:
   bool keep_jobs_ = false;
   std::optional<relay_key> relay_master_;
   int analysis_workers_ = 0;
-  caf::actor watchdog_;
+  watchdog_actor watchdog_;
   std::unique_ptr<zmq::context_t> ctx_;
   bus_endpoints bus_;
   std::unique_ptr<bus_proxy> proxy_;
   std::unique_ptr<bus_bridge> bridge_;
   agent_deps deps_;
   std::shared_ptr<message_pool> pool_;
-  std::vector<caf::actor> agents_;
-  std::vector<caf::actor> sessions_;
+  std::vector<caf::strong_actor_ptr> agents_;
+  std::vector<caf::strong_actor_ptr> sessions_;
   bool stopped_ = false;
 };
 

@@ -14,7 +14,8 @@
 
 namespace paratune {
 
-generator_state::generator_state(caf::event_based_actor* self) : agent_state(self) {
+generator_state::generator_state(strategy_generator_actor::pointer self)
+  : basic_agent_state(self) {
   on<wire::analysis_report>([this](const wire::envelope& e, wire::analysis_report report) {
     const auto session = e.session;
     with_current_ledger(session, e.seq, [this, session, report](const session_ledger& ledger) {
@@ -90,7 +91,9 @@ void generator_state::publish_proposal(const std::string& session, const wire::s
   store_and_publish(topics::proposal(session), wire::make_envelope(session, p.trial, p));
 }
 
-caf::behavior strategy_generator(caf::stateful_actor<generator_state>* self, agent_deps deps) {
+strategy_generator_actor::behavior_type
+strategy_generator(strategy_generator_actor::stateful_pointer<generator_state> self,
+                   agent_deps deps) {
   return bus_agent(self, std::move(deps));
 }
 

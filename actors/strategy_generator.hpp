@@ -22,8 +22,8 @@ namespace paratune {
 /// guards it records trial 1 as skipped instead (no GPU time spent).
 /// Idempotent: a report for a request already answered republishes the
 /// stored answer; a report for an older request is ignored.
-struct generator_state : agent_state {
-  explicit generator_state(caf::event_based_actor* self);
+struct generator_state : basic_agent_state<strategy_generator_actor> {
+  explicit generator_state(strategy_generator_actor::pointer self);
 
   void generate(const std::string& session, const wire::analysis_report& report,
                 const session_ledger& ledger);
@@ -41,6 +41,8 @@ struct generator_state : agent_state {
   static inline const char* name = "strategy_generator";
 };
 
-caf::behavior strategy_generator(caf::stateful_actor<generator_state>* self, agent_deps deps);
+strategy_generator_actor::behavior_type
+strategy_generator(strategy_generator_actor::stateful_pointer<generator_state> self,
+                   agent_deps deps);
 
 } // namespace paratune

@@ -66,7 +66,8 @@ dcgm_scrape_options scrape_options(std::chrono::milliseconds period) {
 
 } // namespace
 
-telemetry_agent_state::telemetry_agent_state(caf::event_based_actor* self) : agent_state(self) {
+telemetry_agent_state::telemetry_agent_state(telemetry_agent_actor::pointer self)
+  : basic_agent_state(self) {
   on<wire::trial_started>([this](const wire::envelope& e, const wire::trial_started& s) {
     on_started(e.session, s);
   });
@@ -227,7 +228,9 @@ void telemetry_agent_state::on_shutdown() {
   trials.clear();
 }
 
-caf::behavior telemetry_agent(caf::stateful_actor<telemetry_agent_state>* self, agent_deps deps) {
+telemetry_agent_actor::behavior_type
+telemetry_agent(telemetry_agent_actor::stateful_pointer<telemetry_agent_state> self,
+                agent_deps deps) {
   self->state.start(std::move(deps));
   // The runtime stops the sessions first, then the agents: the result of a
   // session's last trial may still wait in this mailbox behind the exit.

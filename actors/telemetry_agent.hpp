@@ -26,8 +26,8 @@ struct trial_telemetry; // defined in telemetry_agent.cpp
 /// (a long series also every flush_points points on the way, and the log's
 /// series every live_store_ms while the trial runs, so that the dashboard
 /// draws a running trial's throughput as it goes).
-struct telemetry_agent_state : agent_state {
-  explicit telemetry_agent_state(caf::event_based_actor* self);
+struct telemetry_agent_state : basic_agent_state<telemetry_agent_actor> {
+  explicit telemetry_agent_state(telemetry_agent_actor::pointer self);
   ~telemetry_agent_state() override;
 
   void on_started(const std::string& session, const wire::trial_started& s);
@@ -62,6 +62,8 @@ struct telemetry_agent_state : agent_state {
   static inline const char* name = "telemetry_agent";
 };
 
-caf::behavior telemetry_agent(caf::stateful_actor<telemetry_agent_state>* self, agent_deps deps);
+telemetry_agent_actor::behavior_type
+telemetry_agent(telemetry_agent_actor::stateful_pointer<telemetry_agent_state> self,
+                agent_deps deps);
 
 } // namespace paratune

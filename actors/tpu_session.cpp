@@ -230,7 +230,7 @@ std::vector<std::string> tpu_session_topics(const std::string& id) {
   return {topics::diagnosis(id + "."), topics::proposals(id + ".")};
 }
 
-tpu_session_state::tpu_session_state(caf::event_based_actor* self) : agent_state(self) {
+tpu_session_state::tpu_session_state(tpu_session_actor::pointer self) : basic_agent_state(self) {
   on<wire::diagnosis>([this](const wire::envelope& e, wire::diagnosis d) {
     auto* run = find_diagnosing(e.session);
     if (!run || run->diagnosis)
@@ -257,7 +257,7 @@ tpu_session_state::~tpu_session_state() {
       run->process->detach(); // the next daemon attaches to it
 }
 
-void tpu_session_state::open(tpu_session_options options, caf::actor l) {
+void tpu_session_state::open(tpu_session_options options, session_listener_actor l) {
   opts = std::move(options);
   listener = std::move(l);
   pools_ = opts.pools;
@@ -509,7 +509,7 @@ void tpu_session_state::attach_runs() {
     const auto* pool = slurm_pool_named(trial.pool);
     auto& run = enter_run(trial, *pool);
     arm_stopper(run);
-    auto [on_line, on_exit] = output_handlers(run.key);
+    auto [on_line, on_exit] = output_handlers(self, run.key);
     try {
       run.process = slurm_job_watch::attach(slurm_client_for(*pool), slurm_job_id(job.slurm_job_id),
                                             job.output_path, std::move(on_line),
@@ -556,12 +556,12 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
   auto env = tpu_run_environment(pool);
   if (pool.kind == pool_kind::slurm) {
     make_slurm_job_dir(pool, run.dir);
-    auto [on_line, on_exit] = output_handlers(run.key);
+    auto [on_line, on_exit] = output_handlers(self, run.key);
     // The job's id reaches the pool once Slurm accepts it: a daemon that
     // restarts follows that job instead of running the mesh again.
     auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
     auto submitted = [weak, key = run.key](slurm_job_id id, const std::string& output_file) {
-      if (auto me = caf::actor_cast<caf::actor>(weak))
+      if (auto me = caf::actor_cast<tpu_session_actor>(weak))
         caf::anon_send(me, submitted_atom_v, key, int64_t(id), output_file);
     };
     run.process = std::make_unique<slurm_job_watch>(
@@ -571,7 +571,7 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
       std::move(on_line), std::move(on_exit), std::chrono::milliseconds(500), submitted);
   } else {
     std::filesystem::create_directories(run.dir);
-    run.process = launch_child(argv, run.key, std::move(env));
+    run.process = launch_child(self, argv, run.key, std::move(env));
   }
   arm_timer(run);
 }
@@ -877,8 +877,9 @@ void tpu_session_state::fail(const std::string& reason) {
   self->quit(caf::make_error(ec::session_failure, reason));
 }
 
-caf::behavior tpu_session(caf::stateful_actor<tpu_session_state>* self, agent_deps deps,
-                          bus_bridge* bridge, tpu_session_options options, caf::actor listener) {
+tpu_session_actor::behavior_type
+tpu_session(tpu_session_actor::stateful_pointer<tpu_session_state> self, agent_deps deps,
+            bus_bridge* bridge, tpu_session_options options, session_listener_actor listener) {
   auto& st = self->state;
   st.start(std::move(deps));
   bridge->subscribe_while_alive(self, tpu_session_topics(options.id));

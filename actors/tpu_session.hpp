@@ -131,11 +131,11 @@ std::vector<std::string> tpu_session_topics(const std::string& id);
 /// that reason, when a trainer cannot be started or prints no MaxText line,
 /// a diagnosis carries an error, the pool refuses a write or a read, a step
 /// outlasts the step timeout, or an agent it needs died.
-struct tpu_session_state : agent_state {
-  explicit tpu_session_state(caf::event_based_actor* self);
+struct tpu_session_state : basic_agent_state<tpu_session_actor> {
+  explicit tpu_session_state(tpu_session_actor::pointer self);
   ~tpu_session_state() override;
 
-  void open(tpu_session_options options, caf::actor listener);
+  void open(tpu_session_options options, session_listener_actor listener);
   /// A client cancelled the session: its runs are ended, its end stored.
   void cancel(const std::string& why);
   void on_line(const std::string& key, const std::string& line);
@@ -150,7 +150,7 @@ struct tpu_session_state : agent_state {
   void fail(const std::string& reason);
 
   tpu_session_options opts;
-  caf::actor listener;
+  session_listener_actor listener;
   std::vector<tpu_trial> trials;  ///< runs that ended, in the order they ended
   bool ending = false;
   static inline const char* name = "tpu_session";
@@ -229,7 +229,8 @@ private:
   int best_ = -1;                          ///< index into trials
 };
 
-caf::behavior tpu_session(caf::stateful_actor<tpu_session_state>* self, agent_deps deps,
-                          bus_bridge* bridge, tpu_session_options options, caf::actor listener);
+tpu_session_actor::behavior_type
+tpu_session(tpu_session_actor::stateful_pointer<tpu_session_state> self, agent_deps deps,
+            bus_bridge* bridge, tpu_session_options options, session_listener_actor listener);
 
 } // namespace paratune

@@ -58,7 +58,8 @@ int total_capacity(const wire::session_opened& job) {
 
 } // namespace
 
-tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent_state(self) {
+tuning_session_state::tuning_session_state(tuning_session_actor::pointer self)
+  : basic_agent_state(self) {
   on<wire::analysis_request>([this](const wire::envelope&, const wire::analysis_request& r) {
     // Only from a replay of the pool (the session does not subscribe to
     // requests): a resumed session learns where its requests stood.
@@ -125,7 +126,7 @@ tuning_session_state::tuning_session_state(caf::event_based_actor* self) : agent
   });
 }
 
-void tuning_session_state::open(std::string sid, wire::session_opened j, caf::actor l,
+void tuning_session_state::open(std::string sid, wire::session_opened j, session_listener_actor l,
                                 tuning_session_options opts) {
   tick = opts.tick;
   id = std::move(sid);
@@ -303,9 +304,10 @@ void tuning_session_state::fail(const std::string& reason) {
   self->quit(caf::make_error(ec::session_failure, reason));
 }
 
-caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, agent_deps deps,
-                             bus_bridge* bridge, std::string id, wire::session_opened job,
-                             caf::actor listener, tuning_session_options opts) {
+tuning_session_actor::behavior_type
+tuning_session(tuning_session_actor::stateful_pointer<tuning_session_state> self, agent_deps deps,
+               bus_bridge* bridge, std::string id, wire::session_opened job,
+               session_listener_actor listener, tuning_session_options opts) {
   auto& st = self->state;
   st.start(std::move(deps));
   bridge->subscribe_while_alive(self, {topics::proposal(id), topics::report(id),
@@ -327,7 +329,11 @@ caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, ag
   };
 }
 
-caf::expected<session_end> await_session(caf::scoped_actor& self, const caf::actor& session,
+session_listener_actor listener_of(caf::scoped_actor& self) {
+  return caf::actor_cast<session_listener_actor>(self);
+}
+
+caf::expected<session_end> await_session(caf::scoped_actor& self, const session_actor& session,
                                          std::chrono::seconds timeout) {
   self->monitor(session);
   caf::expected<session_end> out = caf::make_error(ec::session_failure, "no answer");
@@ -353,7 +359,7 @@ caf::expected<session_end> await_session(caf::scoped_actor& self, const caf::act
     else
       self->receive(on_done, on_down);
   }
-  self->demonitor(session);
+  self->demonitor(session.address());
   return out;
 }
 

@@ -47,10 +47,10 @@ enum class session_phase {
 /// unanswered is asked again under its own number. It fails, with the
 /// reason stored and told, when its history cannot be read, an analysis of
 /// it failed, or an agent it needs died.
-struct tuning_session_state : agent_state {
-  explicit tuning_session_state(caf::event_based_actor* self);
+struct tuning_session_state : basic_agent_state<tuning_session_actor> {
+  explicit tuning_session_state(tuning_session_actor::pointer self);
 
-  void open(std::string id, wire::session_opened job, caf::actor listener,
+  void open(std::string id, wire::session_opened job, session_listener_actor listener,
             tuning_session_options opts);
   /// Only this session's records, and none once it is ending. Each record,
   /// from the bus or replayed from the pool, changes the state once.
@@ -76,7 +76,7 @@ struct tuning_session_state : agent_state {
 
   std::string id;
   wire::session_opened job;
-  caf::actor listener;
+  session_listener_actor listener;
   session_phase phase = session_phase::opening;
   int slots = 1;                ///< the pools' capacities together
   std::set<int> results;        ///< trials whose result was handled
@@ -102,9 +102,10 @@ struct tuning_session_state : agent_state {
   static inline const char* name = "tuning_session";
 };
 
-caf::behavior tuning_session(caf::stateful_actor<tuning_session_state>* self, agent_deps deps,
-                             bus_bridge* bridge, std::string id, wire::session_opened job,
-                             caf::actor listener, tuning_session_options opts);
+tuning_session_actor::behavior_type
+tuning_session(tuning_session_actor::stateful_pointer<tuning_session_state> self, agent_deps deps,
+               bus_bridge* bridge, std::string id, wire::session_opened job,
+               session_listener_actor listener, tuning_session_options opts);
 
 /// How a session ended, as its listener was told.
 struct session_end {
@@ -112,9 +113,14 @@ struct session_end {
   std::string text;
 };
 
-/// Waits for `session` to end: its done message, or its death (a down
-/// message with the reason, as an error). `timeout` 0 waits without limit.
-caf::expected<session_end> await_session(caf::scoped_actor& self, const caf::actor& session,
+/// A blocking actor as a session's listener: it takes the done message with
+/// receive() (await_session).
+session_listener_actor listener_of(caf::scoped_actor& self);
+
+/// Waits for `session` (a GPU or a TPU one) to end: its done message, or its
+/// death (a down message with the reason, as an error). `self` is the
+/// session's listener (listener_of). `timeout` 0 waits without limit.
+caf::expected<session_end> await_session(caf::scoped_actor& self, const session_actor& session,
                                          std::chrono::seconds timeout = std::chrono::seconds(0));
 
 } // namespace paratune

@@ -98,14 +98,14 @@ std::unique_ptr<trial_process> validator_state::launch_slurm_job(const wire::poo
                                                                  const wire::session_opened& s,
                                                                  const wire::proposal& p,
                                                                  const std::string& key) {
-  auto [on_line, on_exit] = output_handlers(key);
+  auto [on_line, on_exit] = output_handlers(self, key);
   const auto& session = running.at(key)->session;
   auto request = slurm_request_for(pool, s, p, session);
   // The job's id reaches the pool as soon as Slurm accepts it: a daemon
   // that restarts attaches to it instead of submitting it again.
-  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(validator_actor{self});
   auto submitted = [weak, key](slurm_job_id id, const std::string& output_file) {
-    if (auto me = caf::actor_cast<caf::actor>(weak))
+    if (auto me = caf::actor_cast<validator_actor>(weak))
       caf::anon_send(me, submitted_atom_v, key, int64_t(id), output_file);
   };
   const auto placed = placed_handler(key);
@@ -137,7 +137,7 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
                                                                  const wire::proposal& p,
                                                                  const wire::trial_job& job,
                                                                  const std::string& key) {
-  auto [on_line, on_exit] = output_handlers(key);
+  auto [on_line, on_exit] = output_handlers(self, key);
   const auto id = slurm_job_id(job.slurm_job_id);
   const auto placed = placed_handler(key);
   constexpr auto poll = std::chrono::milliseconds(500);
@@ -157,7 +157,7 @@ std::unique_ptr<trial_process> validator_state::attach_slurm_job(const wire::poo
   return std::make_unique<relayed_trial>(std::move(o), on_line, std::move(on_exit), watch);
 }
 
-validator_state::validator_state(caf::event_based_actor* self) : agent_state(self) {
+validator_state::validator_state(validator_actor::pointer self) : basic_agent_state(self) {
   on<wire::proposal>([this](const wire::envelope& e, wire::proposal p) {
     const auto session = e.session;
     // The session converged: what runs can no longer matter. As for any
@@ -379,7 +379,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
     } else {
       if (!p.workdir.empty())
         std::filesystem::create_directories(p.workdir); // the template's {workdir}
-      auto child = launch_child(p.argv, key, trial_env_of(opened, pool, p));
+      auto child = launch_child(self, p.argv, key, trial_env_of(opened, pool, p));
       wire::trial_job job;
       job.trial = p.trial;
       job.pid = child->pid();
@@ -417,9 +417,9 @@ void validator_state::record_job(const std::string& session, int trial, wire::tr
 
 std::function<void(const std::string& nodes)> validator_state::placed_handler(
   const std::string& key) {
-  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(validator_actor{self});
   return [weak, key](const std::string& nodes) {
-    if (auto me = caf::actor_cast<caf::actor>(weak))
+    if (auto me = caf::actor_cast<validator_actor>(weak))
       caf::anon_send(me, placed_atom_v, key, nodes);
   };
 }
@@ -463,8 +463,8 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
                     wire::make_envelope(t->session, r.trial, r));
 }
 
-caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps,
-                        validator_options opts) {
+validator_actor::behavior_type validator(validator_actor::stateful_pointer<validator_state> self,
+                                         agent_deps deps, validator_options opts) {
   self->state.start(std::move(deps));
   self->state.keep_jobs = opts.keep_jobs;
   self->state.relay_master = opts.relay_master;

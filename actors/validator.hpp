@@ -39,8 +39,8 @@ struct validator_options {
 /// early_stop policy it ends a trial as soon as its answer is known (stable,
 /// cannot beat the best run so far, a failure line, a hang, its wall-clock
 /// limit) and records it as stopped, or failed, with the reason.
-struct validator_state : agent_state {
-  explicit validator_state(caf::event_based_actor* self);
+struct validator_state : basic_agent_state<validator_actor> {
+  explicit validator_state(validator_actor::pointer self);
   ~validator_state() override;
 
   /// Launches `p` unless it already ran (a republished proposal).
@@ -102,7 +102,7 @@ struct validator_state : agent_state {
   static inline const char* name = "validator";
 };
 
-caf::behavior validator(caf::stateful_actor<validator_state>* self, agent_deps deps,
-                        validator_options opts = {});
+validator_actor::behavior_type validator(validator_actor::stateful_pointer<validator_state> self,
+                                         agent_deps deps, validator_options opts = {});
 
 } // namespace paratune

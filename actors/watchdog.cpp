@@ -19,7 +19,7 @@ bool is_shutdown(const caf::error& reason) {
 
 } // namespace
 
-caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self) {
+watchdog_actor::behavior_type watchdog(watchdog_actor::stateful_pointer<watchdog_state> self) {
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& st = self->state;
     auto& sessions = st.sessions;
@@ -35,7 +35,7 @@ caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self) {
     const auto reason = describe(dm.reason);
     spdlog::error("watchdog: the {} agent died: {}", name, reason);
     for (const auto& s : sessions)
-      if (auto session = caf::actor_cast<caf::actor>(s))
+      if (auto session = caf::actor_cast<session_actor>(s))
         self->send(session, agent_down_atom_v, name, reason);
   });
   return {

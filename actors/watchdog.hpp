@@ -7,6 +7,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/agent_interfaces.hpp"
+
 namespace paratune {
 
 /// Monitors every actor the runtime starts. An agent (or the pool, or the
@@ -22,6 +24,6 @@ struct watchdog_state {
 };
 
 /// (watch_atom, actor, name) monitors an agent; (watch_atom, actor) a session.
-caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self);
+watchdog_actor::behavior_type watchdog(watchdog_actor::stateful_pointer<watchdog_state> self);
 
 } // namespace paratune

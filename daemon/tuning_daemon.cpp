@@ -44,7 +44,8 @@ control::reply accepted() {
 }
 
 /// Tells the daemon of each session's end.
-caf::behavior session_listener(caf::event_based_actor*, tuning_daemon* daemon) {
+session_listener_actor::behavior_type session_listener(session_listener_actor::pointer,
+                                                       tuning_daemon* daemon) {
   return {
     [=](done_atom, const std::string& id, session_state state, const std::string& text) {
       daemon->ended(id, state, text);
@@ -337,7 +338,7 @@ control::reply tuning_daemon::status(const std::string& id) {
 }
 
 control::reply tuning_daemon::cancel(const std::string& id) {
-  caf::actor session;
+  session_actor session;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
     if (auto it = active_.find(id); it != active_.end())

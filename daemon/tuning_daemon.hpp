@@ -101,9 +101,9 @@ private:
   std::unique_ptr<relay_ingress> ingress_;
   std::unique_ptr<zap_handler> zap_; ///< before server_: no client is heard unchecked
   std::unique_ptr<control_server> server_;
-  caf::actor listener_;
+  session_listener_actor listener_;
   std::mutex sessions_mutex_;
-  std::map<std::string, caf::actor> active_;
+  std::map<std::string, session_actor> active_;
   bool diagnosis_agents_ = false; ///< started with the first TPU session
   std::chrono::steady_clock::time_point started_;
   int resumed_ = 0;

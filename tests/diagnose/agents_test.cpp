@@ -56,7 +56,7 @@ struct agents : test::runtime_fixture {
   /// Subscribes the listener and waits until the subscription has reached
   /// the proxy (bus_bridge::await_subscribed). next() skips its probes.
   void listen(caf::scoped_actor& self, const std::string& prefix) {
-    rt->bridge().subscribe(prefix, caf::actor_cast<caf::actor>(self));
+    rt->bridge().subscribe(prefix, caf::actor_cast<bus_agent_actor>(self));
     ASSERT_TRUE(rt->bridge().await_subscribed(*sys, {prefix}, std::chrono::seconds(10)))
       << "subscription to " << prefix << " never reached the bus";
   }

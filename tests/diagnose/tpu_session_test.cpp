@@ -65,9 +65,9 @@ struct tpu_session_test : test::runtime_fixture {
     return o;
   }
 
-  caf::actor spawn(caf::scoped_actor& self, tpu_session_options o) {
+  tpu_session_actor spawn(caf::scoped_actor& self, tpu_session_options o) {
     auto s = sys->spawn(tpu_session, rt->deps(), &rt->bridge(), std::move(o),
-                        caf::actor_cast<caf::actor>(self));
+                        listener_of(self));
     rt->adopt_session(s);
     return s;
   }

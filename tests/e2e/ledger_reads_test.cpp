@@ -33,7 +33,7 @@ TEST(ledger_reads, agents_read_a_session_whole_once_then_only_what_is_new) {
   ASSERT_TRUE(rt) << to_string(rt.error());
   caf::scoped_actor self{sys};
   const int trials = 10;
-  auto session = (*rt)->start_session("reads-1", test::small_session(trials), self);
+  auto session = (*rt)->start_session("reads-1", test::small_session(trials), listener_of(self));
   auto end = await_session(self, session, std::chrono::seconds(180));
   ASSERT_TRUE(end) << describe(end.error());
   EXPECT_EQ(end->state, session_state::finished);

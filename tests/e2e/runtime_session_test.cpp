@@ -75,7 +75,7 @@ TEST_F(runtime_session, runs_over_the_bus_survives_garbage_and_stores_every_step
   spray_garbage((*rt)->bus().publish);
   caf::scoped_actor self{sys};
   const std::string id = "e2e-1";
-  auto session = (*rt)->start_session(id, small_session(5), self);
+  auto session = (*rt)->start_session(id, small_session(5), listener_of(self));
   auto end = await_session(self, session, std::chrono::seconds(120));
   ASSERT_TRUE(end) << describe(end.error());
   EXPECT_EQ(end->state, session_state::finished);
@@ -123,7 +123,7 @@ TEST_F(runtime_session, the_pool_reopens_with_the_whole_session_in_order) {
     auto rt = runtime::start(sys, {dir + "/pool", {}, true, false});
     ASSERT_TRUE(rt);
     caf::scoped_actor self{sys};
-    auto session = (*rt)->start_session("e2e-2", small_session(2), self);
+    auto session = (*rt)->start_session("e2e-2", small_session(2), listener_of(self));
     ASSERT_TRUE(await_session(self, session, std::chrono::seconds(60)));
     (*rt)->stop();
   }

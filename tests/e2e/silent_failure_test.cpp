@@ -103,7 +103,7 @@ TEST_F(silent_failure, a_session_whose_history_does_not_read_ends_with_the_reaso
   bad.body = wire::pack(unknown_status_result{});
   append(bad);
   caf::scoped_actor self{*sys};
-  auto session = rt->start_session(id, test::small_session(2), self);
+  auto session = rt->start_session(id, test::small_session(2), listener_of(self));
   auto end = await_session(self, session, 60s);
   ASSERT_TRUE(end) << describe(end.error());
   EXPECT_EQ(end->state, session_state::failed);
@@ -131,7 +131,7 @@ TEST_F(silent_failure, a_message_the_bus_lost_is_detected_by_sequence_and_recove
   start();
   const std::string id = "sf-gap";
   caf::scoped_actor self{*sys};
-  auto session = rt->start_session(id, sleeping_job(), self);
+  auto session = rt->start_session(id, sleeping_job(), listener_of(self));
   auto started = wait_for_record(id, "trial_started");
   ASSERT_TRUE(started) << "trial 1 never started";
   // Trial 1's result reaches the pool but not the bus.
@@ -153,7 +153,7 @@ TEST_F(silent_failure, a_message_the_bus_lost_is_detected_by_sequence_and_recove
   probe.session = id;
   // Until the proxy passes our messages on (the slow joiner), a probe topic
   // the test listens to; numbered on its own, so it leaves no gap.
-  rt->bridge().subscribe("probe." + id, caf::actor_cast<caf::actor>(self));
+  rt->bridge().subscribe("probe." + id, caf::actor_cast<bus_agent_actor>(self));
   bool through = false;
   for (uint64_t n = 1; n <= 500 && !through; ++n) {
     send_numbered(pub, "probe." + id, probe, publisher, n);
@@ -172,15 +172,17 @@ TEST_F(silent_failure, a_message_the_bus_lost_is_detected_by_sequence_and_recove
   EXPECT_EQ(rt->bridge().gaps(), 1u);
 }
 
-/// An agent whose second handler throws outside dispatch(), as a bug would.
+/// An agent whose bus handler throws outside dispatch(), as a bug would.
 struct fragile_state : agent_state {
-  explicit fragile_state(caf::event_based_actor* self) : agent_state(self) {}
+  explicit fragile_state(bus_agent_actor::pointer self) : agent_state(self) {}
   static inline const char* name = "fragile";
 };
 
-caf::behavior fragile(caf::stateful_actor<fragile_state>* self) {
+bus_agent_actor::behavior_type fragile(bus_agent_actor::stateful_pointer<fragile_state>) {
   return {
-    [](int) -> void { throw std::runtime_error("index out of range"); },
+    [](bus_atom, const std::string&, const std::string&) -> void {
+      throw std::runtime_error("index out of range");
+    },
   };
 }
 
@@ -188,12 +190,12 @@ TEST_F(silent_failure, an_agent_that_dies_ends_the_sessions_that_need_it) {
   start();
   const std::string id = "sf-agent";
   caf::scoped_actor self{*sys};
-  auto session = rt->start_session(id, sleeping_job(), self);
+  auto session = rt->start_session(id, sleeping_job(), listener_of(self));
   ASSERT_TRUE(wait_for_record(id, "trial_started"));
   auto agent = sys->spawn(fragile);
   rt->adopt_agent(agent, "fragile");
   std::this_thread::sleep_for(100ms); // the watchdog monitors it first
-  self->send(agent, 42);
+  self->send(agent, bus_atom_v, std::string("topic"), std::string("payload"));
   auto end = await_session(self, session, 20s);
   ASSERT_TRUE(end) << describe(end.error());
   EXPECT_EQ(end->state, session_state::failed);
@@ -204,7 +206,7 @@ TEST_F(silent_failure, an_agent_that_dies_ends_the_sessions_that_need_it) {
 TEST_F(silent_failure, a_session_that_dies_is_an_error_for_its_caller) {
   start();
   caf::scoped_actor self{*sys};
-  auto session = rt->start_session("sf-killed", sleeping_job(), self);
+  auto session = rt->start_session("sf-killed", sleeping_job(), listener_of(self));
   ASSERT_TRUE(wait_for_record("sf-killed", "trial_started"));
   self->send_exit(session, caf::make_error(ec::storage_failure, "disk full"));
   auto end = await_session(self, session, 20s);

@@ -73,7 +73,7 @@ int run_tune(const tune_options& o) {
   for (const auto& prefix : {topics::record(id), "telemetry." + id + "."})
     bridge.subscribe(prefix, view);
   caf::scoped_actor self{sys};
-  auto session = rt->start_session(id, record, self);
+  auto session = rt->start_session(id, record, listener_of(self));
   auto end = await_session(self, session);
   auto history = rt->history(id);
   rt->stop();

@@ -109,7 +109,7 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
   if (auto stored = rt.append(wire::make_envelope(opts.id, 0, opened_record(opts))); !stored)
     return stored.error();
   auto session = sys.spawn(tpu_session, rt.deps(), &rt.bridge(), std::move(opts),
-                           caf::actor_cast<caf::actor>(self));
+                           listener_of(self));
   rt.adopt_session(session);
   return await_session(self, session);
 }

@@ -101,8 +101,8 @@ void show_telemetry(tune_view_state& st, const wire::telemetry& t) {
 
 } // namespace
 
-caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string session,
-                        int budget, bool tty, bool quiet) {
+bus_agent_actor::behavior_type tune_view(bus_agent_actor::stateful_pointer<tune_view_state> self,
+                                         std::string session, int budget, bool tty, bool quiet) {
   self->state.ledger = session_ledger{session};
   self->state.session = std::move(session);
   self->state.budget = budget;

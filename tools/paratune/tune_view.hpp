@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "actors/agent_interfaces.hpp"
 #include "ledger/session_ledger.hpp"
 #include "report/session_summary.hpp"
 
@@ -36,7 +37,7 @@ struct tune_view_state {
 /// otherwise (a file, a pipe) a line as each trial starts and, while trials
 /// run, a heartbeat (iteration, time per iteration, throughput) at most
 /// every tune_heartbeat. Every line is flushed as it is printed.
-caf::behavior tune_view(caf::stateful_actor<tune_view_state>* self, std::string session,
-                        int budget, bool tty, bool quiet);
+bus_agent_actor::behavior_type tune_view(bus_agent_actor::stateful_pointer<tune_view_state> self,
+                                         std::string session, int budget, bool tty, bool quiet);
 
 } // namespace paratune::cli
