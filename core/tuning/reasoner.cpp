@@ -476,8 +476,21 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
     a.selected = a.ranked.front();
   a.exhausted = !a.selected;
   // Nothing left is a session exhausted, not converged.
-  if (ctx.stop.mode == session_stop_mode::converged && incumbent >= 0 && !a.ranked.empty())
-    a.stop = decide_stop(ctx.stop, session_stop_inputs_of(ctx, history, pending, a, rank, incumbent));
+  if (ctx.stop.mode == session_stop_mode::converged && incumbent >= 0 && !a.ranked.empty()) {
+    const auto in = session_stop_inputs_of(ctx, history, pending, a, rank, incumbent);
+    a.stop = decide_stop(ctx.stop, in);
+    // The ranked candidates come first among the stop's, the selected first
+    // of them; the one to run next moves to the front (selected is ranked.front()).
+    const size_t next = next_worth_running(ctx.stop, in, a.stop, 0);
+    if (next != 0) {
+      a.ranked[next].why += fmt::format(
+        "; it holds the stop, so it runs before the ranking's first choice ({}), which has "
+        "only a {:.1f}% chance of beating the best run by more than {:.1f}%",
+        a.ranked.front().text, 100 * a.stop.chances.front(), 100 * ctx.stop.min_gain);
+      std::rotate(a.ranked.begin(), a.ranked.begin() + long(next), a.ranked.begin() + long(next) + 1);
+      a.selected = a.ranked.front();
+    }
+  }
   a.reasoning = describe(a);
   return a;
 }

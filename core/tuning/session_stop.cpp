@@ -68,6 +68,7 @@ session_stop_decision decide_stop(const session_stop_policy& policy, const sessi
     d.best_chances.push_back(chance[order[k]]);
   }
   d.stop = d.chance_any <= 1 - policy.confidence;
+  d.chances = chance;
   std::string left;
   for (size_t k = 0; k < d.best_left.size(); ++k) {
     const auto& c = d.best_left[k];
@@ -88,6 +89,19 @@ session_stop_decision decide_stop(const session_stop_policy& policy, const sessi
   d.reason = (d.stop ? "converged: " : "going on: ") + verdict
              + (left.empty() ? std::string(".") : ". Best left: " + left + ".");
   return d;
+}
+
+size_t next_worth_running(const session_stop_policy& policy, const session_stop_inputs& in,
+                          const session_stop_decision& d, size_t chosen) {
+  const double dismissed = 1 - policy.confidence;
+  if (d.stop || d.chances.size() != in.candidates.size() || chosen >= d.chances.size()
+      || d.chances[chosen] > dismissed)
+    return chosen;
+  size_t best = chosen;
+  for (size_t i = 0; i < d.chances.size(); ++i)
+    if (!in.candidates[i].running && d.chances[i] > dismissed && d.chances[i] > d.chances[best])
+      best = i;
+  return best;
 }
 
 } // namespace paratune

@@ -58,6 +58,10 @@ struct session_stop_decision {
   /// Up to three candidates with the best chance, best first.
   std::vector<session_stop_candidate> best_left;
   std::vector<double> best_chances;  ///< their chances, in the same order
+  /// Every candidate's chance, in the order of session_stop_inputs::candidates
+  /// (empty when the decision did not weigh them: no incumbent, too few
+  /// checks, `stop: budget`).
+  std::vector<double> chances;
   std::string reason;                ///< the decision in words
 };
 
@@ -71,5 +75,17 @@ struct session_stop_decision {
 /// Never stops without a measured incumbent, before
 /// session_stop_min_checks checks, nor under `stop: budget`.
 session_stop_decision decide_stop(const session_stop_policy& policy, const session_stop_inputs& in);
+
+/// Which candidate to run next: `chosen`, the ranking's choice (an index
+/// into the candidates `d` weighed), unless the stop holds and `chosen` is
+/// one it already dismisses (a chance of at most 1 - confidence) while a
+/// candidate not running is not dismissed; then, of those, the one with the
+/// best chance. The ranking values a wide candidate by its uncertainty
+/// before the session's calibration; the stop, after it. A trial of a
+/// candidate the stop dismisses can neither bring the gain the session is
+/// waiting for nor settle the candidate that holds it, so it would only
+/// cost a trial before the one that decides.
+size_t next_worth_running(const session_stop_policy& policy, const session_stop_inputs& in,
+                          const session_stop_decision& d, size_t chosen);
 
 } // namespace paratune

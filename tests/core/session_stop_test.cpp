@@ -161,5 +161,50 @@ TEST(session_stop, names_the_three_best_candidates_left_best_first) {
   EXPECT_GT(d.best_chances[0], d.best_chances[1]);
 }
 
+TEST(session_stop, a_candidate_the_stop_dismisses_waits_behind_the_one_that_holds_it) {
+  // The ranking's first choice, a new split 10% below the best run at +-5%,
+  // has a 1.1% chance; a flag toggle at +0.3% +-0.6%, 12.3%: it holds the
+  // stop, so it runs first.
+  const session_stop_candidate wide{"new split", 90, 0.05, 1, false};
+  const session_stop_candidate toggle{"toggle", 100.3, 0.006, 1, false};
+  const auto in = against_100({wide, toggle});
+  const auto d = decide_stop(rule(), in);
+  EXPECT_FALSE(d.stop);
+  ASSERT_EQ(d.chances.size(), 2u);
+  EXPECT_NEAR(d.chances[0], 0.01055, 1e-4);
+  EXPECT_NEAR(d.chances[1], 0.12320, 1e-4);
+  EXPECT_EQ(next_worth_running(rule(), in, d, 0), 1u);
+  // A running trial is not run again, however strong its chance.
+  auto running = in;
+  running.candidates[1].running = true;
+  EXPECT_EQ(next_worth_running(rule(), running, decide_stop(rule(), running), 0), 0u);
+}
+
+TEST(session_stop, the_rankings_choice_stands_at_the_boundary_of_the_dismissed) {
+  // Just above 1 - confidence the ranking's choice is not dismissed and runs
+  // first, although another has a better chance.
+  const double at = 101 * std::exp(-z_10 * 0.05);
+  const session_stop_candidate flag{"toggle", 101, 0.006, 1, false};  // an even chance
+  auto in = against_100({{"x", at * 1.001, 0.05, 1, false}, flag});
+  auto d = decide_stop(rule(), in);
+  EXPECT_GT(d.chances[0], 0.1);
+  EXPECT_EQ(next_worth_running(rule(), in, d, 0), 0u);
+  // Just under it, the one with the better chance runs first.
+  in.candidates[0].predicted_tflops = at * 0.999;
+  d = decide_stop(rule(), in);
+  EXPECT_LT(d.chances[0], 0.1);
+  EXPECT_EQ(next_worth_running(rule(), in, d, 0), 1u);
+  // When every candidate is dismissed the session stops, and nothing moves.
+  in.candidates[1].predicted_tflops = 99;
+  d = decide_stop(rule(), in);
+  EXPECT_TRUE(d.stop);
+  EXPECT_EQ(next_worth_running(rule(), in, d, 0), 0u);
+  // Nor before the stop weighs anything.
+  in.checks = 0;
+  d = decide_stop(rule(), in);
+  EXPECT_TRUE(d.chances.empty());
+  EXPECT_EQ(next_worth_running(rule(), in, d, 0), 0u);
+}
+
 } // namespace
 } // namespace paratune
