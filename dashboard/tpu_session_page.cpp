@@ -10,10 +10,7 @@ namespace paratune {
 namespace {
 
 const wire::tpu_trial_row* best_run(const tpu_session_view& v) {
-  for (const auto& t : v.progress.trials)
-    if (t.trial == v.progress.best_trial)
-      return &t;
-  return nullptr;
+  return tpu_row_of(v.progress, v.progress.best_trial);
 }
 
 std::string best_text(const tpu_session_view& v) {

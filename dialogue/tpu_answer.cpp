@@ -3,24 +3,14 @@
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
+#include "report/tpu_report.hpp"
 
 namespace paratune {
 
 namespace {
 
-const wire::tpu_trial_row* tpu_run(const tpu_facts& f, int trial) {
-  for (const auto& r : f.progress.trials)
-    if (r.trial == trial)
-      return &r;
-  return nullptr;
-}
-
 bool tpu_measured(const wire::tpu_trial_row& r) {
   return r.ended_ms > 0 && r.error.empty() && r.step_time_ms > 0;
-}
-
-bool tpu_running(const wire::tpu_trial_row& r) {
-  return r.started_ms > 0 && r.ended_ms == 0 && r.error.empty();
 }
 
 std::string runs_text(const tpu_facts& f) {
@@ -28,7 +18,7 @@ std::string runs_text(const tpu_facts& f) {
 }
 
 // "trial 3 (data=4,model=4) at 812.4 ms per step"
-std::string tpu_run_text(const wire::tpu_trial_row& r) {
+std::string measured_run_text(const wire::tpu_trial_row& r) {
   return fmt::format("trial {} (mesh {}) at {:.1f} ms per step", r.trial, r.mesh, r.step_time_ms);
 }
 
@@ -39,14 +29,14 @@ std::string sentence(const std::string& text) {
 }
 
 std::string tpu_best(const tpu_facts& f) {
-  const auto* best = tpu_run(f, f.progress.best_trial);
+  const auto* best = tpu_row_of(f.progress, f.progress.best_trial);
   if (!best)
     return fmt::format("No run has measured a step time yet ({} so far).", runs_text(f));
-  std::string out = fmt::format("The fastest mesh is {}.", tpu_run_text(*best));
+  std::string out = fmt::format("The fastest mesh is {}.", measured_run_text(*best));
   const auto& first = f.progress.trials.front();
-  if (first.trial != best->trial && tpu_measured(first))
-    out += fmt::format(" That is x{:.2f} over the first run, {}.",
-                       first.step_time_ms / best->step_time_ms, tpu_run_text(first));
+  if (const double speedup = tpu_speedup(f.progress); first.trial != best->trial && speedup > 0)
+    out += fmt::format(" That is x{:.2f} over the first run, {}.", speedup,
+                       measured_run_text(first));
   return out;
 }
 
@@ -57,7 +47,7 @@ std::string retries_text(const tpu_facts& f, int n) {
     if (r.retry_of != n)
       continue;
     out += fmt::format(" Trial {} ran its mesh again", r.trial);
-    if (tpu_running(r))
+    if (tpu_run_in_progress(r))
       out += " and is still running.";
     else if (!r.error.empty())
       out += " and failed too: " + sentence(r.error);
@@ -68,7 +58,7 @@ std::string retries_text(const tpu_facts& f, int n) {
 }
 
 std::string tpu_trial(const tpu_facts& f, int n) {
-  const auto* r = tpu_run(f, n);
+  const auto* r = tpu_row_of(f.progress, n);
   if (!r)
     return fmt::format("The session has no trial {}: it has {}.", n, runs_text(f));
   std::string out = fmt::format("Trial {} ran mesh {}{}", n, r->mesh,
@@ -76,7 +66,7 @@ std::string tpu_trial(const tpu_facts& f, int n) {
   if (r->retry_of > 0)
     out += fmt::format(", again after trial {} failed on a transient error", r->retry_of);
   out += ".";
-  if (tpu_running(*r))
+  if (tpu_run_in_progress(*r))
     return out + " It is still running.";
   if (!r->error.empty())
     out += " It failed: " + sentence(r->error) + retries_text(f, n);
@@ -97,7 +87,7 @@ std::string tpu_trial(const tpu_facts& f, int n) {
 
 std::string tpu_failures(const tpu_facts& f, int n) {
   if (n > 0) {
-    const auto* r = tpu_run(f, n);
+    const auto* r = tpu_row_of(f.progress, n);
     if (r && r->error.empty())
       return fmt::format("Trial {} did not fail.", n) + " " + tpu_trial(f, n);
     return tpu_trial(f, n);
@@ -132,7 +122,7 @@ std::string tpu_overview(const tpu_facts& f) {
     out += fmt::format(" ({}, {} on {})", f.job->experiment_name, f.job->model, f.job->hardware);
   out += fmt::format(" is {}: {}", to_string(f.progress.state), runs_text(f));
   out += f.job ? fmt::format(" of a budget of {}.", f.job->budget) : std::string(".");
-  if (tpu_run(f, f.progress.best_trial))
+  if (tpu_row_of(f.progress, f.progress.best_trial))
     out += " " + tpu_best(f);
   if (!f.progress.text.empty())
     out += " Why it ended: " + sentence(f.progress.text);

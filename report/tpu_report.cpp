@@ -9,8 +9,6 @@
 
 namespace paratune {
 
-namespace {
-
 const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int trial) {
   for (const auto& t : end.trials)
     if (t.trial == trial)
@@ -18,8 +16,14 @@ const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int tria
   return nullptr;
 }
 
+bool tpu_run_in_progress(const wire::tpu_trial_row& t) {
+  return t.started_ms > 0 && t.ended_ms == 0 && t.error.empty();
+}
+
+namespace {
+
 std::string tpu_step_text(const wire::tpu_trial_row& t) {
-  if (t.started_ms > 0 && t.ended_ms == 0)
+  if (tpu_run_in_progress(t))
     return "running";
   if (!t.error.empty())
     return "failed: " + t.error;

@@ -24,6 +24,13 @@ std::optional<wire::tpu_session_end> tpu_progress_of(const std::vector<wire::env
 /// Throws wire::decode_error for a record that does not decode.
 std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope>& history);
 
+/// The run of `trial` in `end`, or null.
+const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int trial);
+
+/// Whether a run is still going: started, not ended, no error (rows older
+/// than started_ms never are).
+bool tpu_run_in_progress(const wire::tpu_trial_row& t);
+
 /// The fastest run over the first: first step time / best step time; 0
 /// when either was not measured.
 double tpu_speedup(const wire::tpu_session_end& end);
