@@ -326,6 +326,15 @@ void check_paratune_own(const model_spec& m, const training_config& c,
                          "layers as " + to_string(per_chunk)});
     }
   }
+  // Megatron-LM's uniform method checkpoints chunks of recompute_num_layers
+  // layers (megatron/core/recompute.py:157-166 at d98e8a64), and paratune
+  // renders recompute_layers 0 as --recompute-num-layers 1: the two are one
+  // launch, and a trial of the second would run the first again.
+  if (c.recompute == recompute_mode::full && !c.recompute_block && c.recompute_layers == 1)
+    out.push_back({"recompute_uniform_one_layer",
+                   "recompute_layers 1 with the uniform method is the launch of recompute_layers "
+                   "0 (--recompute-num-layers 1: every layer its own recompute chunk, Megatron-LM's "
+                   "default): the same run"});
   if (c.recompute != recompute_mode::full && c.recompute_layers > 0)
     out.push_back({"recompute_layers_needs_full",
                    "--recompute-num-layers is only valid with --recompute-granularity full: "

@@ -481,12 +481,13 @@ analysis analyze(const tuning_context& ctx, const std::vector<trial_outcome>& hi
     a.stop = decide_stop(ctx.stop, in);
     // The ranked candidates come first among the stop's, the selected first
     // of them; the one to run next moves to the front (selected is ranked.front()).
-    const size_t next = next_worth_running(ctx.stop, in, a.stop, 0);
+    const size_t next = next_worth_running(a.stop, in, 0);
     if (next != 0) {
       a.ranked[next].why += fmt::format(
-        "; it holds the stop, so it runs before the ranking's first choice ({}), which has "
-        "only a {:.1f}% chance of beating the best run by more than {:.1f}%",
-        a.ranked.front().text, 100 * a.stop.chances.front(), 100 * ctx.stop.min_gain);
+        "; it has the best chance of beating the best run by more than {:.1f}% ({:.1f}%), so it "
+        "runs before the ranking's first choice ({}, {:.1f}%)",
+        100 * ctx.stop.min_gain, 100 * a.stop.chances[next], a.ranked.front().text,
+        100 * a.stop.chances.front());
       std::rotate(a.ranked.begin(), a.ranked.begin() + long(next), a.ranked.begin() + long(next) + 1);
       a.selected = a.ranked.front();
     }

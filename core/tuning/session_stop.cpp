@@ -91,15 +91,13 @@ session_stop_decision decide_stop(const session_stop_policy& policy, const sessi
   return d;
 }
 
-size_t next_worth_running(const session_stop_policy& policy, const session_stop_inputs& in,
-                          const session_stop_decision& d, size_t chosen) {
-  const double dismissed = 1 - policy.confidence;
-  if (d.stop || d.chances.size() != in.candidates.size() || chosen >= d.chances.size()
-      || d.chances[chosen] > dismissed)
+size_t next_worth_running(const session_stop_decision& d, const session_stop_inputs& in,
+                          size_t chosen) {
+  if (d.stop || d.chances.size() != in.candidates.size() || chosen >= d.chances.size())
     return chosen;
   size_t best = chosen;
   for (size_t i = 0; i < d.chances.size(); ++i)
-    if (!in.candidates[i].running && d.chances[i] > dismissed && d.chances[i] > d.chances[best])
+    if (!in.candidates[i].running && d.chances[i] > d.chances[best])
       best = i;
   return best;
 }

@@ -76,16 +76,19 @@ struct session_stop_decision {
 /// session_stop_min_checks checks, nor under `stop: budget`.
 session_stop_decision decide_stop(const session_stop_policy& policy, const session_stop_inputs& in);
 
-/// Which candidate to run next: `chosen`, the ranking's choice (an index
-/// into the candidates `d` weighed), unless the stop holds and `chosen` is
-/// one it already dismisses (a chance of at most 1 - confidence) while a
-/// candidate not running is not dismissed; then, of those, the one with the
-/// best chance. The ranking values a wide candidate by its uncertainty
-/// before the session's calibration; the stop, after it. A trial of a
-/// candidate the stop dismisses can neither bring the gain the session is
-/// waiting for nor settle the candidate that holds it, so it would only
-/// cost a trial before the one that decides.
-size_t next_worth_running(const session_stop_policy& policy, const session_stop_inputs& in,
-                          const session_stop_decision& d, size_t chosen);
+/// Which candidate to run next while the stop holds: of the candidates `d`
+/// weighed, the one not running with the best chance of beating the best
+/// run by more than min_gain; `chosen` (the ranking's first choice, an index
+/// into them) when it has that chance already, when the session stops, or
+/// when the decision weighed nothing (no incumbent, too few checks, `stop:
+/// budget`). The ranking's expected improvement values a wide candidate by
+/// its uncertainty before the session's calibration, so it runs new splits
+/// the session's own errors say are unlikely to win before the candidate
+/// the stop waits on. Once the stop weighs the candidates, the session's
+/// question is whether anything beats the best run, and the trial most
+/// likely to answer yes either raises the bar for all the others or
+/// settles the candidate that holds the stop.
+size_t next_worth_running(const session_stop_decision& d, const session_stop_inputs& in,
+                          size_t chosen);
 
 } // namespace paratune

@@ -348,6 +348,24 @@ TEST(megatron_rules, recompute_layers_need_full_and_fit_the_stage) {
   EXPECT_TRUE(check_megatron_rules(rules_llama3_8b(), c, 8).empty());
 }
 
+// Uniform chunks of one layer are what recompute_layers 0 launches: the
+// second spelling is refused, so no trial runs the same command twice.
+TEST(megatron_rules, uniform_recompute_of_one_layer_is_the_default_launch) {
+  auto c = base(); c.recompute = recompute_mode::full; c.recompute_layers = 1;
+  auto v = check_megatron_rules(rules_llama3_8b(), c, 8);
+  ASSERT_EQ(rules_of(v), std::vector<std::string>{"recompute_uniform_one_layer"});
+  EXPECT_EQ(v[0].message, "recompute_layers 1 with the uniform method is the launch of "
+                          "recompute_layers 0 (--recompute-num-layers 1: every layer its own "
+                          "recompute chunk, Megatron-LM's default): the same run");
+  c.recompute_layers = 0;
+  EXPECT_TRUE(check_megatron_rules(rules_llama3_8b(), c, 8).empty());
+  megatron_launch zero{rules_llama3_8b(), c}, one = zero;
+  one.config.recompute_layers = 1;
+  EXPECT_EQ(render_megatron_args(zero), render_megatron_args(one));
+  c.recompute_block = true; c.recompute_layers = 1; // block: one layer per stage, not all
+  EXPECT_TRUE(check_megatron_rules(rules_llama3_8b(), c, 8).empty());
+}
+
 TEST(megatron_rules, sizes_must_be_positive) {
   auto c = base(); c.mbs = 0;
   auto v = check_megatron_rules(rules_llama3_8b(), c, 8);
