@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/human_units.hpp"
 #include "messages/codec.hpp"
 #include "report/markdown_report.hpp"
 #include "report/readable_ledger.hpp"
@@ -60,6 +61,17 @@ double tpu_speedup(const wire::tpu_session_end& end) {
   return first > 0 ? first / best->step_time_ms : 0;
 }
 
+std::string tpu_gain_text(int best_trial, int first_trial, double speedup) {
+  if (best_trial == first_trial)
+    return "the first run: no later mesh was faster";
+  return fmt::format("x{:.2f} over the first run", speedup);
+}
+
+std::string tpu_gain_text(const wire::tpu_session_end& end) {
+  return tpu_gain_text(end.best_trial, end.trials.empty() ? 0 : end.trials.front().trial,
+                       tpu_speedup(end));
+}
+
 nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& t : end.trials)
@@ -74,13 +86,24 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
   return j;
 }
 
+std::string tpu_best_line(const nlohmann::json& report) {
+  if (!report.contains("best") || report["trials"].empty())
+    return "";
+  const auto& best = report["best"];
+  return fmt::format("best: trial {}, mesh {}, {} per step ({})", best["trial"].get<int>(),
+                     best["mesh"].get<std::string>(),
+                     human_duration(best["step_time_ms"].get<double>()),
+                     tpu_gain_text(best["trial"].get<int>(),
+                                   report["trials"].front()["trial"].get<int>(),
+                                   best["speedup"].get<double>()));
+}
+
 std::string render_tpu_markdown(const std::string& session, const wire::tpu_session_end& end) {
   std::string out = "# paratune report: TPU session " + markdown_escape(session) + "\n\n";
   if (const auto* best = tpu_row_of(end, end.best_trial))
-    out += fmt::format("**Best mesh:** `{}`, {:.1f} ms per step (trial {}), x{:.2f} over the "
-                       "first run.\n\n",
+    out += fmt::format("**Best mesh:** `{}`, {:.1f} ms per step (trial {}), {}.\n\n",
                        markdown_escape(best->mesh), best->step_time_ms, best->trial,
-                       tpu_speedup(end));
+                       tpu_gain_text(end));
   else
     out += "**No run was measured.**\n\n";
   out += fmt::format("State: {}. Runs: {}.\n\n", to_string(end.state), end.trials.size());
@@ -95,9 +118,9 @@ std::string render_tpu_markdown(const std::string& session, const wire::tpu_sess
 std::string tpu_answer_html(const wire::tpu_session_end& end) {
   if (const auto* best = tpu_row_of(end, end.best_trial))
     return fmt::format("<p class=\"answer\"><b>Best mesh:</b> <code>{}</code>, {:.1f} ms per "
-                       "step (trial {}), x{:.2f} over the first run.</p>\n",
+                       "step (trial {}), {}.</p>\n",
                        markup_escape(best->mesh), best->step_time_ms, best->trial,
-                       tpu_speedup(end));
+                       markup_escape(tpu_gain_text(end)));
   return "<p class=\"answer\"><b>No run was measured.</b></p>\n";
 }
 

@@ -35,10 +35,22 @@ bool tpu_run_in_progress(const wire::tpu_trial_row& t);
 /// when either was not measured.
 double tpu_speedup(const wire::tpu_session_end& end);
 
+/// How the fastest run compares with the first, as the answer says it:
+/// "x1.32 over the first run", or, when the fastest is the first run,
+/// "the first run: no later mesh was faster" (a speedup of x1.00 would read
+/// as a measured tie). `best_trial` and `first_trial` are trial numbers.
+std::string tpu_gain_text(int best_trial, int first_trial, double speedup);
+std::string tpu_gain_text(const wire::tpu_session_end& end);
+
 /// {session, state, trials[{trial, mesh, step_time_ms, error, bottleneck,
 /// next}], best{trial, mesh, step_time_ms, speedup}}; `best` only when a
 /// run was measured.
 nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end);
+
+/// The line `tune` and `watch` end a TPU session with, from
+/// tpu_report_json's object: "best: trial 3, mesh data=4,model=4, 812 ms per
+/// step (x1.32 over the first run)". Empty when no run was measured.
+std::string tpu_best_line(const nlohmann::json& report);
 
 /// The report as markdown: the answer first (best mesh, its step time and
 /// speedup), then a table of the runs. Text from the pool is escaped.

@@ -15,6 +15,7 @@
 #include "report/session_answer.hpp"
 #include "report/session_report.hpp"
 #include "report/svg_canvas.hpp"
+#include "report/tpu_report.hpp"
 #include "tests/report/sample_summary.hpp"
 
 namespace paratune {
@@ -239,6 +240,43 @@ TEST(TrialCharts, ACancelledTrialIsNotDrawnAsStoppedEarly) {
   const auto line = render_trial_line(measured, {10, 0});
   EXPECT_NE(line.find("cancelled: cancelled by the user"), std::string::npos) << line;
   EXPECT_EQ(line.find("stopped early"), std::string::npos);
+}
+
+// A TPU session's answer says how the fastest run compares with the first;
+// when the fastest is the first, it says so, not "x1.00".
+TEST(tpu_answer, says_when_the_first_run_stayed_the_fastest) {
+  wire::tpu_session_end end;
+  const auto run = [](int trial, const char* mesh, double step_ms, const char* error = "") {
+    wire::tpu_trial_row r;
+    r.trial = trial;
+    r.mesh = mesh;
+    r.step_time_ms = step_ms;
+    r.error = error;
+    return r;
+  };
+  end.trials = {run(1, "replica=1,data=4,model=4,seq=1", 812.4),
+                run(2, "replica=1,data=8,model=2,seq=1", 615.2),
+                run(3, "replica=1,data=16,model=1,seq=1", 0, "out of memory")};
+  end.best_trial = 2;
+  EXPECT_EQ(tpu_gain_text(end), "x1.32 over the first run");
+  EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)),
+            "best: trial 2, mesh replica=1,data=8,model=2,seq=1, 615 ms per step (x1.32 over "
+            "the first run)");
+  EXPECT_NE(render_tpu_markdown("s1", end).find(
+              "**Best mesh:** `replica=1,data=8,model=2,seq=1`, 615.2 ms per step (trial 2), x1.32 "
+              "over the first run.\n"),
+            std::string::npos);
+  end.trials[1].step_time_ms = 900;
+  end.best_trial = 1;
+  EXPECT_EQ(tpu_gain_text(end), "the first run: no later mesh was faster");
+  EXPECT_EQ(tpu_answer_html(end),
+            "<p class=\"answer\"><b>Best mesh:</b> <code>replica=1,data=4,model=4,seq=1</code>, "
+            "812.4 ms per step (trial 1), the first run: no later mesh was faster.</p>\n");
+  EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)),
+            "best: trial 1, mesh replica=1,data=4,model=4,seq=1, 812 ms per step (the first "
+            "run: no later mesh was faster)");
+  end.best_trial = 0;
+  EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)), "");
 }
 
 } // namespace

@@ -177,12 +177,8 @@ int run_watch(const watch_options& o) {
     if (o.json)
       watch_view::print_line({{"event", "end"}, {"state", to_string(view.end()->state)},
                               {"text", view.end()->text}, {"report", report}});
-    else if (report.contains("best"))
-      std::printf("best: trial %d, mesh %s, %s per step (x%.2f over the first run)\n",
-                  report["best"]["trial"].get<int>(),
-                  report["best"]["mesh"].get<std::string>().c_str(),
-                  human_duration(report["best"]["step_time_ms"].get<double>()).c_str(),
-                  report["best"]["speedup"].get<double>());
+    else if (const auto line = tpu_best_line(report); !line.empty())
+      std::printf("%s\n", line.c_str());
     else
       std::printf("session %s ended %s: no run was measured\n", o.session.c_str(),
                   to_string(view.end()->state));

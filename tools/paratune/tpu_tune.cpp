@@ -86,13 +86,8 @@ void print_text(const nlohmann::json& report, session_state end) {
   if (end == session_state::exhausted)
     std::printf("stopped after %zu trials: every proposal of the diagnosed runs was tried\n",
                 report["trials"].size());
-  if (!report.contains("best"))
-    return;
-  const auto& best = report["best"];
-  std::printf("best: trial %d, mesh %s, %s per step (x%.2f over the first run)\n",
-              best["trial"].get<int>(), best["mesh"].get<std::string>().c_str(),
-              human_duration(best["step_time_ms"].get<double>()).c_str(),
-              best["speedup"].get<double>());
+  if (const auto line = tpu_best_line(report); !line.empty())
+    std::printf("%s\n", line.c_str());
 }
 
 // Runs the session to its end: the report, or why it failed.
