@@ -1,18 +1,14 @@
 #include "dashboard/sessions_page.hpp"
 
 #include "dashboard/dashboard_json.hpp"
-#include "report/svg_canvas.hpp"
 #include "dashboard/page_frame.hpp"
+#include "dashboard/table_cell.hpp"
 #include "dashboard/tpu_session_page.hpp"
+#include "report/svg_canvas.hpp"
 
 namespace paratune {
 
 namespace {
-
-std::string cell(const std::string& text, const char* cls = nullptr) {
-  const std::string open = cls ? "<td class=\"" + std::string(cls) + "\">" : "<td>";
-  return open + markup_escape(text) + "</td>";
-}
 
 std::string row(const session_view& v) {
   const auto& s = v.summary;
@@ -20,12 +16,12 @@ std::string row(const session_view& v) {
   const auto opened = utc_json(v.opened_at_ms);
   std::string r = "<tr class=\"session\" data-session=\"" + id + "\">";
   r += "<td><a href=\"/session/" + id + "\">" + id + "</a></td>";
-  r += cell(s.job.job_name) + cell(s.job.model.name) + cell(s.job.cluster.name);
-  r += cell(to_string(s.state), "state");
-  r += cell(std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials), "number");
-  r += cell(s.best ? fixed(s.best->tflops_per_gpu, 1) : "", "number");
-  r += cell(s.best ? fixed(100 * s.best->mfu, 1) : "", "number");
-  r += cell(opened.is_null() ? "" : opened.get<std::string>());
+  r += table_cell(s.job.job_name) + table_cell(s.job.model.name) + table_cell(s.job.cluster.name);
+  r += table_cell(to_string(s.state), "state");
+  r += table_cell(std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials), "number");
+  r += table_cell(s.best ? fixed(s.best->tflops_per_gpu, 1) : "", "number");
+  r += table_cell(s.best ? fixed(100 * s.best->mfu, 1) : "", "number");
+  r += table_cell(opened.is_null() ? "" : opened.get<std::string>());
   return r + "</tr>\n";
 }
 

@@ -1,6 +1,7 @@
 #include "dashboard/tpu_session_page.hpp"
 
 #include "dashboard/page_frame.hpp"
+#include "dashboard/table_cell.hpp"
 #include "report/session_summary.hpp"
 #include "report/svg_canvas.hpp"
 #include "report/tpu_report.hpp"
@@ -25,11 +26,6 @@ std::string runs_done(const tpu_session_view& v) {
   return std::to_string(v.progress.trials.size()) + "/" + std::to_string(v.job.budget);
 }
 
-std::string tpu_cell(const std::string& text, const char* cls = nullptr) {
-  const std::string open = cls ? "<td class=\"" + std::string(cls) + "\">" : "<td>";
-  return open + markup_escape(text) + "</td>";
-}
-
 std::string opened_text(const tpu_session_view& v) {
   const auto opened = utc_json(v.opened_at_ms);
   return opened.is_null() ? "" : opened.get<std::string>();
@@ -50,10 +46,10 @@ std::string tpu_sessions_table(const std::vector<tpu_session_view>& views) {
     const auto* best = best_run(v);
     out += "<tr class=\"session tpu\" data-session=\"" + id + "\">";
     out += "<td><a href=\"/session/" + id + "\">" + id + "</a></td>";
-    out += tpu_cell(v.job.experiment_name) + tpu_cell(v.job.model) + tpu_cell(v.job.hardware);
-    out += tpu_cell(to_string(v.progress.state), "state") + tpu_cell(runs_done(v), "number");
-    out += tpu_cell(best ? fixed(best->step_time_ms, 1) : "", "number");
-    out += tpu_cell(best ? best->mesh : "") + tpu_cell(opened_text(v)) + "</tr>\n";
+    out += table_cell(v.job.experiment_name) + table_cell(v.job.model) + table_cell(v.job.hardware);
+    out += table_cell(to_string(v.progress.state), "state") + table_cell(runs_done(v), "number");
+    out += table_cell(best ? fixed(best->step_time_ms, 1) : "", "number");
+    out += table_cell(best ? best->mesh : "") + table_cell(opened_text(v)) + "</tr>\n";
   }
   return out + "</tbody>\n</table>\n";
 }
