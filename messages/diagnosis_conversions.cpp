@@ -31,8 +31,7 @@ top_op from_wire(const top_op_wire& w) {
   t.flops_utilization = w.flops_utilization;
   t.hbm_bw_utilization = w.hbm_bw_utilization;
   t.roofline_efficiency = w.roofline_efficiency;
-  for (auto c : {op_class::compute, op_class::hbm_bandwidth, op_class::communication,
-                 op_class::unknown})
+  for (auto c : all_op_classes)
     if (w.resource == paratune::to_string(c))
       t.resource = c;
   return t;

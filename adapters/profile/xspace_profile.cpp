@@ -213,7 +213,21 @@ struct op_facts {
   std::string category;
   double flops = 0;  ///< per occurrence
   double bytes = 0;  ///< per occurrence
+  bool host_memory = false;  ///< an operand or the result lives in host memory
 };
+
+// XLA prints a layout's memory space as "S(n)" ("{3,2,1,0:T(8,128)S(5)}"),
+// and memory space 5 is host memory: xla::Layout::kHostMemorySpace = 5
+// (xla/layout.h, "static constexpr int64_t kHostMemorySpace = 5;", line 434
+// of tensorflow/tensorflow@21a87b1b3708af5491982dd86f4f4b0cc7d57184's
+// third_party/xla copy). An XLA op event's metadata carries the op's HLO
+// text as its name ("%copy-done.2 = f32[...]{...} copy-done((...S(5)...)
+// %copy-start.2)", operands included) and its result shape as the
+// "shape_with_layout" stat; either naming S(5) means the op moves data to or
+// from host memory, over the host link rather than through HBM.
+bool names_host_memory(std::string_view hlo_text) {
+  return hlo_text.find("S(5)") != std::string_view::npos;
+}
 
 op_facts facts_of(const pb::XPlane& plane, std::int64_t id) {
   op_facts f;
@@ -225,6 +239,8 @@ op_facts facts_of(const pb::XPlane& plane, std::int64_t id) {
   f.category = text_stat(plane, stats, "hlo_category");
   f.flops = number_stat(plane, stats, "flops").value_or(0);
   f.bytes = number_stat(plane, stats, "bytes_accessed").value_or(0);
+  f.host_memory = names_host_memory(it->second.name())
+                  || names_host_memory(text_stat(plane, stats, "shape_with_layout"));
   return f;
 }
 
@@ -248,6 +264,7 @@ std::vector<op_total> op_totals(const pb::XPlane& plane, const std::vector<timed
     auto& t = by_name[f->second.name];
     if (t.occurrences == 0)
       t.facts = f->second;
+    t.facts.host_memory = t.facts.host_memory || f->second.host_memory;
     ++t.occurrences;
     t.self_ps += self[i];
     t.flops += f->second.flops;
@@ -271,7 +288,12 @@ device_peaks peaks_of(const pb::XPlane& plane) {
           number_stat(plane, plane.stats(), "peak_hbm_bw_gigabytes_per_second").value_or(0) * 1e9};
 }
 
+// xprof's bound_by words, plus "Host" for an op that reads or writes host
+// memory: its bytes cross the host link (PCIe / host DMA), whose bandwidth
+// the plane does not state, so no roofline applies to it.
 std::string bound_by(const op_total& t, const device_peaks& peaks) {
+  if (t.facts.host_memory)
+    return "Host";
   if (t.flops <= 0 && t.bytes <= 0)
     return "Unknown";
   if (t.bytes <= 0 || peaks.bytes_per_s <= 0)

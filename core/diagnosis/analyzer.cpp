@@ -57,9 +57,13 @@ void score_ops(const diagnosis_evidence& e, const analyzer_options& o, diagnosis
   const auto top_shares = class_shares(top);
   // Op classes explain the busy time only; an idle device's ops say little.
   const double busy = std::clamp(e.kpis.duty_cycle_percent.value_or(100) / 100, 0.0, 1.0);
-  for (const char* c : {"compute", "hbm_bandwidth", "communication", "unknown"}) {
-    auto get = [&](const score_map& m) { return m.count(c) ? m.at(c) : 0.0; };
-    scores[c] = busy * (o.top_weight * get(top_shares) + (1 - o.top_weight) * get(r.time_by_class));
+  for (const op_class c : all_op_classes) {
+    auto get = [&](const score_map& m) {
+      auto it = m.find(to_string(c));
+      return it == m.end() ? 0.0 : it->second;
+    };
+    scores[to_string(bottleneck_of(c))] +=
+        busy * (o.top_weight * get(top_shares) + (1 - o.top_weight) * get(r.time_by_class));
   }
 }
 
@@ -83,7 +87,9 @@ void score_kpis(const kpi_evidence& k, const analyzer_options& o, bool have_ops,
   for (auto share : {k.infeed_percent, k.input_percent})
     if (share && *share >= t.infeed_ok)
       waiting = std::max(waiting, *share / 100);
-  s["input_host"] = std::min(1.0, waiting);
+  // Host-memory copies (score_ops) already count toward input_host: the
+  // larger of the two signals stands.
+  s["input_host"] = std::max(s["input_host"], std::min(1.0, waiting));
   if (k.bubble_percent && *k.bubble_percent >= t.bubble_ok)
     s["pipeline_bubble"] = std::min(1.0, *k.bubble_percent / 100);
   if (k.exposed_comm_percent)
@@ -160,13 +166,16 @@ std::string summary_of(const diagnosis_report& r, bool implausible) {
   const bool op_class_bottleneck = r.bottleneck == bottleneck_class::compute
                                    || r.bottleneck == bottleneck_class::hbm_bandwidth
                                    || r.bottleneck == bottleneck_class::communication;
-  if (!r.top_ops.empty() && op_class_bottleneck) {
-    int same = 0;
-    for (const auto& t : r.top_ops)
-      same += std::string(to_string(t.resource)) == to_string(r.bottleneck);
+  int same = 0;
+  for (const auto& t : r.top_ops)
+    same += bottleneck_of(t.resource) == r.bottleneck;
+  if (!r.top_ops.empty() && op_class_bottleneck)
     s += fmt::format("{} of the top {} operations are ", same, r.top_ops.size())
          + to_string(r.bottleneck) + "-bound.";
-  }
+  else if (r.bottleneck == bottleneck_class::input_host && same > 0)
+    s += fmt::format("{} of the top {} operations are copies to or from host memory, bounded "
+                     "by the host link.",
+                     same, r.top_ops.size());
   if (implausible)
     s += "The measured throughput is beyond what the hardware delivers; see the warnings.";
   if (r.partial)
@@ -199,6 +208,17 @@ bool parse_bottleneck(const std::string& text, bottleneck_class& out) {
       return true;
     }
   return false;
+}
+
+bottleneck_class bottleneck_of(op_class c) {
+  switch (c) {
+    case op_class::compute: return bottleneck_class::compute;
+    case op_class::hbm_bandwidth: return bottleneck_class::hbm_bandwidth;
+    case op_class::communication: return bottleneck_class::communication;
+    case op_class::host_transfer: return bottleneck_class::input_host;
+    case op_class::unknown: return bottleneck_class::unknown;
+  }
+  return bottleneck_class::unknown;
 }
 
 const char* to_string(device_platform p) {

@@ -23,6 +23,10 @@ enum class bottleneck_class {
 const char* to_string(bottleneck_class b);
 bool parse_bottleneck(const std::string& text, bottleneck_class& out);
 
+/// The bottleneck an op class's time counts toward: each class its own,
+/// host_transfer input_host (the device waits for the host).
+bottleneck_class bottleneck_of(op_class c);
+
 /// One KPI against its healthy range.
 struct kpi_check {
   std::string name;     ///< "step_time", "duty_cycle", "communication", "memory", ...

@@ -19,7 +19,7 @@ double step_share_percent(const kpi_check& k) {
 std::string why_named(const diagnosis_report& r) {
   int same = 0;
   for (const auto& t : r.top_ops)
-    same += std::string(to_string(t.resource)) == to_string(r.bottleneck);
+    same += bottleneck_of(t.resource) == r.bottleneck;
   if (same > 0)
     return fmt::format("{} of the {} longest operations are {}", same, r.top_ops.size(),
                        to_string(r.bottleneck));
@@ -37,9 +37,12 @@ double class_share(const diagnosis_report& r, const char* cls) {
 }
 
 std::string measured_shares(const diagnosis_report& r) {
-  return fmt::format("compute {:.0f}%, HBM {:.0f}%, collectives {:.0f}% of its op time",
+  const double host = class_share(r, to_string(op_class::host_transfer));
+  return fmt::format("compute {:.0f}%, HBM {:.0f}%, collectives {:.0f}%",
                      100 * class_share(r, "compute"), 100 * class_share(r, "hbm_bandwidth"),
-                     100 * class_share(r, "communication"));
+                     100 * class_share(r, "communication"))
+         + (host > 0 ? fmt::format(", host-memory copies {:.0f}%", 100 * host) : "")
+         + " of its op time";
 }
 
 std::string model_shares(const mesh_prediction& p) {

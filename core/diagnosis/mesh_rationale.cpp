@@ -96,6 +96,9 @@ std::string lead_for(bottleneck_class b, const mesh_prediction& base, const mesh
       return fmt::format("The job is at the edge of HBM: {:.1f} GiB of {:.1f} GiB per chip; this "
                          "mesh needs {:.1f} GiB.", base.memory.total_gib, base.memory.limit_gib,
                          c.memory.total_gib);
+    case bottleneck_class::input_host:
+      return "The device waits for input or the host; a layout change helps only once that is "
+             "fixed, so the proposal follows the model's step-time prediction.";
     default:
       return "No single resource dominates the profile, so the proposal follows the model's "
              "step-time prediction.";

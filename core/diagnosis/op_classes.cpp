@@ -50,6 +50,7 @@ const char* to_string(op_class c) {
     case op_class::compute: return "compute";
     case op_class::hbm_bandwidth: return "hbm_bandwidth";
     case op_class::communication: return "communication";
+    case op_class::host_transfer: return "host_transfer";
     case op_class::unknown: return "unknown";
   }
   return "?";
@@ -64,6 +65,9 @@ bool looks_collective(std::string_view name, std::string_view category) {
 
 op_class classify_op(const op_evidence& op) {
   const auto bound = lower(op.bound_by);
+  // A copy to or from host memory waits on the host link, not on HBM.
+  if (bound == "host")
+    return op_class::host_transfer;
   // A collective matmul (all-gather fused into the einsum) that runs at its
   // compute roofline is compute, whatever its name says.
   if (op.collective && bound != "compute") {
@@ -82,6 +86,8 @@ op_class classify_op(const op_evidence& op) {
 
 std::string explain_class(const op_evidence& op, op_class c) {
   const std::string bound = op.bound_by.empty() ? "no roofline" : "bound by " + op.bound_by;
+  if (c == op_class::host_transfer)
+    return bound + ": copies to or from host memory (XLA memory space S(5)) over the host link";
   const std::string util = percent(best_utilization(op));
   if (op.collective && c == op_class::communication)
     return "collective, " + bound + " at " + util

@@ -7,8 +7,14 @@
 
 namespace paratune {
 
-/// The resource an operation's time goes to.
-enum class op_class { compute, hbm_bandwidth, communication, unknown };
+/// The resource an operation's time goes to. host_transfer: copies to or
+/// from host memory, bounded by the host link (PCIe / host DMA).
+enum class op_class { compute, hbm_bandwidth, communication, host_transfer, unknown };
+
+/// Every op_class, in declaration order.
+inline constexpr op_class all_op_classes[] = {op_class::compute, op_class::hbm_bandwidth,
+                                              op_class::communication, op_class::host_transfer,
+                                              op_class::unknown};
 
 const char* to_string(op_class c);
 
@@ -24,6 +30,9 @@ inline constexpr double collective_busy_threshold = 0.05;
 bool looks_collective(std::string_view name, std::string_view category);
 
 /// Classifies one op from its bound-by and utilisations:
+/// - bound by Host (the XSpace reader's word for an op whose operand or
+///   result is in XLA's host memory space, S(5)): host_transfer, whatever
+///   its name;
 /// - a collective: communication, unless a memory it is bound by runs at
 ///   >= collective_busy_threshold of peak (then hbm_bandwidth), or it is
 ///   bound by Compute (a collective matmul);

@@ -5,6 +5,7 @@
 
 #include "core/diagnosis/analyzer.hpp"
 #include "core/diagnosis/op_classes.hpp"
+#include "messages/diagnosis_conversions.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 
 namespace paratune {
@@ -47,6 +48,53 @@ TEST(op_classes, ops_by_bound_by_and_kernels_by_name) {
   k.collective = looks_collective(k.name, "");
   EXPECT_TRUE(k.collective);
   EXPECT_EQ(classify_op(k), op_class::communication);
+}
+
+// The XSpace reader says "Host" for an op whose operand or result is in
+// XLA's host memory space (S(5)): such a copy waits on the host link, so its
+// time counts toward input_host, not HBM, whatever its name or HBM share.
+TEST(op_classes, copies_bound_by_host_wait_on_the_host_link) {
+  const auto copy = make_op("copy-done.2", "copy-done", 0.24, "Host", 0, 0.019);
+  EXPECT_EQ(classify_op(copy), op_class::host_transfer);
+  EXPECT_EQ(explain_class(copy, op_class::host_transfer),
+            "bound by Host: copies to or from host memory (XLA memory space S(5)) over the "
+            "host link");
+  // The same copy as xprof labels it without the memory space: HBM.
+  EXPECT_EQ(classify_op(make_op("copy-done.2", "copy-done", 0.24, "HBM", 0, 0.019)),
+            op_class::hbm_bandwidth);
+  // A collective that moves host memory waits on the host link too.
+  const auto gather = make_op("all-gather-start.1", "all-gather", 0.1, "Host", 0, 0.2);
+  ASSERT_TRUE(gather.collective);
+  EXPECT_EQ(classify_op(gather), op_class::host_transfer);
+  EXPECT_EQ(explain_class(gather, op_class::host_transfer),
+            "bound by Host: copies to or from host memory (XLA memory space S(5)) over the "
+            "host link");
+  EXPECT_STREQ(to_string(op_class::host_transfer), "host_transfer");
+}
+
+// A stored diagnosis keeps each op's class, host_transfer included.
+TEST(op_classes, every_class_survives_the_wire) {
+  diagnosis_report r;
+  r.bottleneck = bottleneck_class::input_host;
+  for (const op_class c : all_op_classes) {
+    top_op t;
+    t.name = to_string(c);
+    t.resource = c;
+    r.top_ops.push_back(t);
+  }
+  const auto back = wire::from_wire(wire::to_wire(r, 784));
+  EXPECT_EQ(back.bottleneck, bottleneck_class::input_host);
+  ASSERT_EQ(back.top_ops.size(), std::size(all_op_classes));
+  for (std::size_t i = 0; i < back.top_ops.size(); ++i)
+    EXPECT_EQ(back.top_ops[i].resource, all_op_classes[i]) << back.top_ops[i].name;
+}
+
+TEST(op_classes, each_class_counts_toward_its_bottleneck) {
+  EXPECT_EQ(bottleneck_of(op_class::compute), bottleneck_class::compute);
+  EXPECT_EQ(bottleneck_of(op_class::hbm_bandwidth), bottleneck_class::hbm_bandwidth);
+  EXPECT_EQ(bottleneck_of(op_class::communication), bottleneck_class::communication);
+  EXPECT_EQ(bottleneck_of(op_class::host_transfer), bottleneck_class::input_host);
+  EXPECT_EQ(bottleneck_of(op_class::unknown), bottleneck_class::unknown);
 }
 
 diagnosis_evidence busy_tpu() {
@@ -95,6 +143,28 @@ TEST(analyzer, an_idle_device_waits_for_the_host) {
   auto r = analyze_evidence(e);
   EXPECT_EQ(r.bottleneck, bottleneck_class::input_host);
   EXPECT_NEAR(r.scores.at("input_host"), 0.764, 1e-9);
+}
+
+// A busy device (duty cycle 99.5%: no idle share to score) whose time goes
+// to copies from host memory waits for the host all the same.
+TEST(analyzer, host_memory_copies_mean_the_device_waits_for_the_host) {
+  auto e = busy_tpu();
+  for (int i = 0; i < 4; ++i)
+    e.ops.push_back(make_op("copy-done." + std::to_string(i), "copy-done", 0.2, "Host", 0, 0.019));
+  e.ops.push_back(make_op("fusion.1", "loop fusion", 0.1, "HBM", 0, 0.7));
+  auto r = analyze_evidence(e);
+  EXPECT_EQ(r.bottleneck, bottleneck_class::input_host);
+  EXPECT_EQ(r.secondary, bottleneck_class::unknown);  // HBM's 0.11 is under 0.15
+  // All five ops are the top five: 0.8 of their 0.9 are host copies.
+  EXPECT_NEAR(r.scores.at("input_host"), 0.995 * 8 / 9, 1e-12);
+  EXPECT_NEAR(r.scores.at("hbm_bandwidth"), 0.995 / 9, 1e-12);
+  EXPECT_NEAR(r.time_by_class.at("host_transfer"), 8.0 / 9, 1e-12);
+  ASSERT_EQ(r.top_ops.size(), 5u);
+  EXPECT_EQ(r.top_ops[0].resource, op_class::host_transfer);
+  EXPECT_EQ(r.top_ops[4].resource, op_class::hbm_bandwidth);
+  EXPECT_NE(r.summary.find("4 of the top 5 operations are copies to or from host memory"),
+            std::string::npos)
+      << r.summary;
 }
 
 TEST(analyzer, pipeline_wait_timers_mean_a_bubble) {

@@ -138,12 +138,36 @@ TEST_F(diagnose_cli, a_folder_holding_only_an_xplane_gives_a_diagnosis_and_propo
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["partial"].get<bool>());
   EXPECT_NEAR(j["step_time_ms"].get<double>(), 784.127, 0.001);
-  EXPECT_EQ(j["bottleneck"], "hbm_bandwidth");  // copy-done streams HBM
+  // copy-done reads host memory (S(5)): the device waits on the host link.
+  EXPECT_EQ(j["bottleneck"], "input_host");
+  EXPECT_EQ(j["secondary"], "unknown");
+  EXPECT_NEAR(j["scores"]["input_host"].get<double>(), 0.8317, 1e-4);
+  EXPECT_NEAR(j["time_by_class"]["host_transfer"].get<double>(), 0.9653, 1e-4);
+  EXPECT_NE(j["summary"].get<std::string>().find(
+                "4 of the top 5 operations are copies to or from host memory"),
+            std::string::npos)
+      << j["summary"];
   ASSERT_EQ(j["top_ops"].size(), 5u);
   EXPECT_EQ(j["top_ops"][0]["name"], "copy-done.2");
-  EXPECT_EQ(j["top_ops"][0]["bound_by"], "HBM");
+  EXPECT_EQ(j["top_ops"][0]["bound_by"], "Host");
+  EXPECT_EQ(j["top_ops"][0]["resource"], "host_transfer");
+  EXPECT_EQ(j["top_ops"][4]["name"], "broadcast_add_fusion.1");
+  EXPECT_EQ(j["top_ops"][4]["bound_by"], "HBM");
+  EXPECT_EQ(j["top_ops"][4]["resource"], "hbm_bandwidth");
+  // input_host proposals follow the model's step time and cite the input
+  // pipeline first.
   ASSERT_EQ(j["proposals"].size(), 3u);
   EXPECT_EQ(j["proposals"][0]["mesh"], "replica=1,data=4,seq=1,model=4");
+  EXPECT_EQ(j["proposals"][1]["mesh"], "replica=1,data=2,seq=4,model=2");
+  EXPECT_EQ(j["proposals"][2]["mesh"], "replica=1,data=1,seq=4,model=4");
+  for (const auto& p : j["proposals"]) {
+    EXPECT_TRUE(p["rationale"].get<std::string>().starts_with(
+        "The device waits for input or the host; a layout change helps only once that is fixed"))
+        << p["rationale"];
+    EXPECT_EQ(p["predicted"]["metric"], "step time (s)");
+    ASSERT_FALSE(p["citations"].empty());
+    EXPECT_EQ(p["citations"][0]["id"], "input-pipeline");
+  }
 }
 
 // ASAP's experiment 3: predict and plan run the same model on the same mesh

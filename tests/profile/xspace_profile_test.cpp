@@ -49,12 +49,22 @@ TEST(XspaceProfile, RealTpuCaptureGivesStepOpsCategoriesAndRoofline) {
   EXPECT_EQ(first.category, "copy-done");
   EXPECT_EQ(first.occurrences, 100u);
   EXPECT_NEAR(first.time_share, 0.23799, 1e-5);
-  EXPECT_EQ(first.bound_by, "HBM");
+  // Its operand is in host memory ("...T(8,128)S(5)}" in its HLO text): it
+  // is bound by the host link, which has no roofline in the plane.
+  EXPECT_EQ(first.bound_by, "Host");
+  EXPECT_FALSE(first.roofline_efficiency.has_value());
+  EXPECT_NEAR(*first.hbm_bw_utilization, 0.014879, 1e-6);
+  // The four longest ops are all copies to or from host memory.
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(p.top_ops[i].category, "copy-done") << p.top_ops[i].name;
+    EXPECT_EQ(p.top_ops[i].bound_by, "Host") << p.top_ops[i].name;
+  }
   EXPECT_EQ(first.source, "xplane");
   // A fusion streaming at 78% of HBM bandwidth, from its bytes_accessed.
   EXPECT_EQ(p.top_ops[4].name, "broadcast_add_fusion.1");
   EXPECT_NEAR(*p.top_ops[4].hbm_bw_utilization, 0.7780, 1e-4);
   EXPECT_NEAR(*p.top_ops[4].roofline_efficiency, 0.7780, 1e-4);
+  EXPECT_EQ(p.top_ops[4].bound_by, "HBM");
   EXPECT_EQ(p.top_ops[7].name, "all-reduce");
   EXPECT_EQ(p.top_ops[7].occurrences, 3u);
 
