@@ -169,9 +169,11 @@ void child_process::read_loop(int fd) {
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status)
                    : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-  finished_ = true;
+  // The exit is reported before finished() says so: whoever polls
+  // finished() then reads what on_exit_ recorded, never the state before it.
   if (on_exit_)
     on_exit_(code);
+  finished_ = true;
 }
 
 } // namespace paratune

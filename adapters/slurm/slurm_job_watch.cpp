@@ -94,8 +94,8 @@ void slurm_job_watch::run() {
   const auto submitted = client_->submit(request_);
   if (!submitted) {
     on_line_("slurm: the job was not submitted: " + submitted.error().message);
-    finished_ = true;
     on_exit_(scheduler_error);
+    finished_ = true; // after the exit is reported, as child_process does
     return;
   }
   const auto id = submitted.value();
@@ -156,8 +156,8 @@ void slurm_job_watch::watch(slurm_job_id id, std::chrono::steady_clock::time_poi
   }
   if (!partial_line_.empty())
     on_line_(partial_line_);
-  finished_ = true;
   on_exit_(status);
+  finished_ = true;
 }
 
 } // namespace paratune
