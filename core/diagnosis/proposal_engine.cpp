@@ -209,7 +209,13 @@ void reconcile_with_model(const experiment_spec& exp, const diagnosis_report& re
   if (!model.valid())
     return;
   out.notes.push_back(compare_limiting(report, model).explanation);
-  const auto plan = plan_meshes({exp.model, exp.cluster, exp.slice, exp.workload, 1});
+  mesh_plan_request request;
+  request.model = exp.model;
+  request.cluster = exp.cluster;
+  request.slice = exp.slice;
+  request.workload = exp.workload;
+  request.top = 1;
+  const auto plan = plan_meshes(request);
   std::optional<mesh_prediction> best;
   if (!plan.top.empty())
     best = plan.top.front().prediction;

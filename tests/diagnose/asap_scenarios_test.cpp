@@ -121,9 +121,11 @@ TEST_P(asap, one_answer_per_question) {
   const auto out = diagnose();
   const auto& r = out.report;
   const auto shares = share_kpis_of(r.bottleneck);
-  for (const auto& k : r.kpis)
-    if (std::find(shares.begin(), shares.end(), k.name) != shares.end())
+  for (const auto& k : r.kpis) {
+    if (std::find(shares.begin(), shares.end(), k.name) != shares.end()) {
       EXPECT_NE(k.status, "ok") << k.name;
+    }
+  }
   const auto& ps = out.proposals.proposals;
   for (std::size_t i = 1; i < ps.size(); ++i)
     EXPECT_LE(ps[i].confidence, ps[i - 1].confidence) << "proposal " << i + 1;

@@ -15,10 +15,14 @@ diagnosis_report communication_bound(const char* comm_status) {
   r.bottleneck = bottleneck_class::communication;
   r.kpis = {{"step_time", 7354.7, "ms", "info", "mean step time"},
             {"communication", 5.35, "%", comm_status, "collectives' share of device time"}};
-  for (int i = 0; i < 5; ++i)
-    r.top_ops.push_back({"all-reduce." + std::to_string(i), "all-reduce", 0.01});
-  for (auto& t : r.top_ops)
+  for (int i = 0; i < 5; ++i) {
+    top_op t;
+    t.name = "all-reduce." + std::to_string(i);
+    t.category = "all-reduce";
+    t.time_share = 0.01;
     t.resource = op_class::communication;
+    r.top_ops.push_back(t);
+  }
   r.time_by_class = {{"communication", 0.05}, {"compute", 0.5}, {"hbm_bandwidth", 0.45}};
   return r;
 }
