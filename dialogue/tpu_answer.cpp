@@ -34,9 +34,8 @@ std::string tpu_best(const tpu_facts& f) {
     return fmt::format("No run has measured a step time yet ({} so far).", runs_text(f));
   std::string out = fmt::format("The fastest mesh is {}.", measured_run_text(*best));
   const auto& first = f.progress.trials.front();
-  if (const double speedup = tpu_speedup(f.progress); first.trial != best->trial && speedup > 0)
-    out += fmt::format(" That is x{:.2f} over the first run, {}.", speedup,
-                       measured_run_text(first));
+  if (first.trial != best->trial && tpu_speedup(f.progress) > 0)
+    out += " That is " + tpu_gain_text(f.progress) + ", " + measured_run_text(first) + ".";
   return out;
 }
 

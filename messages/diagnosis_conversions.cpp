@@ -31,9 +31,7 @@ top_op from_wire(const top_op_wire& w) {
   t.flops_utilization = w.flops_utilization;
   t.hbm_bw_utilization = w.hbm_bw_utilization;
   t.roofline_efficiency = w.roofline_efficiency;
-  for (auto c : all_op_classes)
-    if (w.resource == paratune::to_string(c))
-      t.resource = c;
+  parse_op_class(w.resource, t.resource);  // an unknown word stays op_class::unknown
   return t;
 }
 

@@ -56,6 +56,15 @@ const char* to_string(op_class c) {
   return "?";
 }
 
+bool parse_op_class(std::string_view text, op_class& out) {
+  for (const op_class c : all_op_classes)
+    if (text == to_string(c)) {
+      out = c;
+      return true;
+    }
+  return false;
+}
+
 bool looks_collective(std::string_view name, std::string_view category) {
   const auto text = lower(name) + " " + lower(category);
   return contains_any(text, {"all-reduce", "all-gather", "reduce-scatter", "all-to-all",

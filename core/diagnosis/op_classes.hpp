@@ -17,6 +17,8 @@ inline constexpr op_class all_op_classes[] = {op_class::compute, op_class::hbm_b
                                               op_class::unknown};
 
 const char* to_string(op_class c);
+/// Reads an op class from its word; false, and `out` untouched, for another.
+bool parse_op_class(std::string_view text, op_class& out);
 
 /// A collective waits on the interconnect unless one of its memories is
 /// busier than this: Xprof has no ICI bound-by, so a collective whose best
