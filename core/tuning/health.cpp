@@ -45,7 +45,7 @@ health_diagnosis diagnose_health(const trial_outcome& run) {
     d.state = health_state::high_pp_overhead;
     d.reasoning = std::string(facts) + ": PP > 1 with MFU < 0.5, so the "
                   "pipeline bubble is the likely loss; reduce pipeline depth first.";
-  } else if (mem > 95) {
+  } else if (mem > memory_bound_pct) {
     d.state = health_state::memory_bound;
     d.reasoning = std::string(facts) + ": memory > 95%, so relieve memory "
                   "pressure before anything else.";

@@ -14,6 +14,10 @@ enum class health_state {
   performance_tune,       ///< no overriding directive
 };
 
+/// OptiCo's MEMORY_BOUND line: a run over this share of its device's
+/// memory (percent) is short of memory.
+constexpr double memory_bound_pct = 95;
+
 const char* to_string(health_state s);
 /// The directive that goes with a state: REDUCE_PARALLELISM,
 /// REDUCE_PIPELINE_DEPTH, RESOLVE_MEMORY_PRESSURE or NONE.

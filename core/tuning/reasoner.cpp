@@ -248,10 +248,15 @@ void model_candidates(const tuning_context& ctx, const training_config& b,
     const double gain = base_tflops > 0 ? 100 * (e.tflops / base_tflops - 1) : 0;
     // Predicted below the run it changes: worth measuring only to learn,
     // and said so, as the TPU engine labels its proposals.
+    const auto cap = e.cap_tflops > 0
+                       ? fmt::format(", and no more than the {:.1f} of a measured run it only adds "
+                                     "work to",
+                                     e.cap_tflops)
+                       : std::string();
     out.add(candidate_group::model,
             fmt::format("{}the performance model, corrected by the measured runs, expects {:.1f} "
-                        "TFLOP/s/GPU ({:+.1f}% against the base run)",
-                        gain < 0 ? "exploration: " : "", e.tflops, gain),
+                        "TFLOP/s/GPU ({:+.1f}% against the base run){}",
+                        gain < 0 ? "exploration: " : "", e.tflops, gain, cap),
             [&](training_config& t) { t = scored[i].second; });
   }
 }

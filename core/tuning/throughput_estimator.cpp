@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/tuning/health.hpp"
 #include "core/tuning/memory_screen.hpp"
+#include "core/tuning/work_order.hpp"
 
 namespace paratune {
 
@@ -122,9 +124,29 @@ throughput_estimate throughput_estimator::estimate(const training_config& c) {
                                           : std::hypot(model_sigma * std::min(1.0, split / 4.0),
                                                        trend_.sd_at(c));
   e.sigma = std::hypot(measured_sigma, model_part);
+  cap_by_measured_runs(c, e);
   if (e.nearest < 0)
     e.distance = 0;
   return e;
+}
+
+void throughput_estimator::cap_by_measured_runs(const training_config& c, throughput_estimate& e) {
+  for (const auto& m : measured_) {
+    const auto& run = history_[m.first];
+    if (!only_adds_work(c, run.config) || relieves_memory(c, run))
+      continue;
+    const double bound = raw(run.config).tflops_per_gpu * std::exp(m.log_ratio_sum / m.runs);
+    e.cap_tflops = e.cap_tflops > 0 ? std::min(e.cap_tflops, bound) : bound;
+    e.tflops = std::min(e.tflops, bound);
+    // Above the estimate, c is known as well as the run that caps it, less
+    // the model's error on the flags between them.
+    e.sigma = std::min(e.sigma, std::hypot(measured_sigma, flag_sigma));
+  }
+}
+
+bool throughput_estimator::relieves_memory(const training_config& c, const trial_outcome& run) {
+  return run.memory_usage_pct() > memory_bound_pct && int(c.recompute) > int(run.config.recompute)
+         && raw(c).peak_memory_mib < raw(run.config).peak_memory_mib;
 }
 
 } // namespace paratune

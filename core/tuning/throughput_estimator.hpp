@@ -18,6 +18,9 @@ struct throughput_estimate {
   bool measured = false; ///< the configuration ran successfully
   int nearest = -1;      ///< history index of the nearest successful run, -1 if none
   int distance = 0;      ///< config_distance to it
+  /// The measured throughput of a run `c` only adds work to
+  /// (work_order.hpp), which caps `tflops`; 0 if none.
+  double cap_tflops = 0;
 };
 
 /// The performance model's predictions, cached per configuration, and
@@ -37,6 +40,15 @@ struct throughput_estimate {
 /// batch or recomputation to ~3%, a new TP/PP split only to the model's own
 /// error: 6%, or the spread of this session's measured ratios when that is
 /// larger.
+///
+/// Neither layer knows that some changes only add work. A run's measured
+/// throughput caps every configuration that runs its split with more
+/// recomputation, an overlap turned off or the unfused loss
+/// (only_adds_work), since the model is monotone in each; without the cap a
+/// trend fitted on other splits can predict such a configuration faster
+/// than the run it slows down, and the session runs it, or waits on it
+/// before it stops. The exception is a run at the device's limit (OptiCo's
+/// MEMORY_BOUND) that the stronger recomputation would give memory back to.
 class throughput_estimator {
 public:
   /// The model's error on a split no run has informed (its MAPE on the
@@ -64,6 +76,10 @@ public:
 private:
   /// The prior spread of the error trend's slopes (log units per doubling).
   double slope_prior() const;
+  /// Caps `e` at the measured runs `c` only adds work to.
+  void cap_by_measured_runs(const training_config& c, throughput_estimate& e);
+  /// Whether `c` frees memory that `run`, at the device's limit, was short of.
+  bool relieves_memory(const training_config& c, const trial_outcome& run);
 
   const tuning_context& ctx_;
   const std::vector<trial_outcome>& history_;
