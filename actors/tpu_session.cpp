@@ -710,8 +710,10 @@ void tpu_session_state::request_diagnosis(tpu_run_in_flight& run) {
   run.at = tpu_run_in_flight::stage::diagnosing;
   arm_timer(run);
   const auto sid = run.key;
-  wire::diagnose_request req{with_mesh(opts.experiment_yaml, run.trial.mesh),
-                             opts.experiment_file, run.dir, "", ""};
+  wire::diagnose_request req;
+  req.experiment_yaml = with_mesh(opts.experiment_yaml, run.trial.mesh);
+  req.experiment_name = opts.experiment_file;
+  req.xprof = run.dir;
   req.reasoner = opts.reasoner;
   req.analyzer_prompt = opts.analyzer_prompt;
   req.proposal_prompt = opts.proposal_prompt;

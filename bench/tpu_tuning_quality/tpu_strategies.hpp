@@ -96,7 +96,7 @@ inline tpu_trial_log run_tpu_random(const tpu_runner& runner, int budget, std::u
 /// without feedback; a failed run is skipped for the next.
 inline tpu_trial_log run_tpu_model_grid(const tpu_runner& runner, int budget) {
   const auto& exp = runner.scenario().exp;
-  mesh_plan_request req{exp.model, exp.cluster, exp.slice, exp.workload, std::size_t(budget)};
+  mesh_plan_request req{exp.model, exp.cluster, exp.slice, exp.workload, std::size_t(budget), {}};
   tpu_trial_log log;
   for (const auto& e : plan_meshes(req).top)
     if (int(log.size()) < budget)

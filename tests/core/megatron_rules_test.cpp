@@ -359,7 +359,10 @@ TEST(megatron_rules, uniform_recompute_of_one_layer_is_the_default_launch) {
                           "recompute chunk, Megatron-LM's default): the same run");
   c.recompute_layers = 0;
   EXPECT_TRUE(check_megatron_rules(rules_llama3_8b(), c, 8).empty());
-  megatron_launch zero{rules_llama3_8b(), c}, one = zero;
+  megatron_launch zero;
+  zero.model = rules_llama3_8b();
+  zero.config = c;
+  megatron_launch one = zero;
   one.config.recompute_layers = 1;
   EXPECT_EQ(render_megatron_args(zero), render_megatron_args(one));
   c.recompute_block = true; c.recompute_layers = 1; // block: one layer per stage, not all

@@ -117,8 +117,9 @@ TEST(space_planner, a_layout_is_its_split_and_micro_batch_and_shows_its_best_var
     for (const char* d : {"false", "true"}) {
       const auto v = parse_config(std::string("tp=2,recompute=") + rc + ",dist_opt=" + d, r.base);
       const auto p = predict(r.model, r.cluster, 8, v, precision::bf16);
-      if (p.fits)
+      if (p.fits) {
         EXPECT_GE(res.top[0].prediction.tokens_per_s_per_gpu, p.tokens_per_s_per_gpu);
+      }
     }
 }
 

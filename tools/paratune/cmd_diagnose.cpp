@@ -100,8 +100,13 @@ int run_diagnose(const diagnose_options& o) {
     std::cerr << "error: " << describe(started.error()) << '\n';
     return 1;
   }
-  wire::diagnose_request req{read_text_file(o.experiment), o.experiment, o.xprof, o.kineto,
-                             o.megatron_log, o.timeout_s};
+  wire::diagnose_request req;
+  req.experiment_yaml = read_text_file(o.experiment);
+  req.experiment_name = o.experiment;
+  req.xprof = o.xprof;
+  req.kineto = o.kineto;
+  req.megatron_log = o.megatron_log;
+  req.timeout_s = o.timeout_s;
   req.reasoner = wire::to_wire(reasoner);
   if (reasoner.mode != reasoner_mode::builtin) {
     // The templates as they are now travel with the request (and are stored).

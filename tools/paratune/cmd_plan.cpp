@@ -274,7 +274,7 @@ int plan_mesh_experiment(const plan_options& o, const experiment_spec& e) {
                       "experiment's batch and sequence are in its file");
   if (o.top < 1)
     throw input_error("--top " + std::to_string(o.top) + ": must be positive");
-  mesh_plan_request r{e.model, e.cluster, e.slice, e.workload, static_cast<std::size_t>(o.top)};
+  mesh_plan_request r{e.model, e.cluster, e.slice, e.workload, static_cast<std::size_t>(o.top), {}};
   const auto start = std::chrono::steady_clock::now();
   const auto res = plan_meshes(r);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
