@@ -312,12 +312,17 @@ xprof_op to_xprof_op(const op_total& t, double window_ps, const device_peaks& pe
   op.source = "xplane";
   const double seconds = t.self_ps / 1e12;
   op.flop_rate_gflops = t.flops / seconds / 1e9;
-  op.hbm_bw_gibps = t.bytes / seconds / bytes_per_gib;
   if (peaks.flops_per_s > 0)
     op.flops_utilization = t.flops / seconds / peaks.flops_per_s;
-  if (peaks.bytes_per_s > 0)
-    op.hbm_bw_utilization = t.bytes / seconds / peaks.bytes_per_s;
   op.bound_by = bound_by(t, peaks);
+  // A copy to or from host memory moves its bytes over the host link: they
+  // say nothing of the HBM's bandwidth, and the XSpace holds no peak for the
+  // link to set them against.
+  if (op.bound_by != "Host") {
+    op.hbm_bw_gibps = t.bytes / seconds / bytes_per_gib;
+    if (peaks.bytes_per_s > 0)
+      op.hbm_bw_utilization = t.bytes / seconds / peaks.bytes_per_s;
+  }
   if (op.bound_by == "Compute")
     op.roofline_efficiency = op.flops_utilization;
   else if (op.bound_by == "HBM")
@@ -354,7 +359,8 @@ void fill_kpis(xprof_profile& p, const std::vector<op_total>& ops, double window
   double flops = 0, bytes = 0, collective_ps = 0;
   for (const auto& t : ops) {
     flops += t.flops;
-    bytes += t.bytes;
+    if (!t.facts.host_memory)  // over the host link, as in to_xprof_op
+      bytes += t.bytes;
     if (is_xprof_collective(t.facts.name) || is_xprof_collective(t.facts.category))
       collective_ps += t.self_ps;
   }

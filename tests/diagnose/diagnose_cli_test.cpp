@@ -2,6 +2,7 @@
 // does with bad input (exit 2 with the reason, or a result marked partial;
 // never a crash).
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -151,9 +152,18 @@ TEST_F(diagnose_cli, a_folder_holding_only_an_xplane_gives_a_diagnosis_and_propo
   EXPECT_EQ(j["top_ops"][0]["name"], "copy-done.2");
   EXPECT_EQ(j["top_ops"][0]["bound_by"], "Host");
   EXPECT_EQ(j["top_ops"][0]["resource"], "host_transfer");
+  // Its bytes cross the host link, not the HBM's: no HBM utilisation, and
+  // none counted in the program's (6.4% with the copies, 2.1% without).
+  EXPECT_TRUE(j["top_ops"][0]["hbm_bw_utilization"].is_null());
   EXPECT_EQ(j["top_ops"][4]["name"], "broadcast_add_fusion.1");
   EXPECT_EQ(j["top_ops"][4]["bound_by"], "HBM");
   EXPECT_EQ(j["top_ops"][4]["resource"], "hbm_bandwidth");
+  EXPECT_NEAR(j["top_ops"][4]["hbm_bw_utilization"].get<double>(), 0.7780, 1e-4);
+  const auto& kpis = j["kpis"];
+  const auto hbm = std::find_if(kpis.begin(), kpis.end(),
+                                [](const auto& k) { return k["name"] == "hbm_bw_utilization"; });
+  ASSERT_NE(hbm, kpis.end());
+  EXPECT_NEAR((*hbm)["value"].get<double>(), 2.1494, 1e-4);
   // input_host proposals follow the model's step time and cite the input
   // pipeline first.
   ASSERT_EQ(j["proposals"].size(), 3u);
