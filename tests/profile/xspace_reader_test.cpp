@@ -63,9 +63,11 @@ TEST(XspaceReader, GpuStepTimeAgreesWithTheMeasuredWallClock) {
   EXPECT_NEAR(gpu->busy_periods[0].event_ps / 1e9, 51.645, 0.001);  // ms of kernels
   EXPECT_NEAR((gpu->busy_periods[0].end_ps - gpu->busy_periods[0].start_ps) / 1e9, 51.703, 0.001);
   // Host planes carry no busy periods.
-  for (const auto& p : s.planes)
-    if (!p.name.starts_with("/device:"))
+  for (const auto& p : s.planes) {
+    if (!p.name.starts_with("/device:")) {
       EXPECT_TRUE(p.busy_periods.empty()) << p.name;
+    }
+  }
   // Steps 10-12 of jax_steps.json, timed around block_until_ready():
   // 57.56, 57.27 and 57.13 ms, median 57.27.
   std::ifstream in(fs::path(test::data_dir()) / "h100_1gpu" / "jax_steps.json");
