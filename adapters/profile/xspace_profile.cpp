@@ -318,7 +318,7 @@ xprof_op to_xprof_op(const op_total& t, double window_ps, const device_peaks& pe
   // A copy to or from host memory moves its bytes over the host link: they
   // say nothing of the HBM's bandwidth, and the XSpace holds no peak for the
   // link to set them against.
-  if (op.bound_by != "Host") {
+  if (!t.facts.host_memory) {
     op.hbm_bw_gibps = t.bytes / seconds / bytes_per_gib;
     if (peaks.bytes_per_s > 0)
       op.hbm_bw_utilization = t.bytes / seconds / peaks.bytes_per_s;
