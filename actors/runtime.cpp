@@ -24,16 +24,52 @@
 
 namespace paratune {
 
-std::string new_session_id() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "s%Y%m%dT%H%M%S", &tm);
+std::string new_session_id(const std::function<bool(const std::string&)>& taken) {
   std::random_device rd;
-  char suffix[8];
-  std::snprintf(suffix, sizeof suffix, "-%04x", rd() & 0xffff);
-  return std::string(buf) + suffix;
+  for (;;) {
+    // The time is read on every draw: a second that runs out of suffixes
+    // (65,536 ids taken) moves on to the next.
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "s%Y%m%dT%H%M%S", &tm);
+    char suffix[8];
+    std::snprintf(suffix, sizeof suffix, "-%04x", rd() & 0xffff);
+    auto id = std::string(buf) + suffix;
+    if (!taken || !taken(id))
+      return id;
+  }
+}
+
+caf::expected<std::string> runtime::claim_session_id() {
+  std::lock_guard<std::mutex> guard{ids_mutex_};
+  caf::error unreadable;
+  auto id = new_session_id([&](const std::string& candidate) {
+    auto used = id_in_use(candidate);
+    if (!used)
+      unreadable = used.error();
+    return used && *used;
+  });
+  if (unreadable)
+    return unreadable;
+  claimed_ids_.insert(id);
+  return id;
+}
+
+caf::expected<bool> runtime::session_id_in_use(const std::string& id) {
+  std::lock_guard<std::mutex> guard{ids_mutex_};
+  return id_in_use(id);
+}
+
+caf::expected<bool> runtime::id_in_use(const std::string& id) const {
+  if (claimed_ids_.count(id))
+    return true;
+  // A session of an earlier process: the pool outlives it.
+  auto page = pool_->session_page(id, 0, 1, message_pool::max_record_bytes);
+  if (!page)
+    return page.error();
+  return !page->records.empty();
 }
 
 caf::expected<std::unique_ptr<runtime>> runtime::start(caf::actor_system& sys,

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +83,15 @@ public:
   /// Stores one record through the pool actor, the pool's one writer, and
   /// waits until it is stored (blocking); its sequence number.
   caf::expected<uint64_t> append(wire::envelope e);
+  /// A session id that no session of the pool has and that this runtime
+  /// has not handed out before. The random part of an id is 16 bits, so
+  /// two submits within one second share an id about once in 65,536 pairs
+  /// (a daemon taking 50 at once: once in 50 bursts), and two sessions
+  /// under one id would write one history. Thread-safe: the daemon's
+  /// control lanes submit concurrently.
+  caf::expected<std::string> claim_session_id();
+  /// Whether `id` was claimed here or names a session the pool holds.
+  caf::expected<bool> session_id_in_use(const std::string& id);
   /// The pool for reading from any thread (RocksDB reads are thread-safe);
   /// every write goes through the pool actor.
   std::shared_ptr<const message_pool> pool() const { return pool_; }
@@ -112,6 +124,8 @@ private:
   /// Spawns and subscribes OptiCo's agents, then waits until their topics
   /// reach the bus, so that a session's first request is not lost.
   caf::expected<void> start_tuning_agents();
+  /// session_id_in_use, with ids_mutex_ held.
+  caf::expected<bool> id_in_use(const std::string& id) const;
 
   caf::actor_system& sys_;
   std::chrono::milliseconds grace_;
@@ -128,10 +142,13 @@ private:
   std::shared_ptr<message_pool> pool_;
   std::vector<caf::strong_actor_ptr> agents_;
   std::vector<caf::strong_actor_ptr> sessions_;
+  std::mutex ids_mutex_;
+  std::set<std::string> claimed_ids_; ///< handed out, stored or not yet
   bool stopped_ = false;
 };
 
-/// A fresh session id: "s" + UTC time + random suffix.
-std::string new_session_id();
+/// A session id drawn afresh: "s" + UTC time to the second + "-" + four
+/// random hex digits, drawn again while `taken` says the id is in use.
+std::string new_session_id(const std::function<bool(const std::string&)>& taken);
 
 } // namespace paratune

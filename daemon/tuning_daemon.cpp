@@ -236,7 +236,10 @@ control::reply tuning_daemon::submit(const control::request& req) {
     record.relay_endpoint = reachable(ingress_->bound());
     record.relay_subscribe = rt_->bus().subscribe;
   }
-  const auto id = new_session_id();
+  const auto claimed = rt_->claim_session_id();
+  if (!claimed)
+    return control::refusal("cannot name the session: " + describe(claimed.error()));
+  const auto& id = *claimed;
   // Stored (and synced) before the id is answered: a session a client was
   // told of is never lost, whenever the daemon dies after this line.
   if (auto stored = rt_->append(wire::make_envelope(id, 0, record)); !stored)
@@ -251,7 +254,10 @@ control::reply tuning_daemon::submit(const control::request& req) {
 }
 
 control::reply tuning_daemon::submit_tpu(const control::request& req, const std::string& label) {
-  const auto id = new_session_id();
+  const auto claimed = rt_->claim_session_id();
+  if (!claimed)
+    return control::refusal("cannot name the session: " + describe(claimed.error()));
+  const auto& id = *claimed;
   tpu_session_options o;
   o.id = id;
   try {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -52,27 +53,47 @@ std::vector<std::string> submit_all(test::daemon_process& d) {
     EXPECT_TRUE(reply.ok) << reply.error;
     ids.push_back(reply.session);
   }
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size())
+    << "the daemon gave two sessions one id";
   return ids;
 }
 
-/// How many of `ids` have ended, as `list` says.
-int ended(test::daemon_process& d, const std::vector<std::string>& ids) {
+/// Which of `ids` have not ended, as `list` says: running, or not listed at
+/// all (a session the daemon lost).
+std::vector<std::string> not_ended(test::daemon_process& d, const std::vector<std::string>& ids) {
   const auto reply = d.call(test::request_of(control_op::list));
-  int n = 0;
+  std::set<std::string> ended_ids;
   for (const auto& row : reply.sessions)
-    n += std::count(ids.begin(), ids.end(), row.id) && row.state != "running";
-  return n;
+    if (row.state != "running")
+      ended_ids.insert(row.id);
+  std::vector<std::string> out;
+  for (const auto& id : ids)
+    if (!ended_ids.count(id))
+      out.push_back(id + (reply.ok ? "" : " (list failed: " + reply.error + ")"));
+  return out;
 }
 
-bool wait_until_all_ended(test::daemon_process& d, const std::vector<std::string>& ids,
-                          std::chrono::seconds limit) {
+int ended(test::daemon_process& d, const std::vector<std::string>& ids) {
+  return int(ids.size() - not_ended(d, ids).size());
+}
+
+/// Waits until every session of `ids` has ended; what has not, when the
+/// time runs out ("" once all have).
+std::string wait_until_all_ended(test::daemon_process& d, const std::vector<std::string>& ids,
+                                 std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ended(d, ids) == int(ids.size()))
-      return true;
+  for (;;) {
+    const auto left = not_ended(d, ids);
+    if (left.empty())
+      return {};
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::string text = std::to_string(left.size()) + " sessions have not ended:";
+      for (const auto& id : left)
+        text += " " + id;
+      return text;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  return false;
 }
 
 /// A session's whole history, read in pages through the control endpoint.
@@ -153,7 +174,8 @@ TEST(daemon_crash, fifty_sessions_survive_ten_kill9s_with_the_trials_of_an_unint
     test::daemon_process d{root + "/calm"};
     ASSERT_TRUE(d.up()) << d.output();
     const auto ids = submit_all(d);
-    ASSERT_TRUE(wait_until_all_ended(d, ids, std::chrono::seconds(240))) << d.output();
+    const auto left = wait_until_all_ended(d, ids, std::chrono::seconds(240));
+    ASSERT_EQ(left, "") << d.output();
     for (int i = 0; i < session_count; ++i)
       calm[i] = history_of(d, ids[i]);
     EXPECT_EQ(d.stop(), 0);
@@ -175,7 +197,8 @@ TEST(daemon_crash, fifty_sessions_survive_ten_kill9s_with_the_trials_of_an_unint
     d = std::make_unique<test::daemon_process>(state);
     ASSERT_TRUE(d->up()) << "restart " << kills << ":\n" << d->output();
   }
-  ASSERT_TRUE(wait_until_all_ended(*d, ids, std::chrono::seconds(240))) << d->output();
+  const auto left = wait_until_all_ended(*d, ids, std::chrono::seconds(240));
+  ASSERT_EQ(left, "") << d->output();
   size_t interrupted = 0;
   for (int i = 0; i < session_count; ++i) {
     const auto h = history_of(*d, ids[i]);

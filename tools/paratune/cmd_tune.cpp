@@ -62,7 +62,12 @@ int run_tune(const tune_options& o) {
     record.relay_subscribe = rt->bus().subscribe;
   }
   auto& sys = rt.system();
-  const auto id = new_session_id();
+  const auto claimed = rt->claim_session_id();
+  if (!claimed) {
+    std::cerr << "error: cannot name the session: " << describe(claimed.error()) << '\n';
+    return 1;
+  }
+  const auto& id = *claimed;
   if (!o.json)
     std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "
               << job.cluster.device.name << " (" << job.cluster.name << "), "

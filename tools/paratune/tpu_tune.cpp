@@ -37,9 +37,10 @@ std::string tpu_sim_executable() {
   return sibling_executable("paratune-tpu-sim", "PARATUNE_TPU_SIM");
 }
 
-tpu_session_options session_options(const tpu_tune_options& o, const std::string& session) {
+/// The session's options, all but its id and where its runs go
+/// (name_session): bad input fails before the pool is opened.
+tpu_session_options session_options(const tpu_tune_options& o) {
   tpu_session_options s;
-  s.id = session;
   s.experiment_file = o.experiment_file;
   s.experiment = load_experiment(o.experiment_file); // bad input: exit 2
   s.experiment_yaml = read_text_file(o.experiment_file);
@@ -47,8 +48,12 @@ tpu_session_options session_options(const tpu_tune_options& o, const std::string
   apply_tuning(s, load_tpu_tuning(o.experiment_file), o.trials);
   s.seed = o.seed;
   s.simulator = tpu_sim_executable();
-  s.runs_dir = (fs::path(o.db + ".runs") / session).string();
   return s;
+}
+
+void name_session(tpu_session_options& s, const tpu_tune_options& o, const std::string& session) {
+  s.id = session;
+  s.runs_dir = (fs::path(o.db + ".runs") / session).string();
 }
 
 // One report row; `best_ms` is the best step time once this trial ran.
@@ -112,12 +117,18 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
 } // namespace
 
 int run_tpu_tune(const tpu_tune_options& o) {
-  const auto session = new_session_id();
-  auto opts = session_options(o, session);
+  auto opts = session_options(o);
   const auto& exp = opts.experiment;
   command_runtime rt{o.db, false}; // the diagnosis agents alone
   if (!rt.started())
     return 1;
+  const auto claimed = rt->claim_session_id();
+  if (!claimed) {
+    std::cerr << "error: cannot name the session: " << describe(claimed.error()) << '\n';
+    return 1;
+  }
+  const auto& session = *claimed;
+  name_session(opts, o, session);
   auto& sys = rt.system();
   diagnosis_agent_options ao{o.db + ".knowledge", configs_dir() + "/knowledge",
                              configs_dir() + "/optimizations"};
