@@ -61,7 +61,14 @@ inline peer_drive drive_peer(const std::map<std::string, std::vector<std::string
     return out;
   }
   if (!peer.send(start_message(dims, budget, seed))) {
+    // A peer that ended before reading may have said why: a line it left
+    // that breaks the protocol explains more than the closed pipe (and
+    // whether the write or the peer's exit comes first is a race).
     out.error = peer.error();
+    if (const auto left = peer.read_line(std::chrono::milliseconds(500)); left.line)
+      if (const auto msg = parse_peer_message(*left.line, dims);
+          const auto* e = std::get_if<protocol_error>(&msg))
+        out.error = e->message;
     return out;
   }
   int refused_in_a_row = 0;
