@@ -94,7 +94,9 @@ throughput_estimate throughput_estimator::estimate(const training_config& c) {
   for (const auto& m : measured_) {
     const auto& h = history_[m.first];
     if (h.config == c) {
-      e.tflops = h.tflops_per_gpu;
+      // Every run of it, as the trend and the cap read them: their
+      // geometric mean (the model's prediction is the same for each).
+      e.tflops = raw(c).tflops_per_gpu * std::exp(m.log_ratio_sum / m.runs);
       e.sigma = measured_sigma;
       e.measured = true;
       e.nearest = m.first;

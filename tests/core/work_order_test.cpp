@@ -125,5 +125,25 @@ TEST(throughput_estimator, a_run_at_the_memory_limit_does_not_cap_recomputation_
   EXPECT_DOUBLE_EQ(roomy.estimate(full).cap_tflops, under[0].tflops_per_gpu);
 }
 
+TEST(throughput_estimator, a_configuration_run_twice_is_known_by_the_mean_of_its_runs) {
+  const auto ctx = llama3_70b_on_64_h100();
+  const std::vector<trial_outcome> none;
+  throughput_estimator probe(ctx, none);
+  auto history = history_with(probe, 80);
+  // The same configuration again (on another pool, say), 10.25% faster: the
+  // geometric mean of the two is 5% over the first.
+  history.push_back(ran(measured, 1.1025 * history[0].tflops_per_gpu, 80));
+  throughput_estimator est(ctx, history);
+  const double mean = 1.05 * history[0].tflops_per_gpu;
+  const auto again = est.estimate(measured);
+  EXPECT_TRUE(again.measured);
+  EXPECT_EQ(again.nearest, 0);
+  EXPECT_NEAR(again.tflops, mean, 1e-9 * mean);
+  // What caps the configurations that only add work to it is the same figure.
+  const auto unfused = est.estimate(parse_config("fused_ce=false", measured));
+  EXPECT_NEAR(unfused.cap_tflops, mean, 1e-9 * mean);
+  EXPECT_NEAR(unfused.tflops, mean, 1e-9 * mean);
+}
+
 } // namespace
 } // namespace paratune
