@@ -47,25 +47,21 @@ std::variant<proposed_health, guardrail_verdict> read_health_reading(const std::
 }
 
 std::optional<guardrail_verdict> check_health(const trial_outcome& run, health_state named) {
-  const auto refuse = [&](const char* rule) {
+  const auto refuse = [&](const std::string& rule) {
     return guardrail_verdict{guardrail_rejection::contradicts_measurement,
                              fmt::format("{} needs {}; trial measured {}", to_string(named), rule,
                                          run_facts(run))};
   };
-  const double mem = run.memory_usage_pct();
+  if (shows(named, run))
+    return std::nullopt;
   switch (named) {
     case health_state::severely_underutilized:
-      if (!(run.gpu_util_pct > 0 && run.gpu_util_pct < 50 && mem < 70))
-        return refuse("a measured GPU busy share under 50% and memory under 70%");
-      break;
+      return refuse(fmt::format("a measured GPU busy share under {:g}% and memory under {:g}%",
+                                underutilized_gpu_pct, underutilized_memory_pct));
     case health_state::high_pp_overhead:
-      if (!(run.config.pp > 1 && run.mfu < 0.5))
-        return refuse("PP above 1 and MFU under 0.5");
-      break;
+      return refuse(fmt::format("PP above 1 and MFU under {:g}", pp_overhead_mfu));
     case health_state::memory_bound:
-      if (!(mem > 95))
-        return refuse("peak memory above 95% of the device");
-      break;
+      return refuse(fmt::format("peak memory above {:g}% of the device", memory_bound_pct));
     case health_state::performance_tune:
       break;
   }

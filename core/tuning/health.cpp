@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 namespace paratune {
 
 const char* to_string(health_state s) {
@@ -24,12 +26,25 @@ const char* directive_of(health_state s) {
   return "NONE";
 }
 
+bool shows(health_state s, const trial_outcome& run) {
+  const double mem = run.memory_usage_pct();
+  switch (s) {
+    case health_state::severely_underutilized:
+      // A history without GPU utilization (OptiCo's table has none) must
+      // not read as an idle GPU: the check needs a measurement.
+      return run.gpu_util_pct > 0 && run.gpu_util_pct < underutilized_gpu_pct
+             && mem < underutilized_memory_pct;
+    case health_state::high_pp_overhead: return run.config.pp > 1 && run.mfu < pp_overhead_mfu;
+    case health_state::memory_bound: return mem > memory_bound_pct;
+    case health_state::performance_tune: return true;
+  }
+  return true;
+}
+
 health_diagnosis diagnose_health(const trial_outcome& run) {
   const double gpu = run.gpu_util_pct;
   const double mem = run.memory_usage_pct();
   const int pp = run.config.pp;
-  // A history without GPU utilization (OptiCo's table has none) must not
-  // read as an idle GPU: the underutilization check needs a measurement.
   const bool gpu_known = gpu > 0;
   char facts[192];
   std::snprintf(facts, sizeof facts,
@@ -37,18 +52,21 @@ health_diagnosis diagnose_health(const trial_outcome& run) {
                 run.mfu, gpu_known ? (std::to_string(int(gpu + 0.5)) + "%").c_str() : "unknown",
                 run.peak_memory_mib, mem, run.memory_limit_mib, pp);
   health_diagnosis d;
-  if (gpu_known && gpu < 50 && mem < 70) {
+  if (shows(health_state::severely_underutilized, run)) {
     d.state = health_state::severely_underutilized;
-    d.reasoning = std::string(facts) + ": GPU busy < 50% and memory < 70%, so "
-                  "parallelism overhead dominates; reduce parallelism first.";
-  } else if (pp > 1 && run.mfu < 0.5) {
+    d.reasoning = fmt::format("{}: GPU busy < {:g}% and memory < {:g}%, so parallelism overhead "
+                              "dominates; reduce parallelism first.",
+                              facts, underutilized_gpu_pct, underutilized_memory_pct);
+  } else if (shows(health_state::high_pp_overhead, run)) {
     d.state = health_state::high_pp_overhead;
-    d.reasoning = std::string(facts) + ": PP > 1 with MFU < 0.5, so the "
-                  "pipeline bubble is the likely loss; reduce pipeline depth first.";
-  } else if (mem > memory_bound_pct) {
+    d.reasoning = fmt::format("{}: PP > 1 with MFU < {:g}, so the pipeline bubble is the likely "
+                              "loss; reduce pipeline depth first.",
+                              facts, pp_overhead_mfu);
+  } else if (shows(health_state::memory_bound, run)) {
     d.state = health_state::memory_bound;
-    d.reasoning = std::string(facts) + ": memory > 95%, so relieve memory "
-                  "pressure before anything else.";
+    d.reasoning = fmt::format("{}: memory > {:g}%, so relieve memory pressure before anything "
+                              "else.",
+                              facts, memory_bound_pct);
   } else {
     d.state = health_state::performance_tune;
     d.reasoning = std::string(facts) + ": no overriding directive; standard "
