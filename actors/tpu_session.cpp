@@ -110,9 +110,9 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
   return r;
 }
 
-wire::tpu_trial_row tpu_row_of(const tpu_trial& t) {
-  return {t.index,   to_string(t.mesh), t.step_ms,  t.error,      t.bottleneck, t.next,
-          t.pool,    t.stopped,         t.retry_of, t.started_ms, t.ended_ms};
+wire::tpu_trial_row tpu_row_of(const tpu_trial& t, const tpu_mesh& job_mesh) {
+  return {t.index, to_string(t.mesh), t.step_ms,    t.error,      t.bottleneck,      t.next,
+          t.pool,  t.stopped,         t.retry_of,   t.started_ms, t.ended_ms, t.mesh == job_mesh};
 }
 
 tpu_trial tpu_trial_of(const wire::tpu_trial_row& r) {
@@ -121,11 +121,12 @@ tpu_trial tpu_trial_of(const wire::tpu_trial_row& r) {
 }
 
 wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
-                             int best) {
+                             int best, const tpu_mesh& job_mesh) {
   wire::tpu_session_end end;
   end.state = state;
+  end.job_mesh = to_string(job_mesh);
   for (const auto& t : trials)
-    end.trials.push_back(tpu_row_of(t));
+    end.trials.push_back(tpu_row_of(t, job_mesh));
   // In trial order; several run at once, so they end in another.
   std::sort(end.trials.begin(), end.trials.end(),
             [](const auto& a, const auto& b) { return a.trial < b.trial; });
@@ -196,6 +197,7 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o) {
     r.early_stop = {true, p->warmup, p->stable_after, p->tolerance, p->rung, p->hang_s, p->wall_s};
   r.simulator = o.simulator;
   r.runs_dir = o.runs_dir;
+  r.job_mesh = to_string(o.experiment.mesh);
   r.reasoner = o.reasoner;
   r.analyzer_prompt = o.analyzer_prompt;
   r.proposal_prompt = o.proposal_prompt;
@@ -380,7 +382,8 @@ void tpu_session_state::recover_diagnoses(std::vector<int> diagnosed, size_t i) 
 }
 
 void tpu_session_state::store_row(const tpu_trial& t) {
-  store(wire::make_envelope(opts.id, t.index, tpu_row_of(t)), [](uint64_t) {},
+  store(wire::make_envelope(opts.id, t.index, tpu_row_of(t, opts.experiment.mesh)),
+        [](uint64_t) {},
         [this, index = t.index](const caf::error& err) {
           fail("cannot store trial " + std::to_string(index) + ": " + describe(err));
         });
@@ -852,7 +855,7 @@ void tpu_session_state::finish(session_state end, const std::string& text) {
     trials.push_back(run->trial);
   }
   running_.clear(); // ends the trainers that still run
-  auto record = end_of(end, trials, best_);
+  auto record = end_of(end, trials, best_, opts.experiment.mesh);
   record.text = text;
   // The report is the session's last record: tune and report read it from
   // the pool, and the listener hears only that the session ended.

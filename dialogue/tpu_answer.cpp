@@ -1,5 +1,7 @@
 #include "dialogue/tpu_answer.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
@@ -33,9 +35,16 @@ std::string tpu_best(const tpu_facts& f) {
   if (!best)
     return fmt::format("No run has measured a step time yet ({} so far).", runs_text(f));
   std::string out = fmt::format("The fastest mesh is {}.", measured_run_text(*best));
-  const auto& first = f.progress.trials.front();
-  if (first.trial != best->trial && tpu_speedup(f.progress) > 0)
-    out += " That is " + tpu_gain_text(f.progress) + ", " + measured_run_text(first) + ".";
+  const auto* base = tpu_baseline_of(f.progress);
+  if (base && base->trial != best->trial)
+    out += fmt::format(" That is x{:.2f} over {}, {}.", tpu_speedup(f.progress),
+                       tpu_baseline_name(f.progress), measured_run_text(*base));
+  else if (base)
+    out += " It is " + tpu_baseline_name(f.progress) + ": no other mesh was faster.";
+  else if (auto why = tpu_gain_text(f.progress); !why.empty()) {
+    why[0] = char(std::toupper(static_cast<unsigned char>(why[0]))); // "The job's own mesh ..."
+    out += " " + sentence(why);
+  }
   return out;
 }
 

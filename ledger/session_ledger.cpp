@@ -90,6 +90,8 @@ void session_ledger::apply_body(const wire::envelope& e) {
   } else if (e.type == wire::type_name<wire::tpu_session_opened>()) {
     if (!tpu_job_) {
       tpu_job_ = wire::body_of<wire::tpu_session_opened>(e);
+      if (tpu_job_mesh_.empty())
+        tpu_job_mesh_ = tpu_job_->job_mesh;
       opened_ms_ = e.ts_ms;
       tpu_session_ = true;
     }
@@ -101,6 +103,8 @@ void session_ledger::apply_body(const wire::envelope& e) {
     // The end record holds every run: it stands for the rows before it.
     const auto end = wire::body_of<wire::tpu_session_end>(e);
     tpu_session_ = true;
+    if (!end.job_mesh.empty())
+      tpu_job_mesh_ = end.job_mesh;
     for (const auto& row : end.trials)
       tpu_runs_[row.trial] = row;
     end_ = wire::session_status{end.state, int(end.trials.size()), end.best_trial, 0, end.text};
@@ -126,6 +130,7 @@ std::optional<wire::tpu_session_end> session_ledger::tpu_progress() const {
   // Once ended, the end record's own choice and words stand.
   out.best_trial = end_ ? end_->best_trial : tpu_best_run();
   out.text = end_ ? end_->text : std::string();
+  out.job_mesh = tpu_job_mesh_;
   return out;
 }
 

@@ -212,6 +212,7 @@ private:
   std::optional<wire::session_status> end_;
   std::optional<wire::tpu_session_opened> tpu_job_;
   std::map<int, wire::tpu_trial_row> tpu_runs_;
+  std::string tpu_job_mesh_; ///< from tpu_session_opened or the end record; "" in older ones
   bool tpu_session_ = false; ///< a TPU record was applied
   model_usage llm_usage_;
   std::vector<wire::dialogue_turn> dialogue_;

@@ -576,8 +576,11 @@ struct tpu_trial_row {
   int retry_of = 0;              ///< the failed trial it ran again; 0: a new mesh
   int64_t started_ms = 0;        ///< wall clock, ms since the epoch; 0 in older records
   int64_t ended_ms = 0;          ///< when its run (and diagnosis) ended
+  /// Its mesh has the job's own sizes (the team's starting point, what a
+  /// speedup is measured against); false in older records.
+  bool job_mesh = false;
   MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next, pool, stopped, retry_of,
-                     started_ms, ended_ms)
+                     started_ms, ended_ms, job_mesh)
 };
 
 /// How a TPU session ended, stored under the session's own id as its last
@@ -588,7 +591,10 @@ struct tpu_session_end {
   std::vector<tpu_trial_row> trials;
   int best_trial = 0;
   std::string text;              ///< why it ended, when a client cancelled it
-  MSGPACK_DEFINE_MAP(state, trials, best_trial, text)
+  /// The job's own mesh, as tpu_session_opened has it; empty in records
+  /// older than it (a speedup is then over the first measured run).
+  std::string job_mesh;
+  MSGPACK_DEFINE_MAP(state, trials, best_trial, text, job_mesh)
 };
 
 /// A TPU session's first record, stored before it starts: what it runs,
@@ -610,6 +616,7 @@ struct tpu_session_opened {
   early_stop_wire early_stop;    ///< `enabled` false: every run to its end
   std::string simulator;         ///< paratune-tpu-sim, for simulated pools
   std::string runs_dir;          ///< MaxText's base_output_directory for simulated and local pools
+  std::string job_mesh;          ///< the experiment's own mesh, "data=4,model=4"; empty in older records
   /// The Analyzer's and the Proposal agent's model (builtin when absent),
   /// and the prompt templates they ask it with, as they were at the start.
   reasoner_wire reasoner;
@@ -617,7 +624,7 @@ struct tpu_session_opened {
   std::string proposal_prompt;
   MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
                      seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
-                     runs_dir, reasoner, analyzer_prompt, proposal_prompt)
+                     runs_dir, reasoner, analyzer_prompt, proposal_prompt, job_mesh)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.

@@ -53,23 +53,50 @@ std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope
   return progress && is_final(progress->state) ? progress : std::nullopt;
 }
 
-double tpu_speedup(const wire::tpu_session_end& end) {
-  const auto* best = tpu_row_of(end, end.best_trial);
-  if (!best || end.trials.empty() || best->step_time_ms <= 0)
-    return 0;
-  const double first = end.trials.front().step_time_ms;
-  return first > 0 ? first / best->step_time_ms : 0;
+namespace {
+
+bool measured(const wire::tpu_trial_row& t) { return t.error.empty() && t.step_time_ms > 0; }
+
+} // namespace
+
+const wire::tpu_trial_row* tpu_baseline_of(const wire::tpu_session_end& end) {
+  const bool old_records = end.job_mesh.empty();
+  for (const auto& t : end.trials) // in trial order
+    if (measured(t) && (old_records || t.job_mesh))
+      return &t;
+  return nullptr;
 }
 
-std::string tpu_gain_text(int best_trial, int first_trial, double speedup) {
-  if (best_trial == first_trial)
-    return "the first run: no later mesh was faster";
-  return fmt::format("x{:.2f} over the first run", speedup);
+double tpu_speedup(const wire::tpu_session_end& end) {
+  const auto* best = tpu_row_of(end, end.best_trial);
+  const auto* base = tpu_baseline_of(end);
+  if (!best || !base || !measured(*best))
+    return 0;
+  return base->step_time_ms / best->step_time_ms;
+}
+
+std::string tpu_baseline_name(const wire::tpu_session_end& end) {
+  return end.job_mesh.empty() ? "the first measured run" : "the job's own mesh";
 }
 
 std::string tpu_gain_text(const wire::tpu_session_end& end) {
-  return tpu_gain_text(end.best_trial, end.trials.empty() ? 0 : end.trials.front().trial,
-                       tpu_speedup(end));
+  const auto* best = tpu_row_of(end, end.best_trial);
+  if (!best)
+    return "";
+  const auto name = tpu_baseline_name(end);
+  if (const auto* base = tpu_baseline_of(end)) {
+    if (base->trial == best->trial)
+      return name + (end.job_mesh.empty() ? ": no later mesh was faster"
+                                          : ": no other mesh was faster");
+    return fmt::format("x{:.2f} over {}, trial {}", tpu_speedup(end), name, base->trial);
+  }
+  // Only a job's mesh can lack a baseline while another run was measured.
+  for (const auto& t : end.trials)
+    if (t.job_mesh)
+      return fmt::format("{} {} in trial {}: nothing measured to compare with", name,
+                         tpu_run_in_progress(t) ? "is still running" : "failed", t.trial);
+  return fmt::format("{} ({}) was not run: nothing measured to compare with", name,
+                     end.job_mesh);
 }
 
 nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end) {
@@ -78,11 +105,21 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
     rows.push_back({{"trial", t.trial}, {"mesh", t.mesh}, {"step_time_ms", t.step_time_ms},
                     {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next},
                     {"pool", t.pool}, {"stopped", t.stopped}, {"retry_of", t.retry_of},
-                    {"started_ms", t.started_ms}, {"ended_ms", t.ended_ms}});
-  nlohmann::json j = {{"session", session}, {"state", to_string(end.state)}, {"trials", rows}};
-  if (const auto* best = tpu_row_of(end, end.best_trial))
-    j["best"] = {{"trial", best->trial}, {"mesh", best->mesh},
-                 {"step_time_ms", best->step_time_ms}, {"speedup", tpu_speedup(end)}};
+                    {"started_ms", t.started_ms}, {"ended_ms", t.ended_ms},
+                    {"job_mesh", t.job_mesh}});
+  nlohmann::json j = {{"session", session},
+                      {"state", to_string(end.state)},
+                      {"job_mesh", end.job_mesh},
+                      {"trials", rows}};
+  if (const auto* best = tpu_row_of(end, end.best_trial)) {
+    const auto* base = tpu_baseline_of(end);
+    j["best"] = {{"trial", best->trial},
+                 {"mesh", best->mesh},
+                 {"step_time_ms", best->step_time_ms},
+                 {"speedup", tpu_speedup(end)},
+                 {"baseline_trial", base ? base->trial : 0},
+                 {"gain", tpu_gain_text(end)}};
+  }
   return j;
 }
 
@@ -93,9 +130,7 @@ std::string tpu_best_line(const nlohmann::json& report) {
   return fmt::format("best: trial {}, mesh {}, {} per step ({})", best["trial"].get<int>(),
                      best["mesh"].get<std::string>(),
                      human_duration(best["step_time_ms"].get<double>()),
-                     tpu_gain_text(best["trial"].get<int>(),
-                                   report["trials"].front()["trial"].get<int>(),
-                                   best["speedup"].get<double>()));
+                     best["gain"].get<std::string>());
 }
 
 std::string render_tpu_markdown(const std::string& session, const wire::tpu_session_end& end) {

@@ -31,25 +31,37 @@ const wire::tpu_trial_row* tpu_row_of(const wire::tpu_session_end& end, int tria
 /// than started_ms never are).
 bool tpu_run_in_progress(const wire::tpu_trial_row& t);
 
-/// The fastest run over the first: first step time / best step time; 0
-/// when either was not measured.
+/// The run the fastest is compared with: the job's own mesh, first
+/// measured (a retry of it counts); in records older than job_mesh, the
+/// first measured run. Null when there is none: the job's mesh failed, is
+/// still running or was not run (first_mesh_trial may start elsewhere).
+const wire::tpu_trial_row* tpu_baseline_of(const wire::tpu_session_end& end);
+
+/// The baseline's step time over the fastest run's; 0 when either is missing.
 double tpu_speedup(const wire::tpu_session_end& end);
 
-/// How the fastest run compares with the first, as the answer says it:
-/// "x1.32 over the first run", or, when the fastest is the first run,
-/// "the first run: no later mesh was faster" (a speedup of x1.00 would read
-/// as a measured tie). `best_trial` and `first_trial` are trial numbers.
-std::string tpu_gain_text(int best_trial, int first_trial, double speedup);
+/// What the baseline is, in words: "the job's own mesh", or "the first
+/// measured run" in older records.
+std::string tpu_baseline_name(const wire::tpu_session_end& end);
+
+/// How the fastest run compares with the baseline, as the answer says it:
+/// "x1.32 over the job's own mesh, trial 1"; "the job's own mesh: no other
+/// mesh was faster" when the fastest is the baseline (x1.00 would read as a
+/// measured tie); or why there is nothing to compare with: "the job's own
+/// mesh failed in trial 1: ...", "... is still running in trial 1: ...",
+/// "... (data=4,model=4) was not run: ...". Empty when no run was measured.
 std::string tpu_gain_text(const wire::tpu_session_end& end);
 
-/// {session, state, trials[{trial, mesh, step_time_ms, error, bottleneck,
-/// next}], best{trial, mesh, step_time_ms, speedup}}; `best` only when a
-/// run was measured.
+/// {session, state, job_mesh, trials[{trial, mesh, step_time_ms, error,
+/// bottleneck, next, ...}], best{trial, mesh, step_time_ms, speedup,
+/// baseline_trial, gain}}; `best` only when a run was measured (speedup and
+/// baseline_trial 0 without a baseline; gain: tpu_gain_text).
 nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end);
 
 /// The line `tune` and `watch` end a TPU session with, from
 /// tpu_report_json's object: "best: trial 3, mesh data=4,model=4, 812 ms per
-/// step (x1.32 over the first run)". Empty when no run was measured.
+/// step (x1.32 over the job's own mesh, trial 1)". Empty when no run was
+/// measured.
 std::string tpu_best_line(const nlohmann::json& report);
 
 /// The report as markdown: the answer first (best mesh, its step time and

@@ -135,6 +135,36 @@ TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   EXPECT_EQ(t.bottleneck, "hbm_bandwidth");
   EXPECT_EQ(t.next, "Trade data for model");
   EXPECT_EQ(report->best_trial, 1);
+  // Not the job's own mesh: nothing measured it.
+  EXPECT_EQ(report->job_mesh, "replica=1,data=4,seq=4,model=1");
+  EXPECT_FALSE(t.job_mesh);
+}
+
+// A job whose own mesh is the planner's fastest runs it first: its row is
+// marked as the job's mesh, and the answer measures against it.
+TEST_F(tpu_session_test, the_run_of_the_jobs_own_mesh_is_marked_and_measured_against) {
+  const auto sim = simulator(maxtext_steps);
+  caf::scoped_actor self{*sys};
+  auto o = options(sim, 1);
+  o.experiment.mesh = parse_mesh("data=4,model=4");
+  auto session = spawn(self, std::move(o));
+  ASSERT_TRUE(await_records("tpu-1.t1", 1));
+  wire::diagnosis d;
+  d.bottleneck = "hbm_bandwidth";
+  store_only("tpu-1.t1", d);
+  store_only("tpu-1.t1", wire::proposal_set{});
+  caf::anon_send(session, replay_atom_v);
+  auto end = await_session(self, session, 20s);
+  ASSERT_TRUE(end) << to_string(end.error());
+  const auto history = rt->history("tpu-1");
+  ASSERT_TRUE(history);
+  const auto report = tpu_end_of(*history);
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->job_mesh, "data=4,model=4");
+  ASSERT_EQ(report->trials.size(), 1u);
+  EXPECT_TRUE(report->trials[0].job_mesh);
+  EXPECT_TRUE(wire::body_of<wire::tpu_trial_row>((*history)[0]).job_mesh); // as it started
+  EXPECT_EQ(tpu_gain_text(*report), "the job's own mesh: no other mesh was faster");
 }
 
 TEST_F(tpu_session_test, a_simulator_that_never_answers_ends_the_session_at_the_step_timeout) {

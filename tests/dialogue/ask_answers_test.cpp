@@ -221,8 +221,11 @@ TEST(ask_tpu, answers_from_the_runs_of_a_tpu_session) {
   job.model = "llama3-8b";
   job.hardware = "tpu-v6e 4x4";
   job.budget = 4;
+  job.job_mesh = "data=4,model=4";
   r.add(0, job);
-  r.add(0, tpu_run(1, "data=4,model=4", 812.5));
+  auto own = tpu_run(1, "data=4,model=4", 812.5);
+  own.job_mesh = true;
+  r.add(0, own);
   auto oom = tpu_run(2, "data=16", 0);
   oom.error = "out of memory: RESOURCE_EXHAUSTED";
   r.add(0, oom);
@@ -246,7 +249,7 @@ TEST(ask_tpu, answers_from_the_runs_of_a_tpu_session) {
   };
   EXPECT_EQ(ask("which mesh is best?"),
             "The fastest mesh is trial 3 (mesh fsdp=16) at 650.0 ms per step. That is x1.25 "
-            "over the first run, trial 1 (mesh data=4,model=4) at 812.5 ms per step.");
+            "over the job's own mesh, trial 1 (mesh data=4,model=4) at 812.5 ms per step.");
   EXPECT_EQ(ask("what happened in trial 3?"),
             "Trial 3 ran mesh fsdp=16 on pool v6e. It measured 650.0 ms per step. Its diagnosis: "
             "HBM-bound: weights gathered every layer. What came next: model=2.");

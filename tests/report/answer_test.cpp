@@ -242,41 +242,91 @@ TEST(TrialCharts, ACancelledTrialIsNotDrawnAsStoppedEarly) {
   EXPECT_EQ(line.find("stopped early"), std::string::npos);
 }
 
-// A TPU session's answer says how the fastest run compares with the first;
-// when the fastest is the first, it says so, not "x1.00".
-TEST(tpu_answer, says_when_the_first_run_stayed_the_fastest) {
+wire::tpu_trial_row tpu_run(int trial, const char* mesh, double step_ms, bool job_mesh,
+                            const char* error = "") {
+  wire::tpu_trial_row r;
+  r.trial = trial;
+  r.mesh = mesh;
+  r.step_time_ms = step_ms;
+  r.error = error;
+  r.job_mesh = job_mesh;
+  r.started_ms = 1000 * trial;
+  r.ended_ms = 1000 * trial + 500;
+  return r;
+}
+
+const char* const job_mesh = "replica=1,data=4,model=4,seq=1";
+
+// A TPU session's answer says how the fastest run compares with the job's
+// own mesh; when the fastest is the job's mesh, it says so, not "x1.00".
+TEST(tpu_answer, measures_the_fastest_run_against_the_jobs_own_mesh) {
   wire::tpu_session_end end;
-  const auto run = [](int trial, const char* mesh, double step_ms, const char* error = "") {
-    wire::tpu_trial_row r;
-    r.trial = trial;
-    r.mesh = mesh;
-    r.step_time_ms = step_ms;
-    r.error = error;
-    return r;
-  };
-  end.trials = {run(1, "replica=1,data=4,model=4,seq=1", 812.4),
-                run(2, "replica=1,data=8,model=2,seq=1", 615.2),
-                run(3, "replica=1,data=16,model=1,seq=1", 0, "out of memory")};
+  end.job_mesh = job_mesh;
+  end.trials = {tpu_run(1, job_mesh, 812.4, true),
+                tpu_run(2, "replica=1,data=8,model=2,seq=1", 615.2, false),
+                tpu_run(3, "replica=1,data=16,model=1,seq=1", 0, false, "out of memory")};
   end.best_trial = 2;
-  EXPECT_EQ(tpu_gain_text(end), "x1.32 over the first run");
-  EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)),
-            "best: trial 2, mesh replica=1,data=8,model=2,seq=1, 615 ms per step (x1.32 over "
-            "the first run)");
+  EXPECT_EQ(tpu_gain_text(end), "x1.32 over the job's own mesh, trial 1");
+  const auto j = tpu_report_json("s1", end);
+  EXPECT_EQ(j["best"]["baseline_trial"], 1);
+  EXPECT_DOUBLE_EQ(j["best"]["speedup"].get<double>(), 812.4 / 615.2);
+  EXPECT_EQ(j["job_mesh"], job_mesh);
+  EXPECT_EQ(j["trials"][0]["job_mesh"], true);
+  EXPECT_EQ(tpu_best_line(j), "best: trial 2, mesh replica=1,data=8,model=2,seq=1, 615 ms per "
+                              "step (x1.32 over the job's own mesh, trial 1)");
   EXPECT_NE(render_tpu_markdown("s1", end).find(
               "**Best mesh:** `replica=1,data=8,model=2,seq=1`, 615.2 ms per step (trial 2), x1.32 "
-              "over the first run.\n"),
+              "over the job's own mesh, trial 1.\n"),
             std::string::npos);
   end.trials[1].step_time_ms = 900;
   end.best_trial = 1;
-  EXPECT_EQ(tpu_gain_text(end), "the first run: no later mesh was faster");
+  EXPECT_EQ(tpu_gain_text(end), "the job's own mesh: no other mesh was faster");
   EXPECT_EQ(tpu_answer_html(end),
             "<p class=\"answer\"><b>Best mesh:</b> <code>replica=1,data=4,model=4,seq=1</code>, "
-            "812.4 ms per step (trial 1), the first run: no later mesh was faster.</p>\n");
-  EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)),
-            "best: trial 1, mesh replica=1,data=4,model=4,seq=1, 812 ms per step (the first "
-            "run: no later mesh was faster)");
+            "812.4 ms per step (trial 1), the job&#39;s own mesh: no other mesh was faster.</p>\n");
   end.best_trial = 0;
   EXPECT_EQ(tpu_best_line(tpu_report_json("s1", end)), "");
+}
+
+// The planner's fastest mesh may run first (first_mesh_trial), and the
+// job's own mesh may fail: the gain is over the job's mesh as first
+// measured, or the answer says why there is none, never "x0.00".
+TEST(tpu_answer, says_why_there_is_no_gain_when_the_jobs_mesh_has_no_measurement) {
+  wire::tpu_session_end end;
+  end.job_mesh = job_mesh;
+  end.trials = {tpu_run(1, "replica=1,data=8,model=2,seq=1", 615.2, false),
+                tpu_run(2, job_mesh, 0, true, "out of memory: RESOURCE_EXHAUSTED"),
+                tpu_run(3, job_mesh, 812.4, true)};
+  end.trials[2].retry_of = 2;
+  end.best_trial = 1;
+  // The retry measured it.
+  EXPECT_EQ(tpu_gain_text(end), "x1.32 over the job's own mesh, trial 3");
+  end.trials.pop_back();
+  EXPECT_EQ(tpu_gain_text(end),
+            "the job's own mesh failed in trial 2: nothing measured to compare with");
+  EXPECT_DOUBLE_EQ(tpu_speedup(end), 0);
+  EXPECT_EQ(tpu_report_json("s1", end)["best"]["baseline_trial"], 0);
+  end.trials[1].error.clear();
+  end.trials[1].ended_ms = 0;
+  EXPECT_EQ(tpu_gain_text(end),
+            "the job's own mesh is still running in trial 2: nothing measured to compare with");
+  end.trials.pop_back();
+  EXPECT_EQ(tpu_gain_text(end), "the job's own mesh (replica=1,data=4,model=4,seq=1) was not "
+                                "run: nothing measured to compare with");
+}
+
+// Records from before job_mesh: the first measured run is the baseline
+// (the first run failed here; the answer once read "x0.00").
+TEST(tpu_answer, older_records_measure_against_the_first_measured_run) {
+  wire::tpu_session_end end;
+  end.trials = {tpu_run(1, "replica=1,data=16,model=1,seq=1", 0, false, "out of memory"),
+                tpu_run(2, job_mesh, 900, false),
+                tpu_run(3, "replica=1,data=8,model=2,seq=1", 600, false)};
+  end.best_trial = 3;
+  EXPECT_EQ(tpu_gain_text(end), "x1.50 over the first measured run, trial 2");
+  end.best_trial = 2;
+  end.trials[2].step_time_ms = 950;
+  EXPECT_EQ(tpu_gain_text(end), "the first measured run: no later mesh was faster");
 }
 
 } // namespace
