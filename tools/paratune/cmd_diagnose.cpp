@@ -113,11 +113,9 @@ int run_diagnose(const diagnose_options& o) {
     req.analyzer_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_analyzer.md");
     req.proposal_prompt = read_text_file(configs_dir() + "/prompts/diagnosis_proposal.md");
   }
-  const auto claimed = rt->claim_session_id();
-  if (!claimed) {
-    std::cerr << "error: cannot name the session: " << describe(claimed.error()) << '\n';
+  const auto claimed = rt.claim_session_id();
+  if (!claimed)
     return 1;
-  }
   const auto& session = *claimed;
   // The agents answer within the profile timeout; the margin covers the
   // reading and the proposals, and each agent's two asks of the model with

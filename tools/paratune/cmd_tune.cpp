@@ -62,11 +62,9 @@ int run_tune(const tune_options& o) {
     record.relay_subscribe = rt->bus().subscribe;
   }
   auto& sys = rt.system();
-  const auto claimed = rt->claim_session_id();
-  if (!claimed) {
-    std::cerr << "error: cannot name the session: " << describe(claimed.error()) << '\n';
+  const auto claimed = rt.claim_session_id();
+  if (!claimed)
     return 1;
-  }
   const auto& id = *claimed;
   if (!o.json)
     std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "

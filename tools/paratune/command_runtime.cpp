@@ -39,4 +39,13 @@ command_runtime::~command_runtime() {
     rt_->stop(); // before the actor system goes
 }
 
+std::optional<std::string> command_runtime::claim_session_id() {
+  auto id = rt_->claim_session_id();
+  if (!id) {
+    std::cerr << "error: cannot name the session: " << describe(id.error()) << '\n';
+    return std::nullopt;
+  }
+  return *id;
+}
+
 } // namespace paratune::cli

@@ -33,6 +33,11 @@ public:
   runtime& get() { return *rt_; }
   runtime* operator->() { return rt_.get(); }
 
+  /// The new session's id (runtime::claim_session_id); none when the pool
+  /// could not be read, the reason printed to stderr as "error: ...", and
+  /// the command should exit 1.
+  std::optional<std::string> claim_session_id();
+
 private:
   static caf::actor_system_config& configured(caf::actor_system_config& cfg);
 

@@ -122,11 +122,9 @@ int run_tpu_tune(const tpu_tune_options& o) {
   command_runtime rt{o.db, false}; // the diagnosis agents alone
   if (!rt.started())
     return 1;
-  const auto claimed = rt->claim_session_id();
-  if (!claimed) {
-    std::cerr << "error: cannot name the session: " << describe(claimed.error()) << '\n';
+  const auto claimed = rt.claim_session_id();
+  if (!claimed)
     return 1;
-  }
   const auto& session = *claimed;
   name_session(opts, o, session);
   auto& sys = rt.system();
