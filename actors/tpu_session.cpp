@@ -14,14 +14,14 @@
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/llm/chat_client.hpp"
-#include "adapters/maxtext/maxtext_log_parser.hpp"
-#include "adapters/maxtext/step_scoring.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/process_environment.hpp"
 #include "adapters/slurm/slurm_job_watch.hpp"
 #include "adapters/trial_launch/slurm_trial_job.hpp"
+#include "adapters/trial_launch/trial_env.hpp"
 #include "core/diagnosis/mesh_calibration_fit.hpp"
 #include "ledger/session_ledger.hpp"
+#include "ledger/tpu_runs.hpp"
 #include "core/human_units.hpp"
 #include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
@@ -30,6 +30,8 @@
 #include "core/tpu/maxtext_args.hpp"
 #include "core/trial_environment.hpp"
 #include "core/tuning/early_stop.hpp"
+#include "decisions/trial_scoring.hpp"
+#include "frameworks/trial_output.hpp"
 #include "messages/conversions.hpp"
 #include "messages/diagnosis_conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
@@ -50,9 +52,11 @@ struct tpu_run_in_flight {
   std::string dir;                ///< its folder: base_output_directory/t<n>
   std::string base;               ///< MaxText's base_output_directory
   std::unique_ptr<trial_process> process;
-  maxtext_log_parser log;
+  /// Its output as MaxText's reader reads it, the session's secrets hidden
+  /// in every line before anything keeps it.
+  std::optional<trial_output> out;
+  int steps = 0;                  ///< timed steps read
   std::optional<early_stopper> stopper;
-  std::deque<std::string> output; ///< its last lines, for an error message
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_line = started;
   std::optional<wire::diagnosis> diagnosis;
@@ -62,7 +66,6 @@ struct tpu_run_in_flight {
 
 namespace {
 
-constexpr size_t output_lines = 40; ///< trainer lines kept for an error message
 constexpr int tpu_clock_token = 0;      ///< the early stopper's clock tick
 constexpr auto tpu_clock_period = std::chrono::seconds(1);
 
@@ -111,13 +114,15 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
 }
 
 wire::tpu_trial_row tpu_row_of(const tpu_trial& t, const tpu_mesh& job_mesh) {
-  return {t.index, to_string(t.mesh), t.step_ms,    t.error,      t.bottleneck,      t.next,
-          t.pool,  t.stopped,         t.retry_of,   t.started_ms, t.ended_ms, t.mesh == job_mesh};
+  return {t.index,    to_string(t.mesh), t.step_ms,  t.error,    t.bottleneck,
+          t.next,     t.pool,            t.stopped,  t.retry_of, t.started_ms,
+          t.ended_ms, t.mesh == job_mesh, t.launch_failed, t.transient};
 }
 
 tpu_trial tpu_trial_of(const wire::tpu_trial_row& r) {
-  return {r.trial,   parse_mesh(r.mesh), r.step_time_ms, r.error,      r.bottleneck, r.next,
-          r.pool,    r.stopped,          r.retry_of,     r.started_ms, r.ended_ms};
+  return {r.trial,   parse_mesh(r.mesh), r.step_time_ms, r.error,      r.bottleneck,
+          r.next,    r.pool,             r.stopped,      r.retry_of,   r.started_ms,
+          r.ended_ms, r.launch_failed,   r.transient};
 }
 
 wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
@@ -135,25 +140,25 @@ wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& 
   return end;
 }
 
-/// A run's environment, chosen as a GPU trial's is (core/trial_environment.hpp):
-/// the base variables, the pool's `env:`, where paratune's catalogs are;
-/// never this process's secrets.
-env_list tpu_run_environment(const wire::pool_wire& pool) {
-  trial_env_sources from;
-  from.inherited = environment_of_this_process();
-  from.pool = pool.env;
-  from.framework = framework_environment(1, 1, pool.kind == pool_kind::simulated, from.inherited);
-  from.secrets.insert(always_secret_env().begin(), always_secret_env().end());
-  return trial_environment(from);
+/// MaxText, as frameworks/maxtext registers it.
+const framework& maxtext_framework() {
+  const auto* f = framework_named("maxtext");
+  if (!f)
+    throw std::logic_error("the MaxText framework is not registered");
+  return *f;
 }
 
-// Whether a failed run may pass when run again: a host of the slice lost
-// (XLA's barrier timeout, read as a collective timeout), or the scheduler
-// refused or lost the job (slurm_job_watch's 125).
-bool may_pass_again(const maxtext_log& log, int exit_code) {
-  if (!log.errors.empty())
-    return log.errors.front().kind == log_error_kind::nccl_timeout;
-  return exit_code == 125;
+/// A run's environment, chosen where a GPU trial's is (trial_env_for): the
+/// base variables, the pool's and the experiment's `env:`, MaxText's own;
+/// never a secret.
+env_list tpu_run_environment(const tpu_session_options& o, const wire::pool_wire& pool) {
+  trial_env_request r;
+  r.fw = &maxtext_framework();
+  r.pool_env = pool.env;
+  r.job_env = o.env;
+  r.secrets = trial_secret_names(o.secret_env);
+  r.simulated = pool.kind == pool_kind::simulated;
+  return trial_env_for(r);
 }
 
 } // namespace
@@ -164,6 +169,8 @@ void apply_tuning(tpu_session_options& o, const tpu_tuning_settings& tuning, int
   for (const auto& p : tuning.pools)
     o.pools.push_back(wire::to_wire(p));
   o.early_stop = tuning.early_stop;
+  o.env = tuning.env;
+  o.secret_env = tuning.secret_env;
   o.time_scale = tuning.time_scale;
   o.failure_rate = tuning.failure_rate;
   set_diagnosis_reasoner(o, tuning.reasoner);
@@ -197,6 +204,8 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o) {
     r.early_stop = {true, p->warmup, p->stable_after, p->tolerance, p->rung, p->hang_s, p->wall_s};
   r.simulator = o.simulator;
   r.runs_dir = o.runs_dir;
+  r.env = o.env;
+  r.secret_env = o.secret_env;
   r.job_mesh = to_string(o.experiment.mesh);
   r.reasoner = o.reasoner;
   r.analyzer_prompt = o.analyzer_prompt;
@@ -221,11 +230,26 @@ tpu_session_options options_of(const std::string& id, const wire::tpu_session_op
                                      e.wall_s};
   o.simulator = r.simulator;
   o.runs_dir = r.runs_dir;
+  o.env = r.env;
+  o.secret_env = r.secret_env;
   o.reasoner = r.reasoner;
   o.analyzer_prompt = r.analyzer_prompt;
   o.proposal_prompt = r.proposal_prompt;
   return o;
 }
+
+int tpu_session_state::best_ended_before(int end) const {
+  std::vector<wire::tpu_trial_row> rows;
+  for (int i = 0; i < end; ++i)
+    rows.push_back(tpu_row_of(trials[i], opts.experiment.mesh));
+  const int fastest = tpu_fastest_run(rows);
+  for (int i = 0; i < end; ++i)
+    if (trials[i].index == fastest)
+      return i;
+  return -1;
+}
+
+int tpu_session_state::best() const { return best_ended_before(int(trials.size())); }
 
 std::vector<std::string> tpu_session_topics(const std::string& id) {
   // Trial n's records are session "<id>.t<n>": one prefix covers them all.
@@ -329,15 +353,16 @@ std::vector<int> tpu_session_state::take_stored_runs(const std::vector<wire::env
   }
   std::sort(trials.begin(), trials.end(),
             [](const auto& a, const auto& b) { return a.ended_ms < b.ended_ms; });
+  // A transient failure whose retry had not started when the daemon
+  // stopped is still due one.
+  for (const auto& t : trials)
+    if (t.transient && t.retry_of == 0
+        && std::none_of(rows.begin(), rows.end(),
+                        [&](const auto& row) { return row.second.retry_of == t.index; }))
+      retries_.push_back({t.mesh, t.index, t.pool});
   for (auto& t : interrupted) {
     store_row(t);
     trials.push_back(std::move(t));
-  }
-  for (int i = 0; i < int(trials.size()); ++i) {
-    const auto& t = trials[i];
-    if (t.error.empty() && t.stopped.empty() && t.step_ms > 0
-        && (best_ < 0 || t.step_ms < trials[best_].step_ms))
-      best_ = i;
   }
   return diagnosed;
 }
@@ -403,8 +428,8 @@ std::optional<mesh_step> tpu_session_state::next_mesh() const {
   // Move from the best run so far, as its diagnosis proposes; when all of
   // those were run, from the latest diagnosis.
   std::optional<std::vector<mesh_step>> best_steps;
-  if (best_ >= 0)
-    if (const auto it = sets_.find(trials[best_].index); it != sets_.end())
+  if (const int b = best(); b >= 0)
+    if (const auto it = sets_.find(trials[b].index); it != sets_.end())
       best_steps = mesh_steps(it->second);
   return next_mesh_trial(planned_, best_steps ? &*best_steps : nullptr, mesh_steps(last_set_),
                          tried_);
@@ -413,15 +438,43 @@ std::optional<mesh_step> tpu_session_state::next_mesh() const {
 namespace {
 
 // The pools as placement sees them: a run holds its slot until it was
-// diagnosed, so that each slot moves from what its last run taught.
+// diagnosed, so that each slot moves from what its last run taught; a pool
+// whose latest runs never started is down, and paused after
+// max_launch_failures of them in a row, as a GPU session's pools are.
 std::vector<pool_load> tpu_pool_loads(const std::vector<wire::pool_wire>& pools,
-                                const std::map<int, std::unique_ptr<tpu_run_in_flight>>& running) {
+                                      const std::map<int, std::unique_ptr<tpu_run_in_flight>>& running,
+                                      const std::vector<tpu_trial>& ended) {
   std::vector<pool_load> out;
   for (const auto& p : pools) {
     pool_load l{p.name, p.capacity};
     for (const auto& [index, run] : running)
       l.in_flight += run->trial.pool == p.name;
+    int in_a_row = 0;
+    for (const auto& t : ended)
+      if (t.pool == p.name)
+        in_a_row = t.launch_failed ? in_a_row + 1 : 0;
+    l.down = in_a_row > 0;
+    l.paused = in_a_row >= max_launch_failures;
     out.push_back(l);
+  }
+  return out;
+}
+
+// The paused pools in words, as a GPU session says them.
+std::string tpu_paused_pools(const std::vector<pool_load>& loads,
+                             const std::vector<tpu_trial>& ended) {
+  std::string out;
+  for (const auto& l : loads) {
+    if (!l.paused)
+      continue;
+    int in_a_row = 0;
+    std::string last;
+    for (const auto& t : ended)
+      if (t.pool == l.name) {
+        in_a_row = t.launch_failed ? in_a_row + 1 : 0;
+        last = t.error;
+      }
+    out += (out.empty() ? "" : "; ") + paused_pool_text(l.name, in_a_row, last);
   }
   return out;
 }
@@ -437,7 +490,8 @@ void tpu_session_state::fill() {
   if (!trials.empty() && trials.back().next.empty() && retries_.empty())
     if (const auto next = next_mesh())
       trials.back().next = next->title;
-  while (!ending && started_ < opts.budget && place_trial(tpu_pool_loads(pools_, running_))) {
+  while (!ending && started_ < opts.budget
+         && place_trial(tpu_pool_loads(pools_, running_, trials))) {
     if (!retries_.empty()) {
       const auto r = retries_.front();
       retries_.pop_front();
@@ -451,6 +505,9 @@ void tpu_session_state::fill() {
     start_run(next->mesh, 0, "");
   }
   filling_ = false;
+  const auto loads = tpu_pool_loads(pools_, running_, trials);
+  if (!ending && running_.empty() && all_paused(loads) && started_ < opts.budget)
+    return fail("no pool is left to run trials on: " + tpu_paused_pools(loads, trials));
   if (!ending && running_.empty())
     finish(started_ >= opts.budget || !retries_.empty() ? session_state::finished
                                                         : session_state::exhausted);
@@ -479,6 +536,8 @@ tpu_run_in_flight& tpu_session_state::enter_run(const tpu_trial& trial,
   run->on_slurm = pool.kind == pool_kind::slurm;
   run->base = pool.workdir.empty() ? opts.runs_dir : pool.workdir + "/" + opts.id;
   run->dir = run->base + "/t" + std::to_string(trial.index);
+  run->out.emplace(maxtext_framework(),
+                   secret_redactor(values_in_this_process(trial_secret_names(opts.secret_env))));
   auto& r = *run;
   running_[trial.index] = std::move(run);
   return r;
@@ -486,7 +545,7 @@ tpu_run_in_flight& tpu_session_state::enter_run(const tpu_trial& trial,
 
 void tpu_session_state::start_run(const tpu_mesh& mesh, int retry_of,
                                   const std::string& avoid_pool) {
-  const auto where = place_trial(tpu_pool_loads(pools_, running_), avoid_pool);
+  const auto where = place_trial(tpu_pool_loads(pools_, running_, trials), avoid_pool);
   const auto& pool = pools_[*where];
   tpu_trial trial;
   trial.index = ++started_;
@@ -556,7 +615,7 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
     argv = launch_template::parse(pool.launch).render(v);
   }
   arm_stopper(run);
-  auto env = tpu_run_environment(pool);
+  auto env = tpu_run_environment(opts, pool);
   if (pool.kind == pool_kind::slurm) {
     make_slurm_job_dir(pool, run.dir);
     auto [on_line, on_exit] = output_handlers(self, run.key);
@@ -582,17 +641,8 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
 void tpu_session_state::arm_stopper(tpu_run_in_flight& run) {
   if (!opts.early_stop)
     return;
-  const incumbent_rate best{0, best_ >= 0 ? trials[best_].step_ms : 0};
-  run.stopper.emplace(*opts.early_stop, best);
-  run.log.on_step = [this, &run](const maxtext_step& s) {
-    if (!run.stopper || !run.trial.stopped.empty() || !s.seconds || s.rampup
-        || s.profiler_boundary)
-      return;
-    const iteration_sample sample{s.step, *s.seconds * 1000, s.tflops_per_device.value_or(0)};
-    if (const auto d = run.stopper->on_iteration(sample); d.reason
-                                                         == stop_reason::cannot_beat_incumbent)
-      end_early(run, d.text);
-  };
+  const int b = best();
+  run.stopper.emplace(*opts.early_stop, incumbent_rate{0, b >= 0 ? trials[b].step_ms : 0});
 }
 
 void tpu_session_state::on_submitted(const std::string& key, int64_t job_id,
@@ -657,11 +707,14 @@ void tpu_session_state::on_line(const std::string& key, const std::string& line)
   if (!run || ending)
     return;
   run->last_line = std::chrono::steady_clock::now();
-  run->log.feed(line);
-  run->log.feed("\n");
-  run->output.push_back(line);
-  if (run->output.size() > output_lines)
-    run->output.pop_front();
+  const auto read = run->out->read(run->out->keep(line));
+  run->steps += int(read.iterations.size());
+  // Only the rung rule ends a TPU run: the profile comes at the run's end.
+  for (const auto& step : read.iterations)
+    if (run->stopper && run->trial.stopped.empty())
+      if (const auto d = run->stopper->on_iteration(step);
+          d.reason == stop_reason::cannot_beat_incumbent)
+        end_early(*run, d.text);
 }
 
 void tpu_session_state::on_exit(const std::string& key, int exit_code) {
@@ -673,38 +726,43 @@ void tpu_session_state::on_exit(const std::string& key, int exit_code) {
 }
 
 void tpu_session_state::ran(tpu_run_in_flight& run, int exit_code) {
-  run.log.finish();
-  const auto& log = run.log.log();
+  auto& out = *run.out;
+  out.finish();
+  const auto& reader = out.reader();
   auto& t = run.trial;
   const auto trial = "trial " + std::to_string(t.index);
-  const auto last = run.output.empty() ? std::string("no output") : run.output.back();
-  const auto score = score_of(log.steps);
+  const auto score = reader.score(0);
   if (!t.stopped.empty()) {
     // Ended early: what it measured until then, never diagnosed (MaxText
     // writes the profile when the run ends).
-    t.step_ms = score.scored > 0 ? score.step_ms : 0;
+    t.step_ms = score.scored > 0 ? score.iteration_ms : 0;
     return conclude(t.index, {});
   }
-  if (!log.recognised() && run.simulated)
+  if (!reader.recognised() && run.simulated)
     return fail("paratune-tpu-sim printed no MaxText line for " + trial + " (exit status "
-                + std::to_string(exit_code) + "): " + last);
+                + std::to_string(exit_code) + "): " + out.last_line());
   // MaxText's own error line says why a run failed; its exit status alone
   // when it printed none.
-  if (!log.errors.empty())
-    t.error = log.errors.front().message;
+  const auto first = reader.first_failure();
+  if (first)
+    t.error = first->message;
   else if (exit_code != 0)
-    t.error = "exit status " + std::to_string(exit_code) + ": " + last;
+    t.error = "exit status " + std::to_string(exit_code) + ": " + out.last_line();
   else if (score.scored == 0)
-    t.error = "no step was measured: " + std::to_string(log.steps.size())
-              + " logged, the first is compilation";
+    t.error = "no step was measured: " + std::to_string(run.steps)
+              + " timed, the first is compilation";
   if (t.error.empty()) {
-    t.step_ms = score.step_ms;
+    t.step_ms = score.iteration_ms;
     return request_diagnosis(run);
   }
+  // A run that never reached its trainer counts against its pool; one
+  // that failed for a reason outside its mesh runs again.
+  t.launch_failed = !first && run.steps == 0 && never_ran(exit_code);
+  t.transient = maxtext_framework().transient(first, exit_code);
   int runs_of_mesh = 0;
   for (const auto& done : trials)
     runs_of_mesh += done.mesh == t.mesh;
-  if (may_pass_again(log, exit_code) && runs_of_mesh + 1 < opts.max_runs_per_mesh)
+  if (t.transient && runs_of_mesh + 1 < opts.max_runs_per_mesh)
     retries_.push_back({t.mesh, t.index, t.pool});
   conclude(t.index, {});
 }
@@ -759,11 +817,8 @@ void tpu_session_state::conclude(int index, wire::proposal_set set) {
     last_set_ = set;
   sets_[t.index] = std::move(set);
   const int now = int(trials.size()) - 1;
-  const bool improved = t.error.empty() && t.stopped.empty() && t.step_ms > 0
-                        && (best_ < 0 || t.step_ms < trials[best_].step_ms);
-  if (improved) {
-    const int before = best_;
-    best_ = now;
+  const int before = best_ended_before(now);
+  if (best() == now) {
     // The runs still training now race a better best.
     for (auto& [i, run] : running_)
       if (run->stopper)
@@ -855,7 +910,7 @@ void tpu_session_state::finish(session_state end, const std::string& text) {
     trials.push_back(run->trial);
   }
   running_.clear(); // ends the trainers that still run
-  auto record = end_of(end, trials, best_, opts.experiment.mesh);
+  auto record = end_of(end, trials, best(), opts.experiment.mesh);
   record.text = text;
   // The report is the session's last record: tune and report read it from
   // the pool, and the listener hears only that the session ended.

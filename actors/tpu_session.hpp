@@ -51,6 +51,11 @@ struct tpu_session_options {
   /// Ends a run that cannot beat the best one, a hung one, one past its
   /// wall clock; none: every run goes to its end.
   std::optional<early_stop_policy> early_stop;
+  /// The experiment's `env:`, set in every run's environment, and its
+  /// `secret_env:`: names no run sees and whose values are redacted from
+  /// its output (always_secret_env() besides).
+  std::map<std::string, std::string> env;
+  std::vector<std::string> secret_env;
   /// A run that failed for a transient reason (a host lost: the barrier
   /// timed out; the scheduler lost the job) runs again once, on another
   /// pool when one is free.
@@ -103,6 +108,8 @@ struct tpu_trial {
   int retry_of = 0;             ///< the failed run it repeats
   int64_t started_ms = 0;       ///< wall clock, ms since the epoch
   int64_t ended_ms = 0;         ///< when it ended, diagnosis included
+  bool launch_failed = false;   ///< it never reached its trainer (exit 125-127, nothing read)
+  bool transient = false;       ///< it failed for a reason a run again may not meet
 };
 
 /// The topic prefixes a TPU session listens to: its trials' diagnoses and
@@ -201,6 +208,10 @@ private:
   void recover_diagnoses(std::vector<int> diagnosed, size_t i);
   /// Stores a run's row under the session's id (at its start and its end).
   void store_row(const tpu_trial& t);
+  /// The fastest complete run among trials[0, end) (ledger/tpu_runs.hpp),
+  /// as an index into trials; -1: none.
+  int best_ended_before(int end) const;
+  int best() const;
   /// Runs `body`, failing the session with what it throws.
   void attempt(const std::function<void()>& body);
 
@@ -226,7 +237,6 @@ private:
   std::vector<mesh_step> planned_;         ///< the planner's fastest meshes, ranked again
                                            ///< under fits_ after each diagnosed run
   std::vector<mesh_calibration> fits_;     ///< what each diagnosed run said of the model
-  int best_ = -1;                          ///< index into trials
 };
 
 tpu_session_actor::behavior_type

@@ -10,7 +10,6 @@
 #include "actors/trial_key.hpp"
 #include "actors/output_batch.hpp"
 #include "actors/replay_answer.hpp"
-#include "adapters/megatron/megatron_log_parser.hpp"
 #include "adapters/process/child_process.hpp"
 #include "adapters/process/gpu_monitor_line.hpp"
 #include "adapters/process/process_environment.hpp"
@@ -22,6 +21,7 @@
 #include "core/telemetry/slurm_hostlist.hpp"
 #include "core/model_flops_utilization.hpp"
 #include "core/secret_redactor.hpp"
+#include "frameworks/trial_output.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "decisions/trial_scoring.hpp"
 #include "messages/conversions.hpp"
@@ -34,13 +34,12 @@ namespace paratune {
 struct running_trial {
   std::string session;
   trial_run_record run;
-  megatron_log_parser parser;
-  /// Hides the session's secrets in every line before anything keeps it.
-  secret_redactor redactor;
+  /// Its output as the session's framework reads it, every line with the
+  /// session's secrets hidden before anything keeps it.
+  std::optional<trial_output> out;
   std::optional<output_batch> output;  ///< lines for "output.<sid>.<n>" (the telemetry agent)
   std::unique_ptr<trial_process> process;  ///< a child process or a Slurm job
   std::optional<early_stopper> stopper;  ///< when the job asked for early stopping
-  size_t errors_seen = 0;
   std::chrono::steady_clock::time_point started, last_line;
   wire::trial_job job;                   ///< where it runs, once recorded
 
@@ -49,7 +48,6 @@ struct running_trial {
 
 namespace {
 
-constexpr size_t tail_lines = 40;
 /// How often running trials' clocks are checked (hang, wall-clock limit).
 constexpr auto clock_period = std::chrono::milliseconds(500);
 
@@ -67,27 +65,13 @@ incumbent_rate incumbent_of(const session_ledger& ledger) {
   return {best.tflops_per_gpu, best.iteration_ms};
 }
 
-failure_kind failure_kind_of(log_error_kind k) {
-  switch (k) {
-    case log_error_kind::oom: return failure_kind::oom;
-    case log_error_kind::nccl_timeout: return failure_kind::nccl_timeout;
-    case log_error_kind::config_invalid: return failure_kind::config_invalid;
-    case log_error_kind::nan: return failure_kind::nan;
-    case log_error_kind::other: return failure_kind::other;
-  }
-  return failure_kind::other;
-}
-
-/// The run's record with what only the parser held: the log's first
-/// failure and its largest reserved memory.
+/// The run's record with what only its output held: its last lines, the
+/// log's first failure and its largest reserved memory.
 trial_run_record finished_run(const running_trial& t) {
   auto run = t.run;
-  const auto& log = t.parser.log();
-  if (!log.errors.empty())
-    run.failure = logged_failure{failure_kind_of(log.errors.front().kind),
-                                 log.errors.front().message};
-  for (const auto& m : log.memory)
-    run.log_peak_mib = std::max(run.log_peak_mib, m.max_reserved_mib);
+  run.tail = t.out->tail();
+  run.failure = t.out->reader().first_failure();
+  run.log_peak_mib = t.out->reader().peak_memory_mib();
   run.queued_ms = t.process ? t.process->queued_ms() : 0;
   return run;
 }
@@ -226,6 +210,18 @@ void validator_state::consider(const std::string& session, const wire::proposal&
   if (!ledger.job() || running.count(key) || resuming.count(key))
     return;
   const auto& job = *ledger.job();
+  if (!framework_named(job.framework)) {
+    // Records of a paratune that knows a framework this one does not.
+    wire::trial_result r;
+    r.trial = p.trial;
+    r.config = p.config;
+    r.pool = p.pool;
+    r.error_kind = failure_kind::launcher_error;
+    r.error_message = r.reason = "the session's framework '" + job.framework
+                                 + "' is not one this paratune runs";
+    return store_and_publish(topics::trial_state(session, p.trial),
+                             wire::make_envelope(session, p.trial, r));
+  }
   const auto* started = past && past->started ? &*past->started : nullptr;
   const auto& placed = past ? past->job : std::nullopt;
   const auto* pool = wire::pool_named(job, p.pool);
@@ -271,12 +267,9 @@ void validator_state::on_line(const std::string& key, const std::string& raw) {
     return;
   auto& t = *it->second;
   // Where a trial's output enters paratune: a secret it printed goes no
-  // further (tail, pool, bus, parser's error texts).
-  const std::string line = t.redactor.redact(raw);
+  // further (tail, pool, bus, the reader's error texts).
+  const std::string line = t.out->keep(raw);
   t.last_line = std::chrono::steady_clock::now();
-  t.run.tail.push_back(line);
-  if (t.run.tail.size() > tail_lines)
-    t.run.tail.pop_front();
   if (t.output->add(line))
     publish_output(t);
   if (auto g = parse_gpu_monitor_line(line)) {
@@ -285,25 +278,19 @@ void validator_state::on_line(const std::string& key, const std::string& raw) {
     t.run.monitor_peak_mib = std::max(t.run.monitor_peak_mib, g->memory_used_mib);
     return;
   }
-  const size_t before = t.parser.log().iterations.size();
-  t.parser.feed(line);
-  t.parser.feed("\n");
-  const auto& its = t.parser.log().iterations;
-  for (size_t i = before; i < its.size(); ++i) {
-    const auto& it = its[i];
-    const double tflops = it.tflops_per_gpu.value_or(0);
-    t.run.samples.push_back({it.iteration, it.elapsed_ms, tflops});
-    wire::telemetry tm{t.proposal().trial, it.iteration, it.elapsed_ms, tflops};
+  const auto read = t.out->read(line);
+  for (const auto& sample : read.iterations) {
+    t.run.samples.push_back(sample);
+    wire::telemetry tm{t.proposal().trial, sample.iteration, sample.elapsed_ms,
+                       sample.tflops_per_gpu};
     publish_only(topics::telemetry(t.session, t.proposal().trial),
                  wire::make_envelope(t.session, t.proposal().trial, tm));
     if (t.stopper && !t.run.stop)
-      if (auto d = t.stopper->on_iteration(t.run.samples.back()))
+      if (auto d = t.stopper->on_iteration(sample))
         end_early(key, std::move(d));
   }
-  const auto& errors = t.parser.log().errors;
-  if (t.stopper && !t.run.stop && errors.size() > t.errors_seen)
-    end_early(key, t.stopper->on_failure(errors[t.errors_seen].message));
-  t.errors_seen = errors.size();
+  if (t.stopper && !t.run.stop && read.new_failure)
+    end_early(key, t.stopper->on_failure(read.new_failure->message));
 }
 
 void validator_state::publish_output(running_trial& t) {
@@ -344,7 +331,8 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
   t->session = session;
   t->run.proposal = p;
   t->output.emplace(p.trial);
-  t->redactor = secret_redactor(values_in_this_process(trial_secret_names(opened)));
+  t->out.emplace(*framework_named(opened.framework),
+                 secret_redactor(values_in_this_process(trial_secret_names(opened))));
   t->run.peak_tflops = mfu_peak_tflops(wire::from_wire(opened.cluster).device);
   t->run.memory_limit_mib = opened.cluster.hbm_gib * 1024;
   t->run.world_size = std::max(1, opened.world_size);
@@ -388,7 +376,7 @@ void validator_state::launch(const std::string& session, const wire::proposal& p
       t->process = std::move(child);
     }
   } catch (const std::exception& e) {
-    t->run.tail.push_back(t->redactor.redact(std::string("launch failed: ") + e.what()));
+    t->out->keep(std::string("launch failed: ") + e.what());
     self->send(self, exited_atom_v, key, 127);
   }
 }
@@ -403,8 +391,8 @@ void validator_state::attach(const std::string& session, const wire::proposal& p
   try {
     t->process = attach_slurm_job(*wire::pool_named(opened, p.pool), opened, p, job, key);
   } catch (const std::exception& e) {
-    t->run.tail.push_back(std::string("cannot attach to Slurm job ") + std::to_string(job.slurm_job_id)
-                      + ": " + e.what());
+    t->out->keep(std::string("cannot attach to Slurm job ") + std::to_string(job.slurm_job_id)
+                 + ": " + e.what());
     self->send(self, exited_atom_v, key, 125);
   }
 }
@@ -452,7 +440,7 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
     return;
   auto t = it->second;
   running.erase(it);
-  t->parser.finish();
+  t->out->finish();
   publish_output(*t); // every line before the result
   auto r = score_trial(finished_run(*t), exit_code, wall_clock_ms());
   if (const auto* relayed = dynamic_cast<const relayed_trial*>(t->process.get())) {

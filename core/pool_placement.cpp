@@ -52,4 +52,9 @@ std::optional<size_t> place_trial(const std::vector<pool_load>& pools, const std
   return best;
 }
 
+std::string paused_pool_text(const std::string& pool, int in_a_row, const std::string& last_error) {
+  return "pool '" + pool + "': " + std::to_string(in_a_row) + " trials in a row never started"
+         + (last_error.empty() ? std::string() : " (last: " + last_error + ")");
+}
+
 } // namespace paratune

@@ -31,6 +31,10 @@ inline constexpr int max_launch_failures = 3;
 /// when every such pool is down (a scheduler may come back for a while).
 int free_slots(const std::vector<pool_load>& pools);
 
+/// A paused pool in words: "pool 'a100': 3 trials in a row never started
+/// (last: sbatch: error: ...)"; `last_error` may be empty.
+std::string paused_pool_text(const std::string& pool, int in_a_row, const std::string& last_error);
+
 /// Whether every pool is paused: no trial can run anywhere.
 bool all_paused(const std::vector<pool_load>& pools);
 

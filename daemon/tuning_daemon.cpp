@@ -1,6 +1,7 @@
 #include "daemon/tuning_daemon.hpp"
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
+#include "core/trial_environment.hpp"
 #include "daemon/curve_keys.hpp"
 #include "daemon/session_dialogue.hpp"
 #include "session_start/session_plan.hpp"
@@ -267,6 +269,13 @@ control::reply tuning_daemon::submit_tpu(const control::request& req, const std:
   } catch (const input_error& e) {
     return control::refusal(e.what());
   }
+  // The daemon config's secrets are the session's too, as for a GPU job.
+  std::set<std::string> secrets(o.secret_env.begin(), o.secret_env.end());
+  secrets.insert(cfg_.secret_env.begin(), cfg_.secret_env.end());
+  o.secret_env.assign(secrets.begin(), secrets.end());
+  secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  if (auto e = env_map_error(o.env, "field 'env'", secrets))
+    return control::refusal(label + ": " + *e);
   // The experiment as submitted, where the simulated trainer reads it; the
   // runs' folders beside it.
   const auto dir = cfg_.state_dir + "/tpu/" + id;

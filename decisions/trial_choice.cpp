@@ -35,10 +35,8 @@ std::string paused_pools_text(const std::vector<pool_load>& loads, const session
     if (!load.paused)
       continue;
     const auto& pool = ledger.pools().at(load.name);
-    out += (out.empty() ? "" : "; ") + std::string("pool '") + load.name + "': "
-           + std::to_string(pool.launch_failures) + " trials in a row never started"
-           + (pool.last_launch_error.empty() ? std::string()
-                                              : " (last: " + pool.last_launch_error + ")");
+    out += (out.empty() ? "" : "; ")
+           + paused_pool_text(load.name, pool.launch_failures, pool.last_launch_error);
   }
   return out;
 }

@@ -6,19 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "core/logged_failure.hpp"
 #include "core/trial_outcome.hpp"
 #include "core/trial_scoring.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune {
-
-/// The first failure a trial's log named ("CUDA out of memory ..."), in
-/// paratune's classes.
-struct logged_failure {
-  failure_kind kind = failure_kind::other;
-  std::string message;
-};
 
 /// What the validator saw of one trial's run, everything its result is
 /// scored from. The validator fills it as lines arrive; nothing in it is a

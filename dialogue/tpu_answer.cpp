@@ -6,14 +6,11 @@
 
 #include "core/human_units.hpp"
 #include "report/tpu_report.hpp"
+#include "ledger/tpu_runs.hpp"
 
 namespace paratune {
 
 namespace {
-
-bool tpu_measured(const wire::tpu_trial_row& r) {
-  return r.ended_ms > 0 && r.error.empty() && r.step_time_ms > 0;
-}
 
 std::string runs_text(const tpu_facts& f) {
   return count_of(static_cast<long long>(f.progress.trials.size()), "run");
@@ -115,7 +112,7 @@ std::string tpu_failures(const tpu_facts& f, int n) {
 std::string tpu_sure(const tpu_facts& f) {
   int measured = 0;
   for (const auto& r : f.progress.trials)
-    measured += tpu_measured(r) && r.stopped.empty() ? 1 : 0;
+    measured += tpu_run_complete(r) ? 1 : 0;
   if (measured == 0)
     return "No run has measured a step time yet, so nothing here is measured.";
   return fmt::format("Every step time here was measured: the mean of each run's scored steps "

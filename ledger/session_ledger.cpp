@@ -1,4 +1,5 @@
 #include "ledger/session_ledger.hpp"
+#include "ledger/tpu_runs.hpp"
 
 #include <algorithm>
 
@@ -111,14 +112,7 @@ void session_ledger::apply_body(const wire::envelope& e) {
   }
 }
 
-int session_ledger::tpu_best_run() const {
-  const wire::tpu_trial_row* best = nullptr;
-  for (const auto& [index, r] : tpu_runs_)
-    if (r.ended_ms > 0 && r.error.empty() && r.stopped.empty() && r.step_time_ms > 0
-        && (!best || r.step_time_ms < best->step_time_ms))
-      best = &r;
-  return best ? best->trial : 0;
-}
+int session_ledger::tpu_best_run() const { return tpu_fastest_run(tpu_runs_); }
 
 std::optional<wire::tpu_session_end> session_ledger::tpu_progress() const {
   if (!tpu_session_)

@@ -195,12 +195,16 @@ struct session_opened {
   session_stop_mode stop = session_stop_mode::budget;
   double stop_min_gain = 0.01;
   double stop_confidence = 0.9;
+  /// The framework its trials run (frameworks/framework.hpp's name): how
+  /// their output is read and what their trainer needs. Megatron-LM in
+  /// records stored before the field existed.
+  std::string framework = "megatron-lm";
   MSGPACK_DEFINE_MAP(job_name, model, cluster, nodes, world_size, precision, initial, search,
                      trials, retry_transient, train_iters, seed, sim_path, sim_cluster, sim_time_scale,
                      sim_failure_rate, job_yaml, early_stop, pools, workdir, relay_endpoint,
                      relay_subscribe, tokens, baseline, start, reasoner, generation_prompt,
                      ranking_prompt, agent_reasoners, failure_prompt, env, secret_env, stop,
-                     stop_min_gain, stop_confidence, health_prompt)
+                     stop_min_gain, stop_confidence, health_prompt, framework)
 };
 
 /// One ranked candidate of an analysis.
@@ -579,8 +583,14 @@ struct tpu_trial_row {
   /// Its mesh has the job's own sizes (the team's starting point, what a
   /// speedup is measured against); false in older records.
   bool job_mesh = false;
+  /// It never reached its trainer (the launcher or scheduler could not
+  /// start it): three in a row pause its pool.
+  bool launch_failed = false;
+  /// It failed for a reason outside its mesh (a lost host): it is due a
+  /// run again, after a daemon's restart too.
+  bool transient = false;
   MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next, pool, stopped, retry_of,
-                     started_ms, ended_ms, job_mesh)
+                     started_ms, ended_ms, job_mesh, launch_failed, transient)
 };
 
 /// How a TPU session ended, stored under the session's own id as its last
@@ -622,9 +632,14 @@ struct tpu_session_opened {
   reasoner_wire reasoner;
   std::string analyzer_prompt;
   std::string proposal_prompt;
+  std::map<std::string, std::string> env;  ///< the experiment's `env:`, in every run's environment
+  /// The names of the variables no run sees and whose values are redacted
+  /// from its output: names, never values.
+  std::vector<std::string> secret_env;
   MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
                      seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
-                     runs_dir, reasoner, analyzer_prompt, proposal_prompt, job_mesh)
+                     runs_dir, reasoner, analyzer_prompt, proposal_prompt, job_mesh, env,
+                     secret_env)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
+#include "ledger/tpu_runs.hpp"
 #include "messages/codec.hpp"
 #include "report/markdown_report.hpp"
 #include "report/readable_ledger.hpp"
@@ -53,16 +54,10 @@ std::optional<wire::tpu_session_end> tpu_end_of(const std::vector<wire::envelope
   return progress && is_final(progress->state) ? progress : std::nullopt;
 }
 
-namespace {
-
-bool measured(const wire::tpu_trial_row& t) { return t.error.empty() && t.step_time_ms > 0; }
-
-} // namespace
-
 const wire::tpu_trial_row* tpu_baseline_of(const wire::tpu_session_end& end) {
   const bool old_records = end.job_mesh.empty();
   for (const auto& t : end.trials) // in trial order
-    if (measured(t) && (old_records || t.job_mesh))
+    if (tpu_run_measured(t) && (old_records || t.job_mesh))
       return &t;
   return nullptr;
 }
@@ -70,7 +65,7 @@ const wire::tpu_trial_row* tpu_baseline_of(const wire::tpu_session_end& end) {
 double tpu_speedup(const wire::tpu_session_end& end) {
   const auto* best = tpu_row_of(end, end.best_trial);
   const auto* base = tpu_baseline_of(end);
-  if (!best || !base || !measured(*best))
+  if (!best || !base || !tpu_run_measured(*best))
     return 0;
   return base->step_time_ms / best->step_time_ms;
 }

@@ -30,7 +30,7 @@ constexpr std::string_view experiment_keys[] = {"name", "model", "hardware", "me
                                                 "workload", "precision", "stack",
                                                 // the TPU session's own (tpu_tuning_loader.hpp)
                                                 "trials", "steps", "pools", "early_stop",
-                                                "simulation", "reasoner"};
+                                                "simulation", "reasoner", "env", "secret_env"};
 constexpr std::string_view hardware_keys[] = {"cluster", "slice", "num_slices", "nodes", "gpus"};
 constexpr std::string_view stack_keys[] = {"flash_attention", "tp_comm_overlap",
                                            "p2p_scatter_gather"};

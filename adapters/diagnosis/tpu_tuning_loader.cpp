@@ -1,14 +1,18 @@
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
 
 #include <climits>
+#include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "adapters/config/env_fields.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "adapters/config/pool_loader.hpp"
 #include "adapters/config/reasoner_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
+#include "core/secret_env.hpp"
+#include "core/trial_environment.hpp"
 
 namespace paratune {
 
@@ -56,6 +60,25 @@ tpu_tuning_settings parse_tpu_tuning(const std::string& yaml_text, const std::st
   }
   if (const auto r = root["reasoner"])
     t.reasoner = read_diagnosis_reasoner(r, path + ": reasoner");
+  if (root["env"])
+    t.env = read_env_field(root["env"], path);
+  if (root["secret_env"])
+    t.secret_env = read_secret_env_field(root["secret_env"], path);
+  // The session's secrets, as a GPU job's: its own names, the model's key
+  // and the Slurm pools' tokens. No `env:` may set one: a run would see it.
+  std::set<std::string> secrets(t.secret_env.begin(), t.secret_env.end());
+  if (!t.reasoner.api_key_env.empty())
+    secrets.insert(t.reasoner.api_key_env);
+  for (const auto& p : t.pools)
+    if (!p.token_env.empty())
+      secrets.insert(p.token_env);
+  t.secret_env.assign(secrets.begin(), secrets.end());
+  secrets.insert(always_secret_env().begin(), always_secret_env().end());
+  if (auto e = env_map_error(t.env, "field 'env'", secrets))
+    throw input_error(path + ": " + *e);
+  for (const auto& p : t.pools)
+    if (auto e = env_map_error(p.env, "pool '" + p.name + "': field 'env'", secrets))
+      throw input_error(path + ": " + *e);
   if (const auto sim = root["simulation"]) {
     const auto where = path + ": simulation";
     if (!sim.IsMap())

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ namespace paratune {
 ///   simulation: {time_scale: 0.01, failure_rate: 0.05}   # the simulated pool's trainer
 ///   reasoner: {mode: llm, base_url: ..., model: ..., api_key_env: ...}  # the Analyzer's and
 ///                                                 # the Proposal agent's model; absent: builtin
+///   env: {XLA_FLAGS: "--xla_dump_to=/tmp/x"}   # set in every run's environment, as a job's
+///   secret_env: [HF_TOKEN]                     # never passed to a run, redacted from its output
 ///
 /// With `early_stop:` (as a GPU job's, off when absent), a run that cannot
 /// beat the best one is ended (its rung rule), and so is a hung one or one
@@ -36,6 +39,8 @@ struct tpu_tuning_settings {
   double time_scale = 0;    ///< simulated pools: wall seconds per simulated second
   double failure_rate = 0;  ///< simulated pools: chance a run loses a host
   reasoner_settings reasoner;  ///< read_diagnosis_reasoner's; builtin when absent
+  std::map<std::string, std::string> env;  ///< `env:`
+  std::vector<std::string> secret_env;     ///< `secret_env:`
 
   /// Step 0 is compilation; a run is ended when it cannot beat the best.
   static early_stop_policy default_tpu_early_stop();

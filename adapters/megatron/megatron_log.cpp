@@ -15,6 +15,17 @@ const char* to_string(log_error_kind k) {
   return "other";
 }
 
+logged_failure logged_failure_of(const log_error& e) {
+  switch (e.kind) {
+    case log_error_kind::oom: return {failure_kind::oom, e.message};
+    case log_error_kind::nccl_timeout: return {failure_kind::nccl_timeout, e.message};
+    case log_error_kind::config_invalid: return {failure_kind::config_invalid, e.message};
+    case log_error_kind::nan: return {failure_kind::nan, e.message};
+    case log_error_kind::other: return {failure_kind::other, e.message};
+  }
+  return {failure_kind::other, e.message};
+}
+
 bool megatron_log::recognised() const {
   const bool theory_seen = theory.unsupported || theory.total_mb || theory.params_billion
                            || theory.activation_mb || theory.weight_and_optimizer_mb;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "adapters/megatron/line_values.hpp"
+#include "core/logged_failure.hpp"
 
 namespace paratune {
 
@@ -53,6 +54,10 @@ struct log_error {
   int64_t line = 0;
   std::string message;
 };
+
+/// `e` in paratune's failure classes, with the log's own words: what a run
+/// reader hands the trial runner (Megatron-LM's and MaxText's alike).
+logged_failure logged_failure_of(const log_error& e);
 
 /// report_theoretical_memory() output (rank 0, after the first iterations).
 /// Each field is absent until its line was seen; the last run in a file wins.
