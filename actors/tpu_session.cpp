@@ -493,7 +493,11 @@ void tpu_session_state::fill() {
   while (!ending && started_ < opts.budget
          && place_trial(tpu_pool_loads(pools_, running_, trials))) {
     if (!retries_.empty()) {
+      // A retry runs off the pool it failed on while another is up, and
+      // waits for that pool's free slot, keeping its share of the budget.
       const auto r = retries_.front();
+      if (!place_trial(tpu_pool_loads(pools_, running_, trials), r.pool))
+        break;
       retries_.pop_front();
       start_run(r.mesh, r.retry_of, r.pool);
       continue;

@@ -270,7 +270,7 @@ void tuning_session_state::finish(session_state end) {
           throw input_error(ledger.unreadable());
         s = status_of(end, ledger.outcomes());
         if (end == session_state::cancelled && !cancel_reason.empty())
-          s.text = "cancelled: " + cancel_reason;
+          s.text = cancel_reason;  // the reason says it, as a TPU session's end does
         if (end == session_state::converged)
           s.text = stop_text;
       } catch (const std::exception& e) {

@@ -67,7 +67,7 @@ TEST_F(daemon_service, a_cancelled_session_stops_its_trial_and_ends_cancelled) {
   EXPECT_EQ(cancelled.out, "session " + id + " cancelled\n");
   const auto row = wait_end(d, id, std::chrono::seconds(30));
   EXPECT_EQ(row.state, "cancelled");
-  EXPECT_EQ(row.text, "cancelled: cancelled by a client");
+  EXPECT_EQ(row.text, "cancelled by a client");
   // The running trial was stopped, not left to run: its result says so.
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const auto h = history(d, id);

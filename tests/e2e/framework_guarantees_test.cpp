@@ -16,9 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "frameworks/framework.hpp"
-#include "messages/codec.hpp"
 #include "storage/message_pool.hpp"
+#include "tests/fixtures/framework_cases.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -27,114 +26,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// What every case varies: `env:`, `secret_env:` and one local pool that
-/// runs `launch` (YAML flow sequence), `trials` trials.
-struct job_parts {
-  std::string launch;
-  int trials = 1;
-};
+using test::framework_cases;
+using test::job_parts;
 
-using job_maker = std::function<std::string(const job_parts&)>;
-
-std::string megatron_job(const job_parts& p) {
-  return "name: guarantees\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
-         "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: full}\n"
-         "trials: " + std::to_string(p.trials) + "\nstop: budget\n"
-         "env: {JOB_MARK: from-job}\n"
-         "secret_env: [PARATUNE_TEST_SECRET]\n"
-         "pools:\n"
-         "  - {name: box, kind: local, capacity: 1, env: {POOL_MARK: from-pool},\n"
-         "     launch: " + p.launch + "}\n";
-}
-
-std::string maxtext_job(const job_parts& p) {
-  std::ifstream in(test::source_dir() + "/tests/fixtures/asap/v6e-16-hbm/experiment.yaml");
-  const std::string experiment{std::istreambuf_iterator<char>(in), {}};
-  return experiment + "trials: " + std::to_string(p.trials) + "\n"
-         "env: {JOB_MARK: from-job}\n"
-         "secret_env: [PARATUNE_TEST_SECRET]\n"
-         "pools:\n"
-         "  - {name: box, kind: local, capacity: 1, env: {POOL_MARK: from-pool},\n"
-         "     launch: " + p.launch + "}\n";
-}
-
-/// One run of a session as every framework's records tell it.
-struct run_view {
-  int trial = 0;
-  int retry_of = 0;
-  bool measured = false;
-  std::string error;
-};
-
-/// A GPU trial's run is its trial_result.
-std::vector<run_view> megatron_runs(const std::vector<wire::envelope>& records) {
-  std::vector<run_view> out;
-  for (const auto& e : records)
-    if (e.type == wire::type_name<wire::trial_result>()) {
-      const auto r = wire::body_of<wire::trial_result>(e);
-      out.push_back({r.trial, r.retry_of, r.status == trial_status::succeeded, r.error_message});
-    }
-  return out;
-}
-
-/// A TPU run is its row as last stored.
-std::vector<run_view> maxtext_runs(const std::vector<wire::envelope>& records) {
-  std::map<int, run_view> rows;
-  for (const auto& e : records)
-    if (e.type == wire::type_name<wire::tpu_trial_row>()) {
-      const auto r = wire::body_of<wire::tpu_trial_row>(e);
-      rows[r.trial] = {r.trial, r.retry_of, r.error.empty() && r.step_time_ms > 0, r.error};
-    }
-  std::vector<run_view> out;
-  for (const auto& [trial, row] : rows)
-    out.push_back(row);
-  return out;
-}
-
-/// What the table knows of a framework: its job, a command that trains
-/// under it on a local pool, a line its trainer prints when a peer or host
-/// is lost, and how its records tell a run.
-struct framework_case {
-  job_maker job;
-  /// The launch template's tokens after the wrapper, for a job file at `job`.
-  std::function<std::string(const std::string& job)> trainer;
-  std::string transient_line;
-  std::function<std::vector<run_view>(const std::vector<wire::envelope>&)> runs;
-};
-
-/// Each registered framework's case, by the name it registers.
-const std::map<std::string, framework_case>& cases() {
-  static const std::map<std::string, framework_case> made{
-    {"megatron-lm",
-     {megatron_job,
-      [](const std::string&) {
-        return "\"" + test::bin_dir() + "/paratune-sim\", --sim-cluster, dgx-a100-80g, "
-               "--sim-world-size, \"8\", --sim-time-scale, \"0\", --sim-failure-rate, \"0\", "
-               "--sim-seed, \"{trial}\", \"{megatron_args}\"";
-      },
-      "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
-      "WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 "
-      "milliseconds before timing out.",
-      megatron_runs}},
-    {"maxtext",
-     {maxtext_job,
-      [](const std::string& job) {
-        return "\"" + test::bin_dir() + "/paratune-tpu-sim\", train, --time-scale, \"0.001\", \""
-               + job + "\", \"{maxtext_args}\"";
-      },
-      "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: "
-      "t1_step_barrier::0. This usually happens because a task triggered the barrier too early "
-      "or too slowly.",
-      maxtext_runs}},
-  };
-  return made;
-}
-
-std::vector<std::string> framework_names() {
-  std::vector<std::string> names;
-  for (const auto* f : registered_frameworks())
-    names.emplace_back(f->name());
-  return names;
+/// The job's one pool: local, running `launch` (a YAML flow sequence).
+job_parts local_pool(const std::string& launch, int trials) {
+  return {{"{name: box, kind: local, capacity: 1, env: {POOL_MARK: from-pool},\n"
+           "     launch: " + launch + "}"},
+          trials};
 }
 
 constexpr const char* slurm_jwt = "eyJhbGciOiJIUzI1NiJ9.probe.c2lnbmF0dXJl";
@@ -159,7 +58,7 @@ struct framework_guarantees : ::testing::TestWithParam<std::string> {
 
   /// `paratune tune` on this framework's job with `parts`.
   test::program_result tune(const job_parts& parts) {
-    const auto job = test::write_file(dir, "job.yaml", cases().at(GetParam()).job(parts));
+    const auto job = test::write_file(dir, "job.yaml", framework_cases().at(GetParam()).job(parts));
     return test::run_program({test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool"});
   }
 
@@ -187,10 +86,10 @@ struct framework_guarantees : ::testing::TestWithParam<std::string> {
 };
 
 TEST(framework_guarantees_table, every_registered_framework_has_a_case) {
-  const auto names = framework_names();
+  const auto names = test::registered_framework_names();
   EXPECT_EQ(names, (std::vector<std::string>{"maxtext", "megatron-lm"}));
   for (const auto& name : names)
-    EXPECT_TRUE(cases().count(name)) << name << " has no case in this table";
+    EXPECT_TRUE(framework_cases().count(name)) << name << " has no case in this table";
 }
 
 // The secret probe: a trial prints a token it read from a file, the same
@@ -200,7 +99,7 @@ TEST_P(framework_guarantees, a_secret_a_trial_prints_is_redacted_on_the_terminal
   const auto leak = test::write_file(dir, "leak.txt",
                                      std::string("token is ") + slurm_jwt + " and " + named_secret
                                        + "\n");
-  const auto r = tune({"[/bin/sh, -c, \"cat " + leak + "; exit 1\"]", 1});
+  const auto r = tune(local_pool("[/bin/sh, -c, \"cat " + leak + "; exit 1\"]", 1));
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("token is [redacted] and [redacted]"), std::string::npos)
     << r.out << r.err;
@@ -224,7 +123,7 @@ TEST_P(framework_guarantees, a_secret_a_trial_prints_is_redacted_on_the_terminal
 // trainer needs; no secret, and nothing else of paratune's.
 TEST_P(framework_guarantees, a_trial_sees_the_chosen_environment_and_no_secret) {
   const auto dump = dir + "/env.txt";
-  tune({"[/bin/sh, -c, \"env > " + dump + "; exit 3\"]", 1});
+  tune(local_pool("[/bin/sh, -c, \"env > " + dump + "; exit 3\"]", 1));
   std::ifstream in(dump);
   ASSERT_TRUE(in) << "the trial wrote no " << dump;
   std::map<std::string, std::string> env;
@@ -242,7 +141,7 @@ TEST_P(framework_guarantees, a_trial_sees_the_chosen_environment_and_no_secret) 
 // started; with no pool left the session fails with why, and the rest of
 // the budget is not spent on the same error.
 TEST_P(framework_guarantees, a_pool_that_cannot_start_its_trainer_is_paused_after_three_runs) {
-  const auto r = tune({"[/nonexistent/train, \"{trial}\"]", 8});
+  const auto r = tune(local_pool("[/nonexistent/train, \"{trial}\"]", 8));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("no pool is left to run trials on: pool 'box': 3 trials in a row never "
                        "started"),
@@ -260,7 +159,7 @@ TEST_P(framework_guarantees, a_pool_that_cannot_start_its_trainer_is_paused_afte
 // A run that lost a peer or a host, in the framework's own words, runs
 // again once, unchanged, and the retry is measured.
 TEST_P(framework_guarantees, a_transient_failure_runs_again_once) {
-  const auto& c = cases().at(GetParam());
+  const auto& c = framework_cases().at(GetParam());
   const auto wrapper = test::write_file(
     dir, "fails-once",
     "if [ ! -e '" + dir + "/failed-once' ]; then\n"
@@ -269,7 +168,7 @@ TEST_P(framework_guarantees, a_transient_failure_runs_again_once) {
     "  exit 1\n"
     "fi\n"
     "exec \"$@\"\n");
-  const auto r = tune({"[/bin/sh, " + wrapper + ", " + c.trainer(dir + "/job.yaml") + "]", 2});
+  const auto r = tune(local_pool("[/bin/sh, " + wrapper + ", " + c.trainer(dir + "/job.yaml") + "]", 2));
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const auto runs = c.runs(pool_records());
   ASSERT_EQ(runs.size(), 2u) << r.out << r.err;
@@ -285,21 +184,15 @@ TEST_P(framework_guarantees, a_transient_failure_runs_again_once) {
 // A launch template that cannot render is refused when the job is read,
 // with the same words whatever the framework, before any pool is touched.
 TEST_P(framework_guarantees, a_bad_launch_template_is_refused_before_anything_runs) {
-  const auto r = tune({"[/bin/echo, \"{no_such_value}\"]", 1});
+  const auto r = tune(local_pool("[/bin/echo, \"{no_such_value}\"]", 1));
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("{no_such_value}"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/pool"));
 }
 
 INSTANTIATE_TEST_SUITE_P(every_framework, framework_guarantees,
-                         ::testing::ValuesIn(framework_names()),
-                         [](const auto& info) {
-                           auto name = info.param;
-                           for (auto& c : name)
-                             if (c == '-')
-                               c = '_';
-                           return name;
-                         });
+                         ::testing::ValuesIn(test::registered_framework_names()),
+                         [](const auto& info) { return test::framework_test_name(info.param); });
 
 } // namespace
 } // namespace paratune
