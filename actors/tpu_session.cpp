@@ -612,7 +612,8 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
     argv.insert(argv.end(), overrides.begin(), overrides.end());
   } else {
     launch_values v;
-    v.maxtext_args = overrides;
+    v.framework_args = overrides;
+    v.framework = launch_field::maxtext_args;
     v.trial = run.trial.index;
     v.session = opts.id;
     v.workdir = run.dir;

@@ -27,7 +27,8 @@ std::vector<std::string> template_command(const wire::session_opened& s,
                                           const std::string& session, int trial,
                                           const std::string& workdir) {
   launch_values v;
-  v.megatron_args = render_megatron_args(megatron_launch_of(s, config));
+  v.framework_args = render_megatron_args(megatron_launch_of(s, config));
+  v.framework = launch_field::megatron_args;
   v.trial = trial;
   v.session = session;
   v.nodes = s.nodes;

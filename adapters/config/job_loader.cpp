@@ -332,6 +332,7 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   }
   if (root["pools"]) {
     job.pools = read_pools(root["pools"], path);
+    refuse_other_framework_args(job.pools, launch_field::megatron_args, path);
     resolve_pool_files(job.pools, path, origin);
   }
   if (root["early_stop"])

@@ -259,4 +259,15 @@ std::vector<pool_spec> read_pools(const YAML::Node& node, const std::string& whe
   return pools;
 }
 
+void refuse_other_framework_args(const std::vector<pool_spec>& pools, launch_field own,
+                                 const std::string& where) {
+  const auto other = own == launch_field::megatron_args ? launch_field::maxtext_args
+                                                        : launch_field::megatron_args;
+  for (const auto& p : pools)
+    if (!p.launch.empty() && launch_template::parse(p.launch).uses(other))
+      throw input_error(where + ": pool '" + p.name + "': field 'launch': {" + to_string(other)
+                        + "} is another framework's; this job's trials take {" + to_string(own)
+                        + "} or {framework_args}");
+}
+
 } // namespace paratune

@@ -40,6 +40,7 @@ tpu_tuning_settings parse_tpu_tuning(const std::string& yaml_text, const std::st
   t.steps = yaml_fields::optional_int(root, "steps", path, {2, 100000}, t.steps);
   if (root["pools"]) {
     t.pools = read_pools(root["pools"], path);
+    refuse_other_framework_args(t.pools, launch_field::maxtext_args, path);
     for (const auto& p : t.pools)
       if (p.kind == pool_kind::replay)
         throw input_error(path + ": pool '" + p.name

@@ -10,14 +10,16 @@ namespace paratune {
 
 namespace {
 
-constexpr std::array<launch_field, 12> all_fields = {
+constexpr std::array<launch_field, 13> all_fields = {
+  launch_field::framework_args,
   launch_field::megatron_args, launch_field::maxtext_args, launch_field::trial,
   launch_field::session,       launch_field::nodes,        launch_field::gpus_per_node,
   launch_field::workdir,       launch_field::relay,        launch_field::node_rank,
   launch_field::master_addr,   launch_field::master_port,  launch_field::job_id};
 
 bool is_list(launch_field f) {
-  return f == launch_field::megatron_args || f == launch_field::maxtext_args;
+  return f == launch_field::framework_args || f == launch_field::megatron_args
+         || f == launch_field::maxtext_args;
 }
 
 std::optional<launch_field> field_named(std::string_view name) {
@@ -35,7 +37,11 @@ std::string known_names() {
 }
 
 const std::vector<std::string>& list_of(launch_field f, const launch_values& v) {
-  return f == launch_field::megatron_args ? v.megatron_args : v.maxtext_args;
+  if (f != launch_field::framework_args && f != v.framework)
+    throw input_error(std::string("the launch template names {") + to_string(f) + "}, but its "
+                      "trials run " + (v.framework == launch_field::maxtext_args ? "MaxText" : "Megatron-LM")
+                      + ": use {" + to_string(v.framework) + "} or {framework_args}");
+  return v.framework_args;
 }
 
 std::string scalar_of(launch_field f, const launch_values& v) {
@@ -64,6 +70,7 @@ void check_no_nul(const std::string& value, launch_field f) {
 
 const char* to_string(launch_field f) {
   switch (f) {
+    case launch_field::framework_args: return "framework_args";
     case launch_field::megatron_args: return "megatron_args";
     case launch_field::maxtext_args: return "maxtext_args";
     case launch_field::trial: return "trial";

@@ -8,8 +8,12 @@ namespace paratune {
 
 /// What a placeholder of a launch template stands for.
 enum class launch_field {
-  megatron_args,  ///< {megatron_args}: the trial's Megatron-LM arguments, several argv entries
-  maxtext_args,   ///< {maxtext_args}: the trial's MaxText key=value arguments, several entries
+  /// {framework_args}: the trial's arguments for its framework's trainer
+  /// (Megatron-LM's flags, MaxText's key=value overrides), several argv
+  /// entries; one template serves every framework.
+  framework_args,
+  megatron_args,  ///< {megatron_args}: the same, in a Megatron-LM trial only
+  maxtext_args,   ///< {maxtext_args}: the same, in a MaxText trial only
   trial,          ///< {trial}: the trial number
   session,        ///< {session}: the tuning session's id
   nodes,          ///< {nodes}: nodes the trial runs on
@@ -33,8 +37,11 @@ bool is_runtime_field(launch_field f);
 
 /// The values one trial fills a template with.
 struct launch_values {
-  std::vector<std::string> megatron_args;
-  std::vector<std::string> maxtext_args;
+  /// The trial's framework arguments, and the placeholder its framework's
+  /// templates have always named them by (megatron_args or maxtext_args):
+  /// the other framework's name is refused, never filled with these.
+  std::vector<std::string> framework_args;
+  launch_field framework = launch_field::megatron_args;
   int trial = 0;
   std::string session;
   int nodes = 1;
@@ -47,7 +54,7 @@ struct launch_values {
 /// with placeholders, e.g.
 ///   [torchrun, --nproc-per-node, "{gpus_per_node}", pretrain_gpt.py, "{megatron_args}",
 ///    "--save={workdir}/checkpoints"]
-/// A list placeholder ({megatron_args}, {maxtext_args}) must be a whole token
+/// A list placeholder ({framework_args}, {megatron_args}, {maxtext_args}) must be a whole token
 /// and expands into one argv entry per argument; any other may sit inside a
 /// token. "{{" and "}}" are literal braces. Rendering yields an argv: no
 /// shell splits or expands it, so a value holding spaces, quotes or '; rm
@@ -59,7 +66,8 @@ public:
   /// placeholder inside a token.
   static launch_template parse(std::vector<std::string> tokens);
 
-  /// The argv of one trial. Throws input_error when a value holds a NUL byte.
+  /// The argv of one trial. Throws input_error when a value holds a NUL
+  /// byte, or the template names the other framework's arguments.
   std::vector<std::string> render(const launch_values& v) const;
 
   /// Whether some token names `f`.

@@ -126,7 +126,7 @@ TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
             "job.yaml: pools[0]: a local pool needs field 'launch' (the training command)");
   EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),
             "job.yaml: pools[0]: launch token 2 '{model}': unknown placeholder {model} (known: "
-            "{megatron_args}, {maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, "
+            "{framework_args}, {megatron_args}, {maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, "
             "{workdir}, {relay}, {node_rank}, {master_addr}, {master_port}, {job_id})");
   EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, launch: [run]}]"),
             "job.yaml: pools[0]: missing field 'partition'");
@@ -287,7 +287,7 @@ TEST(pool_loader, the_readme_torchrun_example_renders_a_megatron_command) {
   l.prec = job.prec;
   l.train_iters = job.train_iters;
   launch_values v;
-  v.megatron_args = render_megatron_args(l);
+  v.framework_args = render_megatron_args(l);
   v.gpus_per_node = h100.gpus_per_node;
   v.trial = 1;
   const auto argv = launch_template::parse(h100.launch).render(v);

@@ -50,7 +50,7 @@ TEST(shell_quote, leaves_plain_words_bare_and_quotes_the_rest) {
 
 launch_values trial_values() {
   launch_values v;
-  v.megatron_args = {"--tensor-model-parallel-size", "2", "--micro-batch-size", "1"};
+  v.framework_args = {"--tensor-model-parallel-size", "2", "--micro-batch-size", "1"};
   v.trial = 7;
   v.session = "s42";
   v.nodes = 2;
@@ -58,6 +58,26 @@ launch_values trial_values() {
   v.workdir = "/scratch/paratune/s42/7";
   v.relay = "10.0.0.5:5601";
   return v;
+}
+
+// One template serves every framework: {framework_args} is the trial's
+// framework's arguments; a framework's own name is refused in another's
+// trial rather than filled with the wrong arguments.
+TEST(launch_template, framework_args_are_the_trials_and_the_other_frameworks_name_is_refused) {
+  const auto any = launch_template::parse({"train", "{framework_args}", "--out={workdir}"});
+  auto v = trial_values();
+  EXPECT_EQ(any.render(v), (std::vector<std::string>{"train", "--tensor-model-parallel-size", "2",
+                                                     "--micro-batch-size", "1",
+                                                     "--out=/scratch/paratune/s42/7"}));
+  v.framework = launch_field::maxtext_args;
+  v.framework_args = {"ici_tensor_parallelism=4", "steps=6"};
+  EXPECT_EQ(any.render(v), (std::vector<std::string>{"train", "ici_tensor_parallelism=4",
+                                                     "steps=6", "--out=/scratch/paratune/s42/7"}));
+  EXPECT_EQ(launch_template::parse({"train", "{maxtext_args}"}).render(v),
+            (std::vector<std::string>{"train", "ici_tensor_parallelism=4", "steps=6"}));
+  EXPECT_EQ(test::refusal([&] { launch_template::parse({"torchrun", "{megatron_args}"}).render(v); }),
+            "the launch template names {megatron_args}, but its trials run MaxText: use "
+            "{maxtext_args} or {framework_args}");
 }
 
 TEST(launch_template, renders_a_torchrun_megatron_command) {
@@ -77,7 +97,7 @@ TEST(launch_template, renders_a_torchrun_megatron_command) {
 
 TEST(launch_template, refuses_what_it_cannot_render) {
   EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "{model}"}); }),
-            "launch token 2 '{model}': unknown placeholder {model} (known: {megatron_args}, "
+            "launch token 2 '{model}': unknown placeholder {model} (known: {framework_args}, {megatron_args}, "
             "{maxtext_args}, {trial}, {session}, {nodes}, {gpus_per_node}, {workdir}, {relay}, "
             "{node_rank}, {master_addr}, {master_port}, {job_id})");
   EXPECT_EQ(test::refusal([] { launch_template::parse({"run", "--args={megatron_args}"}); }),
@@ -95,7 +115,7 @@ TEST(launch_template, refuses_what_it_cannot_render) {
 
 TEST(launch_template, hostile_values_stay_single_argv_entries) {
   auto v = trial_values();
-  v.megatron_args = hostile;
+  v.framework_args = hostile;
   v.session = hostile[0];
   const auto argv = launch_template::parse({"prog", "{megatron_args}", "--name={session}"}).render(v);
   ASSERT_EQ(argv.size(), hostile.size() + 2);

@@ -188,6 +188,14 @@ TEST_P(framework_guarantees, a_bad_launch_template_is_refused_before_anything_ru
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("{no_such_value}"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/pool"));
+  // Another framework's arguments are refused too, with the name to use.
+  const auto& other = framework_cases().at(GetParam()).other_args;
+  const auto o = tune(local_pool("[/bin/echo, \"" + other + "\"]", 1));
+  EXPECT_EQ(o.status, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("pool 'box': field 'launch': " + other + " is another framework's"),
+            std::string::npos)
+    << o.err;
+  EXPECT_FALSE(fs::exists(dir + "/pool"));
 }
 
 INSTANTIATE_TEST_SUITE_P(every_framework, framework_guarantees,
