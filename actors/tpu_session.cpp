@@ -28,6 +28,7 @@
 #include "core/pool_placement.hpp"
 #include "core/secret_env.hpp"
 #include "core/tpu/maxtext_args.hpp"
+#include "core/tpu/mesh_model.hpp"
 #include "core/trial_environment.hpp"
 #include "core/tuning/early_stop.hpp"
 #include "decisions/trial_scoring.hpp"
@@ -56,6 +57,7 @@ struct tpu_run_in_flight {
   /// in every line before anything keeps it.
   std::optional<trial_output> out;
   int steps = 0;                  ///< timed steps read
+  double step_ms_total = 0;       ///< their times together
   std::optional<early_stopper> stopper;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_line = started;
@@ -114,15 +116,16 @@ wire::optimization_record improvement(const tpu_session_options& o, const tpu_tr
 }
 
 wire::tpu_trial_row tpu_row_of(const tpu_trial& t, const tpu_mesh& job_mesh) {
-  return {t.index,    to_string(t.mesh), t.step_ms,  t.error,    t.bottleneck,
-          t.next,     t.pool,            t.stopped,  t.retry_of, t.started_ms,
-          t.ended_ms, t.mesh == job_mesh, t.launch_failed, t.transient};
+  return {t.index,    to_string(t.mesh),  t.step_ms,       t.error,     t.bottleneck,
+          t.next,     t.pool,             t.stopped,       t.retry_of,  t.started_ms,
+          t.ended_ms, t.mesh == job_mesh, t.launch_failed, t.transient, t.mfu,
+          t.chip_hours};
 }
 
 tpu_trial tpu_trial_of(const wire::tpu_trial_row& r) {
-  return {r.trial,   parse_mesh(r.mesh), r.step_time_ms, r.error,      r.bottleneck,
-          r.next,    r.pool,             r.stopped,      r.retry_of,   r.started_ms,
-          r.ended_ms, r.launch_failed,   r.transient};
+  return {r.trial,    parse_mesh(r.mesh), r.step_time_ms, r.error,     r.bottleneck,
+          r.next,     r.pool,             r.stopped,      r.retry_of,  r.started_ms,
+          r.ended_ms, r.launch_failed,    r.transient,    r.mfu,       r.chip_hours};
 }
 
 wire::tpu_session_end end_of(session_state state, const std::vector<tpu_trial>& trials,
@@ -714,6 +717,8 @@ void tpu_session_state::on_line(const std::string& key, const std::string& line)
   run->last_line = std::chrono::steady_clock::now();
   const auto read = run->out->read(run->out->keep(line));
   run->steps += int(read.iterations.size());
+  for (const auto& step : read.iterations)
+    run->step_ms_total += step.elapsed_ms;
   // Only the rung rule ends a TPU run: the profile comes at the run's end.
   for (const auto& step : read.iterations)
     if (run->stopper && run->trial.stopped.empty())
@@ -737,10 +742,17 @@ void tpu_session_state::ran(tpu_run_in_flight& run, int exit_code) {
   auto& t = run.trial;
   const auto trial = "trial " + std::to_string(t.index);
   const auto score = reader.score(0);
+  const auto& exp = opts.experiment;
+  t.chip_hours = run.step_ms_total / 3.6e6 * exp.slice.chips();
+  const auto mfu_of = [&](double step_ms) {
+    return measured_mesh_mfu(exp.model, exp.cluster, exp.slice, t.mesh, exp.dcn_mesh, exp.workload,
+                             step_ms);
+  };
   if (!t.stopped.empty()) {
     // Ended early: what it measured until then, never diagnosed (MaxText
     // writes the profile when the run ends).
     t.step_ms = score.scored > 0 ? score.iteration_ms : 0;
+    t.mfu = mfu_of(t.step_ms);
     return conclude(t.index, {});
   }
   if (!reader.recognised() && run.simulated)
@@ -758,6 +770,7 @@ void tpu_session_state::ran(tpu_run_in_flight& run, int exit_code) {
               + " timed, the first is compilation";
   if (t.error.empty()) {
     t.step_ms = score.iteration_ms;
+    t.mfu = mfu_of(t.step_ms);
     return request_diagnosis(run);
   }
   // A run that never reached its trainer counts against its pool; one

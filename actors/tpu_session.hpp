@@ -110,6 +110,8 @@ struct tpu_trial {
   int64_t ended_ms = 0;         ///< when it ended, diagnosis included
   bool launch_failed = false;   ///< it never reached its trainer (exit 125-127, nothing read)
   bool transient = false;       ///< it failed for a reason a run again may not meet
+  double mfu = 0;               ///< its measured step's MFU; 0: none measured
+  double chip_hours = 0;        ///< its logged steps' times x the slice's chips
 };
 
 /// The topic prefixes a TPU session listens to: its trials' diagnoses and

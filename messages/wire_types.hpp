@@ -589,8 +589,14 @@ struct tpu_trial_row {
   /// It failed for a reason outside its mesh (a lost host): it is due a
   /// run again, after a daemon's restart too.
   bool transient = false;
+  /// Its measured step in model FLOPs: MaxText's MFU (core/tpu's
+  /// measured_mesh_mfu), as a GPU trial's; 0 when it measured none.
+  double mfu = 0;
+  /// Chip-hours its logged steps took: their times x the slice's chips
+  /// (start-up before the first step not counted), as a GPU trial's GPU-hours.
+  double chip_hours = 0;
   MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next, pool, stopped, retry_of,
-                     started_ms, ended_ms, job_mesh, launch_failed, transient)
+                     started_ms, ended_ms, job_mesh, launch_failed, transient, mfu, chip_hours)
 };
 
 /// How a TPU session ended, stored under the session's own id as its last

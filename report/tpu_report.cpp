@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/human_units.hpp"
+#include "core/model_flops_utilization.hpp"
 #include "ledger/tpu_runs.hpp"
 #include "messages/codec.hpp"
 #include "report/markdown_report.hpp"
@@ -101,16 +102,18 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
                     {"error", t.error}, {"bottleneck", t.bottleneck}, {"next", t.next},
                     {"pool", t.pool}, {"stopped", t.stopped}, {"retry_of", t.retry_of},
                     {"started_ms", t.started_ms}, {"ended_ms", t.ended_ms},
-                    {"job_mesh", t.job_mesh}});
+                    {"job_mesh", t.job_mesh}, {"mfu", t.mfu}, {"chip_hours", t.chip_hours}});
   nlohmann::json j = {{"session", session},
                       {"state", to_string(end.state)},
                       {"job_mesh", end.job_mesh},
+                      {"chip_hours", tpu_chip_hours(end)},
                       {"trials", rows}};
   if (const auto* best = tpu_row_of(end, end.best_trial)) {
     const auto* base = tpu_baseline_of(end);
     j["best"] = {{"trial", best->trial},
                  {"mesh", best->mesh},
                  {"step_time_ms", best->step_time_ms},
+                 {"mfu", best->mfu},
                  {"speedup", tpu_speedup(end)},
                  {"baseline_trial", base ? base->trial : 0},
                  {"gain", tpu_gain_text(end)}};
@@ -122,21 +125,46 @@ std::string tpu_best_line(const nlohmann::json& report) {
   if (!report.contains("best") || report["trials"].empty())
     return "";
   const auto& best = report["best"];
-  return fmt::format("best: trial {}, mesh {}, {} per step ({})", best["trial"].get<int>(),
+  const double mfu = best.value("mfu", 0.0);
+  return fmt::format("best: trial {}, mesh {}, {} per step{} ({})", best["trial"].get<int>(),
                      best["mesh"].get<std::string>(),
                      human_duration(best["step_time_ms"].get<double>()),
+                     mfu > 0 ? ", MFU " + mfu_text(mfu) : std::string(),
                      best["gain"].get<std::string>());
 }
+
+double tpu_chip_hours(const wire::tpu_session_end& end) {
+  double total = 0;
+  for (const auto& t : end.trials)
+    total += t.chip_hours;
+  return total;
+}
+
+namespace {
+
+// ", MFU 41.3%" for a run that measured one (none in older records).
+std::string mfu_words(const wire::tpu_trial_row& t) {
+  return t.mfu > 0 ? ", MFU " + mfu_text(t.mfu) : std::string();
+}
+
+// " Chip-hours: 0.12." once the runs spent any (none in older records).
+std::string chip_hours_words(const wire::tpu_session_end& end) {
+  const double hours = tpu_chip_hours(end);
+  return hours > 0 ? fmt::format(" Chip-hours: {:.2f}.", hours) : std::string();
+}
+
+} // namespace
 
 std::string render_tpu_markdown(const std::string& session, const wire::tpu_session_end& end) {
   std::string out = "# paratune report: TPU session " + markdown_escape(session) + "\n\n";
   if (const auto* best = tpu_row_of(end, end.best_trial))
-    out += fmt::format("**Best mesh:** `{}`, {:.1f} ms per step (trial {}), {}.\n\n",
-                       markdown_escape(best->mesh), best->step_time_ms, best->trial,
-                       tpu_gain_text(end));
+    out += fmt::format("**Best mesh:** `{}`, {:.1f} ms per step{} (trial {}), {}.\n\n",
+                       markdown_escape(best->mesh), best->step_time_ms, mfu_words(*best),
+                       best->trial, tpu_gain_text(end));
   else
     out += "**No run was measured.**\n\n";
-  out += fmt::format("State: {}. Runs: {}.\n\n", to_string(end.state), end.trials.size());
+  out += fmt::format("State: {}. Runs: {}.{}\n\n", to_string(end.state), end.trials.size(),
+                     chip_hours_words(end));
   out += "| Trial | Mesh | Step | Bottleneck | Next | Run |\n|---|---|---|---|---|---|\n";
   for (const auto& t : end.trials)
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.trial, markdown_escape(t.mesh),
@@ -148,9 +176,9 @@ std::string render_tpu_markdown(const std::string& session, const wire::tpu_sess
 std::string tpu_answer_html(const wire::tpu_session_end& end) {
   if (const auto* best = tpu_row_of(end, end.best_trial))
     return fmt::format("<p class=\"answer\"><b>Best mesh:</b> <code>{}</code>, {:.1f} ms per "
-                       "step (trial {}), {}.</p>\n",
-                       markup_escape(best->mesh), best->step_time_ms, best->trial,
-                       markup_escape(tpu_gain_text(end)));
+                       "step{} (trial {}), {}.</p>\n",
+                       markup_escape(best->mesh), best->step_time_ms, mfu_words(*best),
+                       best->trial, markup_escape(tpu_gain_text(end)));
   return "<p class=\"answer\"><b>No run was measured.</b></p>\n";
 }
 
@@ -177,7 +205,8 @@ std::string render_tpu_html(const std::string& session, const wire::tpu_session_
       "text-align: left; } td.num { text-align: right; }</style></head><body>\n";
   out += "<h1>paratune report: TPU session " + esc(session) + "</h1>\n";
   out += tpu_answer_html(end);
-  out += fmt::format("<p>State: {}. Runs: {}.</p>\n", to_string(end.state), end.trials.size());
+  out += fmt::format("<p>State: {}. Runs: {}.{}</p>\n", to_string(end.state), end.trials.size(),
+                     chip_hours_words(end));
   out += tpu_runs_table_html(end);
   out += "</body></html>\n";
   return out;

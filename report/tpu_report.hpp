@@ -52,16 +52,21 @@ std::string tpu_baseline_name(const wire::tpu_session_end& end);
 /// "... (data=4,model=4) was not run: ...". Empty when no run was measured.
 std::string tpu_gain_text(const wire::tpu_session_end& end);
 
-/// {session, state, job_mesh, trials[{trial, mesh, step_time_ms, error,
-/// bottleneck, next, ...}], best{trial, mesh, step_time_ms, speedup,
-/// baseline_trial, gain}}; `best` only when a run was measured (speedup and
-/// baseline_trial 0 without a baseline; gain: tpu_gain_text).
+/// The chip-hours every run of the session spent (its logged steps' times
+/// x the slice's chips), as a GPU session's GPU-hours.
+double tpu_chip_hours(const wire::tpu_session_end& end);
+
+/// {session, state, job_mesh, chip_hours, trials[{trial, mesh, step_time_ms,
+/// error, bottleneck, next, ..., mfu, chip_hours}], best{trial, mesh,
+/// step_time_ms, mfu, speedup, baseline_trial, gain}}; `best` only when a
+/// run was measured (speedup and baseline_trial 0 without a baseline; gain:
+/// tpu_gain_text).
 nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_session_end& end);
 
 /// The line `tune` and `watch` end a TPU session with, from
 /// tpu_report_json's object: "best: trial 3, mesh data=4,model=4, 812 ms per
-/// step (x1.32 over the job's own mesh, trial 1)". Empty when no run was
-/// measured.
+/// step, MFU 41.3% (x1.32 over the job's own mesh, trial 1)" (no MFU for
+/// older records). Empty when no run was measured.
 std::string tpu_best_line(const nlohmann::json& report);
 
 /// The report as markdown: the answer first (best mesh, its step time and

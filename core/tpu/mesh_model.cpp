@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/model_flops_utilization.hpp"
 #include "core/perf/device_profile.hpp"
 #include "core/tpu/maxtext_args.hpp"
 #include "core/tpu/mesh_parts.hpp"
@@ -113,6 +114,15 @@ mesh_prediction predict_mesh(const model_spec& m, const cluster_spec& cluster,
   p.tokens_per_s = p.step_s > 0 ? double(w.global_batch) * w.seq_len / p.step_s : 0;
   p.limiting = limiting_of(p);
   return p;
+}
+
+double measured_mesh_mfu(const model_spec& m, const cluster_spec& cluster, const tpu_slice& slice,
+                         const tpu_mesh& ici, const tpu_mesh& dcn, const mesh_workload& w,
+                         double step_ms) {
+  if (step_ms <= 0)
+    return 0;
+  const auto p = predict_mesh(m, cluster, slice, ici, dcn, w);
+  return model_flops_utilization(p.model_flops_per_chip / (step_ms / 1000) / 1e12, cluster.device);
 }
 
 } // namespace paratune

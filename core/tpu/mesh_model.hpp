@@ -82,6 +82,15 @@ struct mesh_prediction {
   double comm_share() const { return step_s > 0 ? exposed_comm_s / step_s : 0; }
 };
 
+/// The MFU a measured step of `step_ms` means under `ici` x `dcn`: the
+/// model FLOPs per chip the mesh model counts for it (as MaxText counts
+/// them), over the step, over the chip's dense bf16 peak
+/// (core/model_flops_utilization.hpp, as a GPU trial's MFU). 0 when the
+/// step is not positive.
+double measured_mesh_mfu(const model_spec& m, const cluster_spec& cluster, const tpu_slice& slice,
+                         const tpu_mesh& ici, const tpu_mesh& dcn, const mesh_workload& w,
+                         double step_ms);
+
 /// Predicts one training step of `m` on `slice` under the mesh `ici`
 /// (per slice) x `dcn` (across slices; all ones for one slice).
 /// Compute runs at the device's GEMM efficiency for each local matmul shape

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/model_flops_utilization.hpp"
 #include "dashboard/dashboard_server.hpp"
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
@@ -361,10 +362,12 @@ TEST_F(dashboard_chromium, a_tpu_session_is_listed_and_its_page_shows_every_run)
   EXPECT_EQ(rows, (std::set<int>{1, 2, 3, 4})) << dom;
   EXPECT_NE(dom.find("<dd id=\"state\">finished</dd>"), std::string::npos) << dom;
   EXPECT_NE(dom.find("<dd id=\"done\">4/"), std::string::npos) << dom;
-  // The answer is the one tune printed: the same mesh and step time.
+  // The answer is the one tune printed: the same mesh, step time and MFU.
   const auto& best = report["best"];
+  ASSERT_GT(best["mfu"].get<double>(), 0) << best.dump();
   EXPECT_NE(dom.find("<b>Best mesh:</b> <code>" + best["mesh"].get<std::string>() + "</code>, "
-                     + fixed(best["step_time_ms"].get<double>(), 1) + " ms per step (trial "
+                     + fixed(best["step_time_ms"].get<double>(), 1) + " ms per step, MFU "
+                     + mfu_text(best["mfu"].get<double>()) + " (trial "
                      + std::to_string(best["trial"].get<int>()) + ")"),
             std::string::npos)
     << dom;

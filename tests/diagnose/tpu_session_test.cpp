@@ -22,6 +22,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "messages/codec.hpp"
 #include "messages/type_ids.hpp"
+#include "core/tpu/mesh_model.hpp"
 #include "report/tpu_report.hpp"
 #include "tests/diagnose/diagnose_support.hpp"
 #include "tests/diagnose/runtime_fixture.hpp"
@@ -132,6 +133,15 @@ TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   // (replica=1,data=4,seq=4,model=1) 4.6 times slower (first_mesh_trial).
   EXPECT_EQ(parse_mesh(t.mesh), parse_mesh("data=4,model=4"));
   EXPECT_EQ(t.step_time_ms, 250.5);
+  // Its chip-hours: the three logged steps (compilation included) on 16
+  // chips; its MFU: the mesh model's model FLOPs over the measured step.
+  EXPECT_DOUBLE_EQ(t.chip_hours, (30.0 + 0.250 + 0.251) * 1000 / 3.6e6 * 16);
+  const auto exp = test::load_fixture_experiment(test::asap_dir("v6e-16-hbm"));
+  EXPECT_DOUBLE_EQ(t.mfu, measured_mesh_mfu(exp.model, exp.cluster, exp.slice,
+                                            parse_mesh("data=4,model=4"), exp.dcn_mesh,
+                                            exp.workload, 250.5));
+  EXPECT_GT(t.mfu, 0.05);
+  EXPECT_LT(t.mfu, 1.0);
   EXPECT_EQ(t.bottleneck, "hbm_bandwidth");
   EXPECT_EQ(t.next, "Trade data for model");
   EXPECT_EQ(report->best_trial, 1);

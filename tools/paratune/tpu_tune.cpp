@@ -93,6 +93,7 @@ void print_text(const nlohmann::json& report, session_state end) {
                 report["trials"].size());
   if (const auto line = tpu_best_line(report); !line.empty())
     std::printf("%s\n", line.c_str());
+  std::printf("tuning spent %.2f chip-hours\n", report["chip_hours"].get<double>());
 }
 
 // Runs the session to its end: the report, or why it failed.
