@@ -4,6 +4,7 @@
 // through the daemon; and a second one cancelled.
 
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -134,9 +135,22 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
   ASSERT_EQ(exported.status, 0) << exported.err;
   EXPECT_NE(exported.out.find("per_device_batch_size=0.5"), std::string::npos) << exported.out;
   EXPECT_NE(exported.out.find("gradient_accumulation_steps=4"), std::string::npos);
+  // As JSON, the same overrides, as a GPU session's best is exported.
+  const auto as_json = cli({"export", id, "--format", "json"}, d);
+  ASSERT_EQ(as_json.status, 0) << as_json.err;
+  const auto j = nlohmann::json::parse(as_json.out);
+  EXPECT_EQ(j["framework"], "maxtext");
+  EXPECT_EQ(j["trial"], row.best_trial);
+  EXPECT_EQ(j["step_time_ms"], end["report"]["best"]["step_time_ms"]);
+  EXPECT_EQ(j["command"].get<std::string>() + "\n", exported.out);
+  EXPECT_NE(std::find(j["maxtext_args"].begin(), j["maxtext_args"].end(),
+                      "per_device_batch_size=0.5"),
+            j["maxtext_args"].end())
+    << j.dump(1);
   const auto megatron = cli({"export", id}, d);
   EXPECT_EQ(megatron.status, 2);
-  EXPECT_NE(megatron.err.find("use --format maxtext"), std::string::npos) << megatron.err;
+  EXPECT_NE(megatron.err.find("use --format maxtext or --format json"), std::string::npos)
+    << megatron.err;
   // ask through the daemon: answered from the runs, and stored as a turn.
   const auto asked = cli({"ask", id, "which mesh is best?"}, d);
   ASSERT_EQ(asked.status, 0) << asked.err;

@@ -61,7 +61,7 @@ TEST_F(maxtext_export, a_tpu_session_exports_its_fastest_mesh_as_maxtext_overrid
   const auto megatron = paratune({"export", session, "--db", pool});
   EXPECT_EQ(megatron.status, 2);
   EXPECT_EQ(megatron.err, "error: session '" + session + "' is a TPU (MaxText) session: it has "
-                          "no Megatron-LM form; use --format maxtext\n");
+                          "no Megatron-LM form; use --format maxtext or --format json\n");
 }
 
 TEST_F(maxtext_export, a_gpu_session_has_no_maxtext_form) {

@@ -61,28 +61,37 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"full_run", full_run_json(s)}};
 }
 
-// A TPU session (ASAP's loop): its best run as MaxText overrides, the only
-// form it has.
-void require_maxtext(const std::string& id, export_format format) {
-  if (format != export_format::maxtext)
+// A TPU session (ASAP's loop): its best run as MaxText overrides, or as
+// JSON as a GPU session's best is; it has no Megatron-LM form.
+void refuse_megatron(const std::string& id, export_format format) {
+  if (format == export_format::megatron)
     throw input_error("session '" + id + "' is a TPU (MaxText) session: it has no Megatron-LM "
-                      "form; use --format maxtext");
+                      "form; use --format maxtext or --format json");
 }
 
-int print_maxtext(const tpu_best_run& best) {
-  std::cout << shell_command(maxtext_overrides(best)) << "\n";
+int print_tpu_best(const std::string& id, const tpu_best_run& best, export_format format) {
+  const auto overrides = maxtext_overrides(best);
+  if (format == export_format::json)
+    print_json({{"session", id},
+                {"framework", "maxtext"},
+                {"trial", best.trial},
+                {"step_time_ms", best.step_ms},
+                {"maxtext_args", overrides},
+                {"command", shell_command(overrides)}});
+  else
+    std::cout << shell_command(overrides) << "\n";
   return 0;
 }
 
 int export_tpu_session(const message_pool& pool, const std::string& id,
                        const std::vector<wire::envelope>& history, export_format format) {
-  require_maxtext(id, format);
+  refuse_megatron(id, format);
   // The session's own end names its best run; a session stored before it
   // did is read from its runs' diagnoses.
   if (const auto best = best_tpu_run_in(history))
-    return print_maxtext(*best);
+    return print_tpu_best(id, *best, format);
   const auto best = best_tpu_run(pool, id);
-  return best ? print_maxtext(*best) : 1;
+  return best ? print_tpu_best(id, *best, format) : 1;
 }
 
 /// A GPU session's best configuration in `format`.
@@ -100,8 +109,8 @@ int export_from_daemon(const daemon_client_options& daemon, const std::string& i
   if (history->empty())
     throw input_error("no GPU tuning session '" + id + "' in the daemon at " + daemon.where());
   if (const auto tpu = best_tpu_run_in(*history)) {
-    require_maxtext(id, format);
-    return print_maxtext(*tpu);
+    refuse_megatron(id, format);
+    return print_tpu_best(id, *tpu, format);
   }
   return export_gpu_session(id, *history, format, args_only);
 }
