@@ -72,6 +72,7 @@ trial_run_record finished_run(const running_trial& t) {
   run.tail = t.out->tail();
   run.failure = t.out->reader().first_failure();
   run.log_peak_mib = t.out->reader().peak_memory_mib();
+  run.score = t.out->reader().score(run.warmup);
   run.queued_ms = t.process ? t.process->queued_ms() : 0;
   return run;
 }

@@ -82,7 +82,7 @@ wire::trial_result score_trial(const trial_run_record& t, int exit_code, int64_t
   r.memory_limit_mib = t.memory_limit_mib;
   r.log_tail.assign(t.tail.begin(), t.tail.end());
   r.iterations_logged = int(t.samples.size());
-  const auto score = score_iterations(t.samples, t.warmup);
+  const auto score = t.score ? *t.score : score_iterations(t.samples, t.warmup);
   if (t.failure) {
     r.error_kind = t.failure->kind;
     r.error_message = t.failure->message;

@@ -26,6 +26,10 @@ struct trial_run_record {
   int64_t started_at_ms = 0;     ///< Unix time
   int64_t queued_ms = 0;         ///< time a scheduler held it before it ran
   std::vector<iteration_sample> samples;
+  /// The run's step time and throughput by its framework's own rule
+  /// (frameworks/framework.hpp's run_reader::score), when its reader gave
+  /// one; none: the median of `samples` after `warmup` (core/trial_scoring).
+  std::optional<trial_score> score;
   std::optional<logged_failure> failure;
   double log_peak_mib = 0;       ///< the log's largest reserved memory
   double monitor_peak_mib = 0;   ///< the GPU monitor's, which wins when there is one

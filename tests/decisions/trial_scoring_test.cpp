@@ -27,6 +27,22 @@ trial_run_record run_with(int n) {
   return r;
 }
 
+// A framework that scores its runs by its own rule (MaxText: compilation,
+// ramp-up and profiler steps apart, whatever the job's warm-up) gives the
+// trial's measurement; the GPU-hours still count every logged iteration.
+TEST(TrialScoring, AFrameworksOwnScoreIsTheTrialsMeasurement) {
+  auto run = run_with(6);
+  run.score = trial_score{5, 1000.0, 400.0};
+  const auto r = score_trial(run, 0, 0);
+  EXPECT_EQ(r.status, trial_status::succeeded);
+  EXPECT_EQ(r.iterations_scored, 5);
+  EXPECT_EQ(r.iteration_ms, 1000.0);
+  EXPECT_EQ(r.tflops_per_gpu, 400.0);
+  EXPECT_DOUBLE_EQ(r.gpu_hours, 10000.0 / 3.6e6 * 8);
+  run.score = trial_score{};  // its rule scored nothing: not a success
+  EXPECT_EQ(score_trial(run, 0, 0).status, trial_status::failed);
+}
+
 TEST(TrialScoring, ARunThatEndsCleanlyIsMeasuredPastItsWarmUp) {
   auto run = run_with(6);
   run.monitor_peak_mib = 61000; // the GPU monitor's peak beats the log's
