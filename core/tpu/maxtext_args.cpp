@@ -9,7 +9,9 @@
 #include <optional>
 
 #include "core/input_error.hpp"
+#include "core/tpu/maxtext_architecture.hpp"
 #include "core/tpu/maxtext_rules.hpp"
+#include "core/tpu/maxtext_value.hpp"
 
 namespace paratune {
 
@@ -55,24 +57,6 @@ std::string per_device_batch_text(int global_batch, int chips, int steps) {
   return std::string(buf.data(), end);
 }
 
-void add_model_overrides(const model_spec& m, std::vector<std::string>& out) {
-  out.push_back("base_emb_dim=" + std::to_string(m.hidden));
-  out.push_back("base_num_query_heads=" + std::to_string(m.heads));
-  out.push_back("base_num_kv_heads=" + std::to_string(m.kv_heads));
-  out.push_back("head_dim=" + std::to_string(m.head_size()));
-  // paratune's MoE models are MoE in every layer: MaxText wants the expert
-  // width in base_moe_mlp_dim (types.py:3895) and, for such a model, the
-  // same width in base_mlp_dim (types.py:3908).
-  out.push_back("base_mlp_dim=" + std::to_string(m.is_moe() ? m.moe_ffn : m.ffn));
-  out.push_back("base_num_decoder_layers=" + std::to_string(m.layers));
-  out.push_back("vocab_size=" + std::to_string(m.vocab));
-  if (m.is_moe()) {
-    out.push_back("num_experts=" + std::to_string(m.experts));
-    out.push_back("num_experts_per_tok=" + std::to_string(m.topk));
-    out.push_back("base_moe_mlp_dim=" + std::to_string(m.moe_ffn));
-  }
-}
-
 } // namespace
 
 std::vector<std::string> render_maxtext_args(const maxtext_launch& l) {
@@ -89,7 +73,8 @@ std::vector<std::string> render_maxtext_args(const maxtext_launch& l) {
   // base config says (remat_none_decoder).
   if (w.remat == remat_policy::none)
     out.push_back("pure_nnx_decoder=true");
-  add_model_overrides(l.model, out);
+  const auto model = maxtext_model_args(l.model);
+  out.insert(out.end(), model.begin(), model.end());
   return out;
 }
 
@@ -181,12 +166,32 @@ tpu_mesh read_mesh(const launch_overrides& m, const char* prefix, const tpu_mesh
   return mesh;
 }
 
+// The overrides as MaxText's config holds them: a model_name's file first
+// (configs/pyconfig.py:514 merges base.yml, the model file, then the
+// command line), the command line's keys over it.
+launch_overrides with_model_file(launch_overrides m) {
+  const auto it = m.find("model_name");
+  if (it == m.end() || it->second == "default")
+    return m;
+  // A model MaxText ships that paratune's catalog has not: its file's keys
+  // are unknown here, and only the keys written are checked.
+  const auto* file = maxtext_model_file_of(it->second);
+  if (!file)
+    return m;
+  for (const auto& s : file->settings)
+    m.emplace(std::string(s.key), std::string(s.value));
+  return m;
+}
+
 void expect_model_size(const launch_overrides& m, std::string_view key, int expected) {
   if (const auto v = whole_in(m, key, 1); v && *v != expected)
     throw input_error("MaxText override " + std::string(key) + "=" + std::to_string(*v)
                       + " is not the experiment's model (" + std::to_string(expected) + ")");
 }
 
+// Every architecture key the overrides (with their model file) set must be
+// the experiment's model: the sizes first, then the rest of what builds it
+// (decoder block, rope, epsilon, biases, activations).
 void expect_model(const launch_overrides& m, const model_spec& model) {
   expect_model_size(m, "base_emb_dim", model.hidden);
   expect_model_size(m, "base_num_query_heads", model.heads);
@@ -200,13 +205,23 @@ void expect_model(const launch_overrides& m, const model_spec& model) {
     expect_model_size(m, "num_experts_per_tok", model.topk);
     expect_model_size(m, "base_moe_mlp_dim", model.moe_ffn);
   }
+  for (const auto& kv : maxtext_architecture_args(model)) {
+    const auto eq = kv.find('=');
+    const auto it = m.find(std::string_view(kv).substr(0, eq));
+    // enable_dropout changes no step time; a run with it is the same model.
+    if (it == m.end() || it->first == "enable_dropout")
+      continue;
+    if (!same_maxtext_value(it->second, std::string_view(kv).substr(eq + 1)))
+      throw input_error("MaxText override " + it->first + "=" + it->second
+                        + " is not the experiment's model (" + kv.substr(eq + 1) + ")");
+  }
 }
 
 } // namespace
 
 maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
                                  const maxtext_launch& base) {
-  const auto m = split_overrides(overrides);
+  const auto m = with_model_file(split_overrides(overrides));
   maxtext_launch out = base;
   const int slices = std::max(1, base.dcn.chips());
   const int per_slice = base.chips / slices;
