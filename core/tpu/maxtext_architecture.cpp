@@ -3,7 +3,6 @@
 #include <array>
 #include <charconv>
 
-#include "core/input_error.hpp"
 #include "core/tpu/maxtext_value.hpp"
 
 namespace paratune {
@@ -65,12 +64,8 @@ std::vector<std::string> maxtext_architecture_args(const model_spec& m) {
   out.push_back("normalization_layer_epsilon=" + float_text(m.norm_epsilon));
   if (m.position == position_embedding::rope) {
     out.push_back("rope_max_timescale=" + std::to_string(m.rotary_base));
-    if (m.rope_scaling_factor != 0) {
-      if (m.rope_scaling_factor != llama31_rope_factor)
-        throw input_error("model " + m.name + ": MaxText's rope scaling (rope_type=llama3.1) "
-                          "scales by 8, not " + float_text(m.rope_scaling_factor));
+    if (m.rope_scaling_factor != 0)
       out.push_back("rope_type=llama3.1");
-    }
   } else if (m.position == position_embedding::learned_absolute && m.max_seq > 0) {
     // GPT-3's learned positions exist only with a positive size
     // (base.yml:1010).
@@ -82,6 +77,14 @@ std::vector<std::string> maxtext_architecture_args(const model_spec& m) {
   out.push_back("normalize_embedding_logits=false");
   out.push_back("enable_dropout=false");
   return out;
+}
+
+std::optional<std::string> maxtext_cannot_build(const model_spec& m) {
+  if (m.position == position_embedding::rope && m.rope_scaling_factor != 0
+      && m.rope_scaling_factor != llama31_rope_factor)
+    return "model " + m.name + ": MaxText's rope scaling (rope_type=llama3.1) scales by 8, not "
+           + float_text(m.rope_scaling_factor);
+  return std::nullopt;
 }
 
 const maxtext_model_file* maxtext_file_for(const model_spec& m) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +27,11 @@ std::string_view maxtext_decoder_block(const model_spec& m);
 /// logits_via_embedding, normalize_embedding_logits=false (Hugging Face's
 /// tied models do not normalize the logits), and enable_dropout=false: a
 /// throughput run trains without dropout, as MaxText's model files do.
-/// Throws input_error for a rope scaling MaxText has no form for (its
-/// Llama 3.1 rope scales by 8 only, layers/embeddings.py:648).
 std::vector<std::string> maxtext_architecture_args(const model_spec& m);
+
+/// Why MaxText has no form for `m`, or nothing: a rope scaling other than
+/// Llama 3.1's (MaxText's scales by 8 only, layers/embeddings.py:648).
+std::optional<std::string> maxtext_cannot_build(const model_spec& m);
 
 /// The model file `model_name` builds `m` from: the table's file of `m`'s
 /// name when every key the file sets agrees with maxtext_architecture_args;

@@ -84,6 +84,8 @@ maxtext_target target_of(const maxtext_launch& l) {
 }
 
 std::vector<std::string> checked_maxtext_args(const maxtext_launch& l) {
+  if (const auto why = maxtext_cannot_build(l.model))
+    throw input_error(*why);
   auto args = render_maxtext_args(l);
   const auto findings = check_maxtext_overrides(args, target_of(l));
   if (findings.empty())
@@ -169,30 +171,43 @@ tpu_mesh read_mesh(const launch_overrides& m, const char* prefix, const tpu_mesh
 // The overrides as MaxText's config holds them: a model_name's file first
 // (configs/pyconfig.py:514 merges base.yml, the model file, then the
 // command line), the command line's keys over it.
-launch_overrides with_model_file(launch_overrides m) {
-  const auto it = m.find("model_name");
-  if (it == m.end() || it->second == "default")
-    return m;
+struct model_overrides {
+  launch_overrides keys;
+  launch_overrides written;                  ///< the command line's alone
+  const maxtext_model_file* file = nullptr;  ///< model_name's, where the table has it
+
+  // "MaxText override k=v", or where model_name's file sets it.
+  std::string described(const std::string& key) const {
+    const auto& value = keys.at(key);
+    if (written.contains(key) || !file)
+      return "MaxText override " + key + "=" + value;
+    return key + "=" + value + " from model_name=" + std::string(file->name) + " ("
+           + std::string(file->file) + ":" + std::to_string(file->find(key)->line) + ")";
+  }
+};
+
+model_overrides with_model_file(const launch_overrides& written) {
+  model_overrides out{written, written, nullptr};
+  const auto it = written.find("model_name");
   // A model MaxText ships that paratune's catalog has not: its file's keys
   // are unknown here, and only the keys written are checked.
-  const auto* file = maxtext_model_file_of(it->second);
-  if (!file)
-    return m;
-  for (const auto& s : file->settings)
-    m.emplace(std::string(s.key), std::string(s.value));
-  return m;
+  out.file = it == written.end() ? nullptr : maxtext_model_file_of(it->second);
+  if (out.file)
+    for (const auto& s : out.file->settings)
+      out.keys.emplace(std::string(s.key), std::string(s.value));
+  return out;
 }
 
-void expect_model_size(const launch_overrides& m, std::string_view key, int expected) {
-  if (const auto v = whole_in(m, key, 1); v && *v != expected)
-    throw input_error("MaxText override " + std::string(key) + "=" + std::to_string(*v)
-                      + " is not the experiment's model (" + std::to_string(expected) + ")");
+void expect_model_size(const model_overrides& m, const std::string& key, int expected) {
+  if (const auto v = whole_in(m.keys, key, 1); v && *v != expected)
+    throw input_error(m.described(key) + " is not the experiment's model ("
+                      + std::to_string(expected) + ")");
 }
 
 // Every architecture key the overrides (with their model file) set must be
 // the experiment's model: the sizes first, then the rest of what builds it
 // (decoder block, rope, epsilon, biases, activations).
-void expect_model(const launch_overrides& m, const model_spec& model) {
+void expect_model(const model_overrides& m, const model_spec& model) {
   expect_model_size(m, "base_emb_dim", model.hidden);
   expect_model_size(m, "base_num_query_heads", model.heads);
   expect_model_size(m, "base_num_kv_heads", model.kv_heads);
@@ -207,13 +222,13 @@ void expect_model(const launch_overrides& m, const model_spec& model) {
   }
   for (const auto& kv : maxtext_architecture_args(model)) {
     const auto eq = kv.find('=');
-    const auto it = m.find(std::string_view(kv).substr(0, eq));
+    const auto it = m.keys.find(std::string_view(kv).substr(0, eq));
     // enable_dropout changes no step time; a run with it is the same model.
-    if (it == m.end() || it->first == "enable_dropout")
+    if (it == m.keys.end() || it->first == "enable_dropout")
       continue;
     if (!same_maxtext_value(it->second, std::string_view(kv).substr(eq + 1)))
-      throw input_error("MaxText override " + it->first + "=" + it->second
-                        + " is not the experiment's model (" + kv.substr(eq + 1) + ")");
+      throw input_error(m.described(it->first) + " is not the experiment's model ("
+                        + kv.substr(eq + 1) + ")");
   }
 }
 
@@ -221,13 +236,14 @@ void expect_model(const launch_overrides& m, const model_spec& model) {
 
 maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
                                  const maxtext_launch& base) {
-  const auto m = with_model_file(split_overrides(overrides));
+  const auto model = with_model_file(split_overrides(overrides));
+  const auto& m = model.keys;
   maxtext_launch out = base;
   const int slices = std::max(1, base.dcn.chips());
   const int per_slice = base.chips / slices;
   out.ici = read_mesh(m, "ici", base.ici, per_slice);
   out.dcn = read_mesh(m, "dcn", base.dcn, slices);
-  expect_model(m, base.model);
+  expect_model(model, base.model);
   auto& w = out.workload;
   if (const auto seq = whole_in(m, "max_target_length", 1))
     w.seq_len = *seq;

@@ -39,7 +39,8 @@ maxtext_target target_of(const maxtext_launch& launch);
 
 /// render_maxtext_args, checked against MaxText's rule table: throws
 /// input_error naming every rule the overrides trip (a refusal, or a run
-/// MaxText would change), so nothing MaxText refuses is ever written.
+/// MaxText would change), or why MaxText cannot build the model
+/// (maxtext_cannot_build), so nothing MaxText refuses is ever written.
 std::vector<std::string> checked_maxtext_args(const maxtext_launch& launch);
 
 /// The launch MaxText's key=value overrides describe, read on top of `base`

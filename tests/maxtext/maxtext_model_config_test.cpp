@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "adapters/config/catalog.hpp"
+#include "core/input_error.hpp"
 #include "core/tpu/maxtext_args.hpp"
 #include "core/tpu/maxtext_architecture.hpp"
 #include "core/tpu/maxtext_model_table.hpp"
@@ -236,6 +237,25 @@ TEST(maxtext_model_config_values, rope_dropout_block_bias_and_epsilon) {
   EXPECT_EQ(qwen.at("model_name"), "qwen2.5-7b");
   EXPECT_EQ(qwen.at("enable_dropout"), "false");
   EXPECT_FALSE(qwen.contains("base_emb_dim"));
+}
+
+// MaxText's Llama 3.1 rope scales by 8 only: a model scaled otherwise is
+// predicted (render writes what MaxText would come closest to) but never
+// exported or launched.
+TEST(maxtext_model_config_values, a_rope_scaling_maxtext_has_not_is_not_written) {
+  setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
+  auto m = load_model("llama3-8b");
+  m.name = "llama3.2-like";
+  m.rope_scaling_factor = 32;
+  const auto l = launch_of(m);
+  EXPECT_EQ(split(render_maxtext_args(l)).at("rope_type"), "llama3.1");
+  try {
+    checked_maxtext_args(l);
+    ADD_FAILURE() << "exported";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "model llama3.2-like: MaxText's rope scaling (rope_type=llama3.1) "
+                           "scales by 8, not 32");
+  }
 }
 
 TEST(maxtext_value, compares_values_as_maxtexts_config_reads_them) {

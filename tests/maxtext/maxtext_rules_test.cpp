@@ -307,15 +307,27 @@ TEST(maxtext_args_read, a_model_name_builds_its_files_model) {
   auto other = base;
   other.model.rotary_base = 10000;
   EXPECT_EQ(what(other),
-            "MaxText override rope_max_timescale=500_000 is not the experiment's model (10000)");
+            "rope_max_timescale=500_000 from model_name=llama3-8b "
+            "(configs/models/llama3-8b.yml:28) is not the experiment's model (10000)");
   other = base;
   other.model.qkv_bias = true;
-  EXPECT_EQ(what(other), "MaxText override decoder_block=llama2 is not the experiment's model "
-                         "(qwen2)");
+  EXPECT_EQ(what(other), "decoder_block=llama2 from model_name=llama3-8b "
+                         "(configs/models/llama3-8b.yml:29) is not the experiment's model (qwen2)");
   other = base;
   other.model.vocab = 32000;
-  EXPECT_EQ(what(other), "MaxText override vocab_size=128256 is not the experiment's model "
-                         "(32000)");
+  EXPECT_EQ(what(other), "vocab_size=128256 from model_name=llama3-8b "
+                         "(configs/models/llama3-8b.yml:24) is not the experiment's model (32000)");
+  // A key written over the file is the override's.
+  auto written = out;
+  written.push_back("override_model_config=true");
+  written.push_back("vocab_size=32000");
+  try {
+    read_maxtext_args(written, base);
+    ADD_FAILURE() << "read";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "MaxText override vocab_size=32000 is not the experiment's model "
+                           "(128256)");
+  }
 }
 
 // read_maxtext_args is render_maxtext_args read back: what the simulated
