@@ -135,6 +135,7 @@ std::string_view python_error_name(python_error e) {
     case assertion: return "AssertionError";
     case value: return "ValueError";
     case runtime: return "RuntimeError";
+    case validation: return "pydantic_core._pydantic_core.ValidationError";
   }
   return "Exception";
 }

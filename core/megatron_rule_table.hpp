@@ -58,9 +58,12 @@ enum class megatron_rule : uint8_t {
 
 /// The Python exception Megatron-LM raises for a rule: what the traceback's
 /// last line starts with.
-enum class python_error : uint8_t { assertion, value, runtime };
+/// pydantic's ValidationError is MaxText's: its config class refuses a value
+/// outside a field's type (configs/pyconfig.py:576).
+enum class python_error : uint8_t { assertion, value, runtime, validation };
 
-/// "AssertionError", "ValueError", "RuntimeError".
+/// "AssertionError", "ValueError", "RuntimeError",
+/// "pydantic_core._pydantic_core.ValidationError".
 std::string_view python_error_name(python_error e);
 
 /// One row: a rule, where Megatron-LM has it, and what it says.

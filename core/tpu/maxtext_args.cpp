@@ -9,7 +9,9 @@
 #include <optional>
 
 #include "core/input_error.hpp"
+#include "core/tpu/maxtext_architecture.hpp"
 #include "core/tpu/maxtext_rules.hpp"
+#include "core/tpu/maxtext_value.hpp"
 
 namespace paratune {
 
@@ -55,24 +57,6 @@ std::string per_device_batch_text(int global_batch, int chips, int steps) {
   return std::string(buf.data(), end);
 }
 
-void add_model_overrides(const model_spec& m, std::vector<std::string>& out) {
-  out.push_back("base_emb_dim=" + std::to_string(m.hidden));
-  out.push_back("base_num_query_heads=" + std::to_string(m.heads));
-  out.push_back("base_num_kv_heads=" + std::to_string(m.kv_heads));
-  out.push_back("head_dim=" + std::to_string(m.head_size()));
-  // paratune's MoE models are MoE in every layer: MaxText wants the expert
-  // width in base_moe_mlp_dim (types.py:3895) and, for such a model, the
-  // same width in base_mlp_dim (types.py:3908).
-  out.push_back("base_mlp_dim=" + std::to_string(m.is_moe() ? m.moe_ffn : m.ffn));
-  out.push_back("base_num_decoder_layers=" + std::to_string(m.layers));
-  out.push_back("vocab_size=" + std::to_string(m.vocab));
-  if (m.is_moe()) {
-    out.push_back("num_experts=" + std::to_string(m.experts));
-    out.push_back("num_experts_per_tok=" + std::to_string(m.topk));
-    out.push_back("base_moe_mlp_dim=" + std::to_string(m.moe_ffn));
-  }
-}
-
 } // namespace
 
 std::vector<std::string> render_maxtext_args(const maxtext_launch& l) {
@@ -89,7 +73,8 @@ std::vector<std::string> render_maxtext_args(const maxtext_launch& l) {
   // base config says (remat_none_decoder).
   if (w.remat == remat_policy::none)
     out.push_back("pure_nnx_decoder=true");
-  add_model_overrides(l.model, out);
+  const auto model = maxtext_model_args(l.model);
+  out.insert(out.end(), model.begin(), model.end());
   return out;
 }
 
@@ -99,6 +84,8 @@ maxtext_target target_of(const maxtext_launch& l) {
 }
 
 std::vector<std::string> checked_maxtext_args(const maxtext_launch& l) {
+  if (const auto why = maxtext_cannot_build(l.model))
+    throw input_error(*why);
   auto args = render_maxtext_args(l);
   const auto findings = check_maxtext_overrides(args, target_of(l));
   if (findings.empty())
@@ -181,13 +168,46 @@ tpu_mesh read_mesh(const launch_overrides& m, const char* prefix, const tpu_mesh
   return mesh;
 }
 
-void expect_model_size(const launch_overrides& m, std::string_view key, int expected) {
-  if (const auto v = whole_in(m, key, 1); v && *v != expected)
-    throw input_error("MaxText override " + std::string(key) + "=" + std::to_string(*v)
-                      + " is not the experiment's model (" + std::to_string(expected) + ")");
+// The overrides as MaxText's config holds them: a model_name's file first
+// (configs/pyconfig.py:514 merges base.yml, the model file, then the
+// command line), the command line's keys over it.
+struct model_overrides {
+  launch_overrides keys;
+  launch_overrides written;                  ///< the command line's alone
+  const maxtext_model_file* file = nullptr;  ///< model_name's, where the table has it
+
+  // "MaxText override k=v", or where model_name's file sets it.
+  std::string described(const std::string& key) const {
+    const auto& value = keys.at(key);
+    if (written.contains(key) || !file)
+      return "MaxText override " + key + "=" + value;
+    return key + "=" + value + " from model_name=" + std::string(file->name) + " ("
+           + std::string(file->file) + ":" + std::to_string(file->find(key)->line) + ")";
+  }
+};
+
+model_overrides with_model_file(const launch_overrides& written) {
+  model_overrides out{written, written, nullptr};
+  const auto it = written.find("model_name");
+  // A model MaxText ships that paratune's catalog has not: its file's keys
+  // are unknown here, and only the keys written are checked.
+  out.file = it == written.end() ? nullptr : maxtext_model_file_of(it->second);
+  if (out.file)
+    for (const auto& s : out.file->settings)
+      out.keys.emplace(std::string(s.key), std::string(s.value));
+  return out;
 }
 
-void expect_model(const launch_overrides& m, const model_spec& model) {
+void expect_model_size(const model_overrides& m, const std::string& key, int expected) {
+  if (const auto v = whole_in(m.keys, key, 1); v && *v != expected)
+    throw input_error(m.described(key) + " is not the experiment's model ("
+                      + std::to_string(expected) + ")");
+}
+
+// Every architecture key the overrides (with their model file) set must be
+// the experiment's model: the sizes first, then the rest of what builds it
+// (decoder block, rope, epsilon, biases, activations).
+void expect_model(const model_overrides& m, const model_spec& model) {
   expect_model_size(m, "base_emb_dim", model.hidden);
   expect_model_size(m, "base_num_query_heads", model.heads);
   expect_model_size(m, "base_num_kv_heads", model.kv_heads);
@@ -200,19 +220,30 @@ void expect_model(const launch_overrides& m, const model_spec& model) {
     expect_model_size(m, "num_experts_per_tok", model.topk);
     expect_model_size(m, "base_moe_mlp_dim", model.moe_ffn);
   }
+  for (const auto& kv : maxtext_architecture_args(model)) {
+    const auto eq = kv.find('=');
+    const auto it = m.keys.find(std::string_view(kv).substr(0, eq));
+    // enable_dropout changes no step time; a run with it is the same model.
+    if (it == m.keys.end() || it->first == "enable_dropout")
+      continue;
+    if (!same_maxtext_value(it->second, std::string_view(kv).substr(eq + 1)))
+      throw input_error(m.described(it->first) + " is not the experiment's model ("
+                        + kv.substr(eq + 1) + ")");
+  }
 }
 
 } // namespace
 
 maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
                                  const maxtext_launch& base) {
-  const auto m = split_overrides(overrides);
+  const auto model = with_model_file(split_overrides(overrides));
+  const auto& m = model.keys;
   maxtext_launch out = base;
   const int slices = std::max(1, base.dcn.chips());
   const int per_slice = base.chips / slices;
   out.ici = read_mesh(m, "ici", base.ici, per_slice);
   out.dcn = read_mesh(m, "dcn", base.dcn, slices);
-  expect_model(m, base.model);
+  expect_model(model, base.model);
   auto& w = out.workload;
   if (const auto seq = whole_in(m, "max_target_length", 1))
     w.seq_len = *seq;

@@ -28,8 +28,9 @@ struct maxtext_launch {
 /// parallelism and counts into data, its seq axis is MaxText's context),
 /// per_device_batch_size (the global batch over chips and accumulation
 /// steps), max_target_length, gradient_accumulation_steps, remat_policy
-/// (with pure_nnx_decoder=true for `none`), and the model's base_* sizes
-/// (an MoE model's expert width in base_moe_mlp_dim and base_mlp_dim).
+/// (with pure_nnx_decoder=true for `none`), and the model
+/// (maxtext_model_args: `model_name` where MaxText ships the model, every
+/// architecture key otherwise; enable_dropout=false either way).
 /// Each is one argv entry; no shell reads them.
 std::vector<std::string> render_maxtext_args(const maxtext_launch& launch);
 
@@ -38,7 +39,8 @@ maxtext_target target_of(const maxtext_launch& launch);
 
 /// render_maxtext_args, checked against MaxText's rule table: throws
 /// input_error naming every rule the overrides trip (a refusal, or a run
-/// MaxText would change), so nothing MaxText refuses is ever written.
+/// MaxText would change), or why MaxText cannot build the model
+/// (maxtext_cannot_build), so nothing MaxText refuses is ever written.
 std::vector<std::string> checked_maxtext_args(const maxtext_launch& launch);
 
 /// The launch MaxText's key=value overrides describe, read on top of `base`
@@ -47,12 +49,14 @@ std::vector<std::string> checked_maxtext_args(const maxtext_launch& launch);
 /// axis for (data, fsdp, context, tensor, expert; an fsdp or data axis of
 /// -1 takes the chips the others leave), per_device_batch_size with
 /// gradient_accumulation_steps (the batch trained is chips x per-device
-/// batch x steps), max_target_length and remat_policy. The model keys
-/// render_maxtext_args writes must equal `base`'s model. Keys that are not
-/// the launch's (run_name, steps, profiler, ...) and the `sequence` axis
+/// batch x steps), max_target_length and remat_policy. The model the
+/// overrides build (a model_name's file under the keys written) must be
+/// `base`'s model: sizes, decoder block, rope, epsilon, biases and
+/// activations. Keys that are not the launch's (run_name, steps,
+/// profiler, ...) and the `sequence` axis
 /// MaxText drops are passed over. Throws input_error naming the override:
 /// no `=`, a value that is not a number, an unknown remat policy, an axis
-/// paratune models no mesh axis for set above 1, a model size that differs.
+/// paratune models no mesh axis for set above 1, a model key that differs.
 maxtext_launch read_maxtext_args(std::span<const std::string> overrides,
                                  const maxtext_launch& base);
 

@@ -14,11 +14,32 @@ constexpr std::string_view types_py = "configs/types.py";
 constexpr std::string_view max_utils_py = "utils/max_utils.py";
 constexpr std::string_view base_yml = "configs/base.yml";
 constexpr std::string_view decoders_py = "layers/decoders.py";
+constexpr std::string_view pyconfig_py = "configs/pyconfig.py";
 
-// In the order MaxText meets them: pyconfig's validation of the config
-// (types.py), the mesh (maxtext_utils.create_device_mesh calling
+// In the order MaxText meets them: pyconfig's loading of the config
+// (pyconfig.py: the model file, then pydantic's field types), its
+// validation (types.py), the mesh (maxtext_utils.create_device_mesh calling
 // max_utils.fill_unspecified_mesh_axes), then the model's layers.
 constexpr std::array maxtext_rows = {
+  // validate_no_keys_overridden_twice: with model_name set and
+  // override_model_config false, a key both the model file and the command
+  // line set must have one value (compared after OmegaConf reads both).
+  // MaxText's two string pieces join without a space.
+  maxtext_rule_row{model_keys_overridden, "model_keys_overridden", pyconfig_py, 147, refuses,
+    value,
+    "Keys {keys} are overridden by both model config and CLI/kwargs with different values."
+    "This is not allowed, unless setting `override_model_config=True`."},
+  // config_class(**pydantic_kwargs): model_name is a Literal of the model
+  // files' names (types.py:216-296).
+  maxtext_rule_row{model_name_known, "model_name_known", pyconfig_py, 576, refuses, validation,
+    "1 validation error for MaxTextConfig model_name: Input should be one of configs/types.py's "
+    "ModelName values [type=literal_error, input_value='{value}', input_type=str]"},
+  // The same call: decoder_block is a DecoderBlockType (common_types.py:92).
+  maxtext_rule_row{decoder_block_known, "decoder_block_known", pyconfig_py, 576, refuses,
+    validation,
+    "1 validation error for MaxTextConfig decoder_block: Input should be one of "
+    "common/common_types.py's DecoderBlockType values [type=enum, input_value='{value}', "
+    "input_type=str]"},
   // calculate_global_batch_sizes: micro = int(devices * per_device_batch_size),
   // global = int(micro * gradient_accumulation_steps), devices being every
   // chip of every slice (num_target_devices).

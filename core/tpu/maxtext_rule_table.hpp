@@ -18,6 +18,9 @@ inline constexpr std::string_view maxtext_rules_commit = "e591f30cbbf217ed67ef71
 
 /// One check of MaxText's that a key paratune tunes or writes can trip.
 enum class maxtext_rule : uint8_t {
+  model_keys_overridden,    ///< a key model_name's file sets is written with another value
+  model_name_known,         ///< model_name is one of MaxText's ModelName values
+  decoder_block_known,      ///< decoder_block is one of MaxText's DecoderBlockType values
   ici_product,              ///< ICI axes multiply to the chips of one slice
   dcn_product,              ///< DCN axes multiply to the slices
   sequence_axis_ignored,    ///< `sequence` is not a mesh axis: its parallelism is dropped

@@ -1,5 +1,6 @@
 #include "core/tpu/maxtext_rules.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <string_view>
 
 #include "core/message_template.hpp"
+#include "core/tpu/maxtext_model_table.hpp"
+#include "core/tpu/maxtext_value.hpp"
 
 namespace paratune {
 
@@ -157,6 +160,42 @@ void check_moe(const override_map& m, std::vector<maxtext_finding>& out) {
                           {{"base_mlp_dim", whole(mlp_dim)}, {"base_moe_mlp_dim", whole(moe_dim)}}));
 }
 
+bool listed(std::span<const std::string_view> names, std::string_view v) {
+  return std::find(names.begin(), names.end(), v) != names.end();
+}
+
+// What pyconfig checks while it loads the config: the model file's keys
+// against the command line's (pyconfig.py:128-150), then pydantic's types
+// of model_name and decoder_block. Returns the overrides with the model
+// file's keys under them, as MaxText merges them (pyconfig.py:514).
+override_map check_model(const override_map& m, std::vector<maxtext_finding>& out) {
+  override_map merged = m;
+  const auto name = m.find("model_name");
+  const auto* file = name == m.end() ? nullptr : maxtext_model_file_of(name->second);
+  if (file) {
+    const auto lenient = m.find("override_model_config");
+    const bool override_allowed = lenient != m.end()
+                                  && (lenient->second == "true" || lenient->second == "True");
+    std::string keys;
+    for (const auto& s : file->settings) {
+      const auto it = m.find(s.key);
+      if (it != m.end() && !override_allowed && !same_maxtext_value(it->second, s.value))
+        keys += std::string(keys.empty() ? "" : ", ") + "'" + std::string(s.key) + "'";
+      merged.emplace(std::string(s.key), std::string(s.value));
+    }
+    if (!keys.empty()) {
+      out.push_back(finding(maxtext_rule::model_keys_overridden, {{"keys", "[" + keys + "]"}}));
+      return merged;
+    }
+  }
+  if (name != m.end() && !listed(maxtext_model_names(), name->second))
+    out.push_back(finding(maxtext_rule::model_name_known, {{"value", name->second}}));
+  const auto block = merged.find("decoder_block");
+  if (block != merged.end() && !listed(maxtext_decoder_blocks(), block->second))
+    out.push_back(finding(maxtext_rule::decoder_block_known, {{"value", block->second}}));
+  return merged;
+}
+
 void check_remat(const override_map& m, std::vector<maxtext_finding>& out) {
   const auto it = m.find("remat_policy");
   const std::string_view policy = it == m.end() ? std::string_view("full") : it->second;
@@ -186,8 +225,11 @@ std::string maxtext_finding::printed() const {
 
 std::vector<maxtext_finding> check_maxtext_overrides(std::span<const std::string> overrides,
                                                      const maxtext_target& target) {
-  const auto m = read_overrides(overrides);
   std::vector<maxtext_finding> out;
+  const auto m = check_model(read_overrides(overrides), out);
+  // A config pyconfig refuses never reaches types.py's checks.
+  if (!out.empty())
+    return out;
   check_batch(m, target, out);
   check_moe(m, out);
   check_sequence(m, out);

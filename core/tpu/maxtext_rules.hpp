@@ -31,7 +31,9 @@ struct maxtext_finding {
 
 /// Every rule of maxtext_rule_table() that `overrides` (MaxText's key=value
 /// command-line overrides, as render_maxtext_args writes them) trip on
-/// `target`, read as MaxText reads them: a key not written has base.yml's
+/// `target`, read as MaxText reads them: a model_name's file (where
+/// core/tpu/maxtext_model_table has it) under the keys written, and a key
+/// set by neither has base.yml's
 /// default at maxtext_rules_commit (ici_fsdp_parallelism and
 /// dcn_data_parallelism -1, every other axis 1, base_mlp_dim 7168,
 /// base_moe_mlp_dim -1, num_experts 1, remat_policy full,

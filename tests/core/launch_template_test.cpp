@@ -272,6 +272,8 @@ TEST(maxtext_args, renders_the_mesh_and_step_as_maxtext_names_them) {
   maxtext_launch l;
   l.model.layers = 32; l.model.hidden = 8192; l.model.heads = 64; l.model.kv_heads = 64;
   l.model.head_dim = 128; l.model.ffn = 28672; l.model.vocab = 32000;
+  l.model.swiglu = true; l.model.position = position_embedding::rope;
+  l.model.bias_linear = false;
   l.ici = parse_mesh("fsdp=16,model=4");
   l.dcn = parse_mesh("data=1");
   l.chips = 64;
@@ -287,7 +289,13 @@ TEST(maxtext_args, renders_the_mesh_and_step_as_maxtext_names_them) {
                 "dcn_expert_parallelism=1", "per_device_batch_size=6", "max_target_length=2048",
                 "gradient_accumulation_steps=1", "remat_policy=minimal", "base_emb_dim=8192",
                 "base_num_query_heads=64", "base_num_kv_heads=64", "head_dim=128",
-                "base_mlp_dim=28672", "base_num_decoder_layers=32", "vocab_size=32000"}));
+                "base_mlp_dim=28672", "base_num_decoder_layers=32", "vocab_size=32000",
+                // No MaxText model file is named: every architecture key
+                // (core/tpu/maxtext_architecture.hpp).
+                "decoder_block=llama2", "mlp_activations=[silu,linear]",
+                "normalization_layer_epsilon=1e-05", "rope_max_timescale=10000",
+                "attention_bias=false", "use_qk_norm=false", "logits_via_embedding=false",
+                "normalize_embedding_logits=false", "enable_dropout=false"}));
   l.workload.global_batch = 32; // half a sequence per chip
   EXPECT_EQ(render_maxtext_args(l)[10], "per_device_batch_size=0.5");
 }

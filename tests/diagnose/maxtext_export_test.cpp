@@ -55,6 +55,14 @@ TEST_F(maxtext_export, a_tpu_session_exports_its_fastest_mesh_as_maxtext_overrid
     best.at(mesh_axis::seq), best.at(mesh_axis::model), best.at(mesh_axis::expert));
   EXPECT_EQ(m.out.rfind(expected, 0), 0u) << m.out << "\nexpected " << expected;
   EXPECT_NE(m.out.find(" base_num_decoder_layers=32 "), std::string::npos) << m.out;
+  // GPT-3 7B has no MaxText model file: every architecture key is written,
+  // and dropout is off for a throughput run (base.yml has it on).
+  for (const char* key : {" decoder_block=gpt3 ", " 'mlp_activations=[gelu]' ",
+                          " normalization_layer_epsilon=1e-05 ", " trainable_position_size=4096 ",
+                          " attention_bias=true ", " logits_via_embedding=true ",
+                          " enable_dropout=false"})
+    EXPECT_NE(m.out.find(key), std::string::npos) << key << " in " << m.out;
+  EXPECT_EQ(m.out.find("model_name="), std::string::npos) << m.out;
   // The diagnosis moved the run from model=1 to the expert's model=4.
   EXPECT_NE(m.out.find("ici_tensor_parallelism=4 "), std::string::npos) << m.out;
 
@@ -62,6 +70,27 @@ TEST_F(maxtext_export, a_tpu_session_exports_its_fastest_mesh_as_maxtext_overrid
   EXPECT_EQ(megatron.status, 2);
   EXPECT_EQ(megatron.err, "error: session '" + session + "' is a TPU (MaxText) session: it has "
                           "no Megatron-LM form; use --format maxtext or --format json\n");
+}
+
+// Llama-3-8B is a model MaxText ships: the export names its model file and
+// adds only what the file leaves to base.yml.
+TEST_F(maxtext_export, a_model_maxtext_ships_is_exported_by_its_model_name) {
+  const auto exp = test::asap_dir("v5e-256-comm") + "/experiment.yaml";
+  const auto pool = dir + "/pool";
+  auto r = paratune({"tune", exp, "--trials", "2", "--json", "--db", pool});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto session = nlohmann::json::parse(r.out)["session"].get<std::string>();
+  const auto m = paratune({"export", session, "--db", pool, "--format", "maxtext"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_NE(m.out.find(" model_name=llama3-8b "), std::string::npos) << m.out;
+  // llama3-8b.yml sets the sizes, rope 500000, epsilon, block and dropout
+  // off; writing them again with another value is what MaxText refuses.
+  for (const char* key : {"base_emb_dim=", "rope_max_timescale=", "decoder_block=",
+                          "enable_dropout="})
+    EXPECT_EQ(m.out.find(key), std::string::npos) << key << " in " << m.out;
+  for (const char* key : {" attention_bias=false", " use_qk_norm=false",
+                          " normalize_embedding_logits=false"})
+    EXPECT_NE(m.out.find(key), std::string::npos) << key << " in " << m.out;
 }
 
 TEST_F(maxtext_export, a_gpu_session_has_no_maxtext_form) {

@@ -2,6 +2,7 @@
 // the readers and the Analyzer take as they would a real profile, and the
 // closed loop `paratune tune` runs on a TPU experiment.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -216,6 +217,53 @@ TEST_F(tpu_sim, train_refuses_what_maxtext_refuses_in_its_words) {
   EXPECT_EQ(train({"dataset_path=gs://bucket/c4", "enable_checkpointing=false"}).status, 0);
   // The experiment is the trainer's own input: a missing one is bad input.
   EXPECT_EQ(run({sim(), "train", dir + "/none.yaml"}).status, 2);
+}
+
+// A catalog model MaxText ships is exported by its model_name: the
+// simulated trainer reads that file's model, refuses a key written against
+// it as MaxText's pyconfig does, and a model that is not the experiment's.
+TEST_F(tpu_sim, train_reads_the_model_file_model_name_names) {
+  const auto exp_path = test::asap_dir("v5e-256-comm") + "/experiment.yaml";
+  const auto exp = test::load_fixture_experiment(test::asap_dir("v5e-256-comm"));
+  const maxtext_launch launch{exp.model, exp.mesh, exp.dcn_mesh, exp.workload,
+                              exp.slice.chips()};
+  auto train = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {sim(), "train", exp_path, "steps=2"};
+    for (const auto& kv : checked_maxtext_args(launch))
+      argv.push_back(kv);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run(argv);
+  };
+  const auto args = checked_maxtext_args(launch);
+  EXPECT_NE(std::find(args.begin(), args.end(), "model_name=llama3-8b"), args.end());
+  const auto ok = train({});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find("completed step: 1"), std::string::npos) << ok.out;
+
+  const auto twice = train({"rope_max_timescale=10000"});
+  EXPECT_EQ(twice.status, 1);
+  EXPECT_NE(twice.err.find("File \"src/maxtext/configs/pyconfig.py\", line 147\n"
+                           "ValueError: Keys ['rope_max_timescale'] are overridden by both "
+                           "model config and CLI/kwargs with different values."),
+            std::string::npos)
+      << twice.err;
+  EXPECT_EQ(twice.out.find("completed step"), std::string::npos);
+
+  const auto unknown = train({"model_name=llama3-7b"});
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.err.find("pydantic_core._pydantic_core.ValidationError: 1 validation error "
+                             "for MaxTextConfig model_name"),
+            std::string::npos)
+      << unknown.err;
+
+  // override_model_config lets the key through, and the run is then not
+  // the experiment's model.
+  const auto other = train({"override_model_config=true", "rope_max_timescale=10000"});
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.err.find("ValueError: MaxText override rope_max_timescale=10000 is not the "
+                           "experiment's model (500000)"),
+            std::string::npos)
+      << other.err;
 }
 
 TEST_F(tpu_sim, train_runs_out_of_hbm_as_xla_does) {

@@ -68,7 +68,7 @@ TEST(maxtext_rule_table, every_rule_has_one_sourced_row) {
     EXPECT_FALSE(row.message.empty()) << row.id;
     EXPECT_EQ(&row_of(row.rule), &row) << row.id;
   }
-  EXPECT_EQ(ids.size(), 9u);
+  EXPECT_EQ(ids.size(), 12u);
   EXPECT_EQ(row_of(maxtext_rule::ici_product).file, "utils/max_utils.py");
   EXPECT_EQ(row_of(maxtext_rule::ici_product).line, 479);
 }
@@ -230,6 +230,104 @@ TEST(maxtext_rules, none_is_exported_with_the_decoder_that_saves_everything) {
   EXPECT_EQ(value_of(out, "remat_policy"), "none");
   EXPECT_EQ(value_of(out, "pure_nnx_decoder"), "true");
   EXPECT_TRUE(check_maxtext_overrides(out, target_of(l)).empty());
+}
+
+// With model_name, MaxText applies that model's file and refuses a command
+// line that sets one of its keys to another value (pyconfig.py:147).
+TEST(maxtext_rules, a_model_file_key_written_with_another_value_is_refused) {
+  auto f = check_maxtext_overrides(
+      args{"model_name=llama3-8b", "rope_max_timescale=10000", "base_emb_dim=4096",
+           "decoder_block=qwen2"},
+      {});
+  ASSERT_EQ(rules_of(f), std::vector{maxtext_rule::model_keys_overridden});
+  EXPECT_EQ(f[0].printed(),
+            "ValueError: Keys ['rope_max_timescale', 'decoder_block'] are overridden by both "
+            "model config and CLI/kwargs with different values.This is not allowed, unless "
+            "setting `override_model_config=True`.");
+  EXPECT_EQ(f[0].row().file, "configs/pyconfig.py");
+  EXPECT_EQ(f[0].row().line, 147);
+  // The same value in another spelling is no conflict; override_model_config
+  // lets the command line win.
+  EXPECT_TRUE(check_maxtext_overrides(args{"model_name=llama3-8b", "rope_max_timescale=500000",
+                                           "normalization_layer_epsilon=1e-05",
+                                           "enable_dropout=false"},
+                                      {})
+                  .empty());
+  EXPECT_TRUE(check_maxtext_overrides(args{"model_name=llama3-8b", "rope_max_timescale=10000",
+                                           "override_model_config=true"},
+                                      {})
+                  .empty());
+  // A key the file leaves to base.yml is free: qwen2.5-7b.yml has no
+  // enable_dropout.
+  EXPECT_TRUE(
+      check_maxtext_overrides(args{"model_name=qwen2.5-7b", "enable_dropout=false"}, {}).empty());
+}
+
+TEST(maxtext_rules, model_name_and_decoder_block_are_maxtexts_values) {
+  auto f = check_maxtext_overrides(args{"model_name=llama3-7b"}, {});
+  ASSERT_EQ(rules_of(f), std::vector{maxtext_rule::model_name_known});
+  EXPECT_EQ(f[0].printed(),
+            "pydantic_core._pydantic_core.ValidationError: 1 validation error for MaxTextConfig "
+            "model_name: Input should be one of configs/types.py's ModelName values "
+            "[type=literal_error, input_value='llama3-7b', input_type=str]");
+  EXPECT_EQ(f[0].row().line, 576);
+  f = check_maxtext_overrides(args{"decoder_block=qwen2.5"}, {});
+  ASSERT_EQ(rules_of(f), std::vector{maxtext_rule::decoder_block_known});
+  EXPECT_TRUE(f[0].refuses());
+  // A model MaxText ships that paratune has no file of is accepted as is.
+  EXPECT_TRUE(check_maxtext_overrides(args{"model_name=mistral-7b"}, {}).empty());
+  EXPECT_TRUE(check_maxtext_overrides(args{"decoder_block=qwen3_moe"}, {}).empty());
+}
+
+// The simulator reads the model a model_name's file builds, and refuses one
+// that is not the experiment's.
+TEST(maxtext_args_read, a_model_name_builds_its_files_model) {
+  auto base = v6e_16("data=16");
+  base.model.name = "llama3-8b";
+  base.model.swiglu = true;
+  base.model.position = position_embedding::rope;
+  base.model.bias_linear = false;
+  base.model.kv_heads = 8;
+  base.model.ffn = 14336;
+  base.model.vocab = 128256;
+  base.model.rotary_base = 500000;
+  const auto out = render_maxtext_args(base);
+  EXPECT_EQ(value_of(out, "model_name"), "llama3-8b");
+  EXPECT_EQ(value_of(out, "base_emb_dim"), "(absent)");  // the file sets it
+  EXPECT_EQ(value_of(out, "enable_dropout"), "(absent)");  // the file sets false
+  EXPECT_NO_THROW(read_maxtext_args(out, base));
+  auto what = [&](const maxtext_launch& l) {
+    try {
+      read_maxtext_args(out, l);
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  auto other = base;
+  other.model.rotary_base = 10000;
+  EXPECT_EQ(what(other),
+            "rope_max_timescale=500_000 from model_name=llama3-8b "
+            "(configs/models/llama3-8b.yml:28) is not the experiment's model (10000)");
+  other = base;
+  other.model.qkv_bias = true;
+  EXPECT_EQ(what(other), "decoder_block=llama2 from model_name=llama3-8b "
+                         "(configs/models/llama3-8b.yml:29) is not the experiment's model (qwen2)");
+  other = base;
+  other.model.vocab = 32000;
+  EXPECT_EQ(what(other), "vocab_size=128256 from model_name=llama3-8b "
+                         "(configs/models/llama3-8b.yml:24) is not the experiment's model (32000)");
+  // A key written over the file is the override's.
+  auto written = out;
+  written.push_back("override_model_config=true");
+  written.push_back("vocab_size=32000");
+  try {
+    read_maxtext_args(written, base);
+    ADD_FAILURE() << "read";
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "MaxText override vocab_size=32000 is not the experiment's model "
+                           "(128256)");
+  }
 }
 
 // read_maxtext_args is render_maxtext_args read back: what the simulated

@@ -25,7 +25,9 @@ struct trainer_options {
 /// - MaxText's start-up checks (core/tpu's rule table) refuse what MaxText
 ///   refuses: its traceback's last lines on stderr, exit 1;
 /// - an override MaxText's config would refuse (not key=value, a value of
-///   the wrong kind) ends the same way with a ValueError;
+///   the wrong kind) ends the same way with a ValueError, and so does a
+///   model that is not the experiment's (the model_name's file under the
+///   keys written: sizes, decoder block, rope, epsilon, biases);
 /// - XLA's RESOURCE_EXHAUSTED (out of HBM) or INVALID_ARGUMENT at
 ///   compilation: exit 1;
 /// - with `failure_rate`, a host lost mid-run: the coordination service's
