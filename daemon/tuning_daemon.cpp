@@ -20,6 +20,7 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "adapters/config/private_dir.hpp"
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
 #include "daemon/curve_keys.hpp"
@@ -53,24 +54,6 @@ session_listener_actor::behavior_type session_listener(session_listener_actor::p
   };
 }
 
-/// The state directory, made private when new; one that others may write
-/// to is refused: they could replace the control socket with their own.
-caf::expected<void> prepare_state_dir(const std::string& dir) {
-  const bool existed = std::filesystem::exists(dir);
-  std::error_code made;
-  std::filesystem::create_directories(dir, made);
-  if (made)
-    return caf::make_error(ec::storage_failure,
-                           "cannot make the state directory " + dir + ": " + made.message());
-  if (!existed)
-    ::chmod(dir.c_str(), 0700);
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    return caf::make_error(ec::bad_input, "state: " + dir + " may be written by any user, who "
-                                          "could replace the control socket (chmod o-w)");
-  return {};
-}
-
 /// The Unix socket's mode: the owner's alone, unless control_users asks
 /// for others (whose uid the ZAP handler then checks).
 void restrict_control_socket(const std::string& bound, bool shared) {
@@ -97,8 +80,13 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                                    daemon_config cfg) {
   std::unique_ptr<tuning_daemon> d{new tuning_daemon(sys, std::move(cfg))};
   const auto& c = d->cfg_;
-  if (auto prepared = prepare_state_dir(c.state_dir); !prepared)
-    return prepared.error();
+  // Others who may write to it could replace the control socket: refused.
+  try {
+    if (const auto warning = prepare_private_dir(c.state_dir, "state"); !warning.empty())
+      spdlog::warn("daemon: {}", warning);
+  } catch (const input_error& e) {
+    return caf::make_error(ec::bad_input, e.what());
+  }
   runtime_options opts;
   opts.pool_dir = c.state_dir + "/pool";
   opts.bus = {bus_publish_of(c), bus_subscribe_of(c)};
