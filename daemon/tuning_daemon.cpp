@@ -24,6 +24,7 @@
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
 #include "daemon/curve_keys.hpp"
+#include "daemon/endpoints_file.hpp"
 #include "daemon/session_dialogue.hpp"
 #include "session_start/session_plan.hpp"
 #include "messages/codec.hpp"
@@ -105,6 +106,22 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
     return rt.error();
   d->rt_ = std::move(*rt);
   d->listener_ = sys.spawn(session_listener, d.get());
+  try {
+    // Before the sessions resume: they are handed its address.
+    const auto last = relay_ingress_of_last_run(endpoints_file_of(c.state_dir), c.relay_ingress);
+    if (!last.empty())
+      try {
+        d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, last, d->rt_->bus().publish,
+                                                      *opts.relay_master);
+      } catch (const std::exception&) {
+        // taken since: a free one, as configured
+      }
+    if (!d->ingress_)
+      d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress,
+                                                    d->rt_->bus().publish, *opts.relay_master);
+  } catch (const std::exception& e) {
+    return caf::make_error(ec::bus_failure, e.what());
+  }
   if (auto resumed = d->resume_unfinished(); !resumed)
     return resumed.error();
   try {
@@ -114,8 +131,6 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                           "needs the .key file with the secret key");
     if (!c.authorized_keys.empty())
       (void)read_authorized_keys(c.authorized_keys); // a bad folder stops the start, not a client
-    d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress, d->rt_->bus().publish,
-                                                  *opts.relay_master);
     d->zap_ = std::make_unique<zap_handler>(d->ctx_, access_source_of(c));
     d->server_ = std::make_unique<control_server>(
       d->ctx_, control_endpoint_of(c),
@@ -157,6 +172,10 @@ caf::expected<void> tuning_daemon::run_session(const std::string& id) {
   if (!opened)
     return caf::make_error(ec::session_failure, "session " + id + " has no session_opened record");
   auto job = wire::body_of<wire::session_opened>(*opened);
+  // Its relays publish where this daemon's ingress is now (a free port may
+  // differ from the one the session was submitted under).
+  if (!job.relay_endpoint.empty())
+    job.relay_endpoint = reachable(ingress_->bound());
   std::lock_guard<std::mutex> guard{sessions_mutex_};
   active_[id] = rt_->resume_session(id, std::move(job), listener_);
   return {};
@@ -198,7 +217,19 @@ control::reply tuning_daemon::health() {
   r.bus_subscribe = rt_->bus().subscribe;
   r.active_sessions = active_count();
   r.pool_next_seq = rt_->pool()->next_seq();
+  add_ports(r);
   return r;
+}
+
+void tuning_daemon::serving_http(const std::string& address) {
+  std::lock_guard<std::mutex> guard{http_mutex_};
+  http_address_ = address;
+}
+
+void tuning_daemon::add_ports(control::reply& r) {
+  r.relay_ingress = reachable(ingress_->bound()); // as each trial is handed it
+  std::lock_guard<std::mutex> guard{http_mutex_};
+  r.http = http_address_;
 }
 
 control::reply tuning_daemon::submit(const control::request& req) {
@@ -316,6 +347,7 @@ control::reply tuning_daemon::list() {
     return control::refusal("cannot read the pool: " + describe(refreshed.error()));
   auto r = accepted();
   r.sessions = index_.rows();
+  add_ports(r);
   return r;
 }
 
@@ -444,7 +476,9 @@ std::string tuning_daemon::health_json() {
                    {"active_sessions", h.active_sessions},
                    {"pool_next_seq", h.pool_next_seq},
                    {"control", server_ ? server_->bound() : std::string()},
-                   {"bus_subscribe", h.bus_subscribe}};
+                   {"bus_subscribe", h.bus_subscribe},
+                   {"relay_ingress", h.relay_ingress},
+                   {"http", h.http}};
   return j.dump();
 }
 
