@@ -18,6 +18,7 @@
 
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_service_fixture.hpp"
+#include "tests/e2e/local_slurm.hpp"
 #include "tests/fixtures/run_program.hpp"
 #include "tests/fixtures/test_paths.hpp"
 
@@ -200,6 +201,47 @@ TEST_F(taken_port, a_port_the_config_names_that_another_holds_stops_the_start_na
   EXPECT_NE(http.err.find("daemon: bad input: http: the dashboard cannot listen on " + first.http()
                           + ": Address already in use"),
             std::string::npos) << http.err;
+}
+
+/// `passed` relay lines in the daemon's /metrics, or -1 without an answer.
+long relay_lines(const test::daemon_process& d, const std::string& outcome) {
+  const auto colon = d.http().rfind(':');
+  httplib::Client http{"127.0.0.1", std::stoi(d.http().substr(colon + 1))};
+  const auto metrics = http.Get("/metrics");
+  if (!metrics)
+    return -1;
+  const std::string key = "paratune_relay_ingress_messages_total{outcome=\"" + outcome + "\"} ";
+  const auto at = metrics->body.find(key);
+  return at == std::string::npos ? -1 : std::stol(metrics->body.substr(at + key.size()));
+}
+
+TEST_F(taken_port, the_relay_lines_of_two_default_daemons_trials_each_reach_their_own_daemon) {
+  if (!test::use_local_slurm())
+    GTEST_SKIP() << test::no_local_slurm;
+  // Same uid: the local Slurm runs jobs as their submitter, and the relay
+  // only needs each daemon's free port and key.
+  const auto job = "name: shared-relay\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\n"
+                   "precision: fp16\ninitial: {tp: 8, pp: 1, mbs: 1, gbs: 512, seq: 8192, "
+                   "recompute: full}\ntrials: 2\nstop: budget\nsimulation: {train_iters: 8}\n"
+                   "pools:\n"
+                   "  - {name: a100, kind: slurm, partition: a100, via: sbatch, relay: true,\n"
+                   "     relay_path: \"" + test::bin_dir() + "/paratune-relay\",\n"
+                   "     launch: [\"" + test::bin_dir() + "/paratune-sim\", --sim-world-size,\n"
+                   "              \"{gpus_per_node}\", --sim-time-scale, \"0.002\",\n"
+                   "              --sim-failure-rate, \"0\", --sim-seed, \"{trial}\", "
+                   "\"{megatron_args}\"]}\n";
+  test::daemon_process a{dir + "/a", {}, {true, {}, {}}};
+  test::daemon_process b{dir + "/b", {}, {true, {}, {}}};
+  ASSERT_TRUE(a.up()) << a.output();
+  ASSERT_TRUE(b.up()) << b.output();
+  ASSERT_NE(a.relay(), b.relay());
+  const auto in_a = submit(a, job), in_b = submit(b, job);
+  EXPECT_EQ(wait_end(a, in_a).state, "finished") << a.output();
+  EXPECT_EQ(wait_end(b, in_b).state, "finished") << b.output();
+  for (const auto* d : {&a, &b}) {
+    EXPECT_GT(relay_lines(*d, "passed"), 0) << d->output();
+    EXPECT_EQ(relay_lines(*d, "unauthenticated"), 0) << "a line signed for the other daemon";
+  }
 }
 
 } // namespace
