@@ -5,6 +5,7 @@
 #include <set>
 
 #include <pwd.h>
+#include <unistd.h>
 
 #include "adapters/config/env_fields.hpp"
 #include "adapters/config/reasoner_loader.hpp"
@@ -77,6 +78,16 @@ std::string endpoint_host(const std::string& endpoint) {
 
 bool is_loopback_host(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+std::string default_state_dir() {
+  const char* home = std::getenv("HOME");
+  if (!home || !*home) {
+    const auto* pw = ::getpwuid(::geteuid());
+    home = pw ? pw->pw_dir : nullptr;
+  }
+  // No home at all (a bare container): the working directory's, as before.
+  return home && *home ? std::string(home) + "/.paratune" : std::string("paratune-state");
 }
 
 std::string control_endpoint_of(const daemon_config& c) {

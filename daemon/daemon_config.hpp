@@ -13,13 +13,13 @@ enum class log_format { text, json };
 /// line (which wins). Every endpoint is on the loopback unless
 /// `allow_remote` says otherwise.
 ///
-///   state: /var/lib/paratune          # the pool (RocksDB) and trial directories
+///   state: /var/lib/paratune          # the pool and trial directories (default ~/.paratune)
 ///   control: ipc:///var/lib/paratune/control.sock  # default: STATE/control.sock
 ///   control_users: [alice, 1002]      # others who may use the Unix socket
 ///   authorized_keys: /etc/paratune/clients  # client .pub files: TCP control
 ///   bus: {publish: ipc://STATE/bus-publish.sock, subscribe: ipc://STATE/bus-subscribe.sock}
-///   relay_ingress: tcp://127.0.0.1:7711   # where trials' relays publish their lines
-///   http: 127.0.0.1:7713              # dashboard, /metrics, /health; "off": none
+///   relay_ingress: tcp://127.0.0.1:7711   # where trials' relays publish their lines (default: a free port)
+///   http: 127.0.0.1:7713              # dashboard, /metrics, /health (default: a free port); "off": none
 ///   log: {format: json, level: info}
 ///   grace_s: 10                       # how long each group of actors may take to stop
 ///   sync_writes: true                 # fdatasync every pool write
@@ -30,8 +30,15 @@ enum class log_format { text, json };
 ///   reasoner: {mode: hybrid, base_url: "http://127.0.0.1:8000/v1", model: NAME,
 ///              api_key_env: OPENAI_API_KEY}  # for jobs that name none
 ///   secret_env: [HF_TOKEN]            # more secrets of this environment
+/// The state directory a daemon started without `state:` keeps, and the
+/// one a client looks in for the daemon without --daemon or
+/// $PARATUNE_DAEMON: $HOME/.paratune (the user database's home when HOME
+/// is unset). Each user's own, so that the defaults of two users' daemons
+/// on one host never meet.
+std::string default_state_dir();
+
 struct daemon_config {
-  std::string state_dir = "paratune-state";
+  std::string state_dir = default_state_dir();
   /// The control endpoint; empty for the Unix socket STATE/control.sock
   /// (control_endpoint_of). A tcp:// endpoint needs curve_key and
   /// authorized_keys: over TCP only listed CURVE clients are heard.
@@ -47,9 +54,12 @@ struct daemon_config {
   std::string bus_publish;
   std::string bus_subscribe;
   /// The only bus endpoint for cluster nodes: relay lines in, nothing else
-  /// (daemon/relay_ingress.hpp).
-  std::string relay_ingress = "tcp://127.0.0.1:7711";
-  std::string http = "127.0.0.1:7713"; ///< HOST:PORT, or empty for none
+  /// (daemon/relay_ingress.hpp). A port of * takes a free one, which the
+  /// daemon prints, keeps in STATE/endpoints.json and hands to each trial:
+  /// two users' daemons on one host never want the same port.
+  std::string relay_ingress = "tcp://127.0.0.1:*";
+  /// HOST:PORT, or empty for none; a port of * takes a free one, as above.
+  std::string http = "127.0.0.1:*";
   log_format log = log_format::text;
   std::string log_level = "info";
   int grace_s = 10;
@@ -97,8 +107,7 @@ bool is_loopback_host(const std::string& host);
 
 /// Where a client finds the daemon: `flag` when given, else the
 /// PARATUNE_DAEMON environment variable, else the default daemon's Unix
-/// socket (ipc://paratune-state/control.sock, the default state directory
-/// below the working directory).
+/// socket (ipc://$HOME/.paratune/control.sock, in default_state_dir()).
 std::string daemon_endpoint(const std::string& flag);
 
 } // namespace paratune

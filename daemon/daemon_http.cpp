@@ -73,8 +73,14 @@ start_daemon_http(tuning_daemon& daemon, const std::string& host_port,
         http->server_->add_get("/health", "application/json", [d] { return d->health_json(); });
       !added)
     return added.error();
-  if (auto started = http->server_->start(); !started)
-    return started.error();
+  if (auto started = http->server_->start(); !started) {
+    // Named by its key: a port the config chose that another took.
+    const auto& why = started.error().context();
+    return caf::make_error(ec::bad_input,
+                           "http: " + (why.size() > 0 && why.match_element<std::string>(0)
+                                         ? why.get_as<std::string>(0)
+                                         : describe(started.error())));
+  }
   return http;
 }
 

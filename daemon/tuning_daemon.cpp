@@ -21,10 +21,12 @@
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "adapters/config/private_dir.hpp"
 #include "core/input_error.hpp"
 #include "core/secret_env.hpp"
 #include "core/trial_environment.hpp"
 #include "daemon/curve_keys.hpp"
+#include "daemon/endpoints_file.hpp"
 #include "daemon/session_dialogue.hpp"
 #include "session_start/session_plan.hpp"
 #include "messages/codec.hpp"
@@ -55,24 +57,6 @@ session_listener_actor::behavior_type session_listener(session_listener_actor::p
   };
 }
 
-/// The state directory, made private when new; one that others may write
-/// to is refused: they could replace the control socket with their own.
-caf::expected<void> prepare_state_dir(const std::string& dir) {
-  const bool existed = std::filesystem::exists(dir);
-  std::error_code made;
-  std::filesystem::create_directories(dir, made);
-  if (made)
-    return caf::make_error(ec::storage_failure,
-                           "cannot make the state directory " + dir + ": " + made.message());
-  if (!existed)
-    ::chmod(dir.c_str(), 0700);
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    return caf::make_error(ec::bad_input, "state: " + dir + " may be written by any user, who "
-                                          "could replace the control socket (chmod o-w)");
-  return {};
-}
-
 /// The Unix socket's mode: the owner's alone, unless control_users asks
 /// for others (whose uid the ZAP handler then checks).
 void restrict_control_socket(const std::string& bound, bool shared) {
@@ -99,8 +83,13 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                                    daemon_config cfg) {
   std::unique_ptr<tuning_daemon> d{new tuning_daemon(sys, std::move(cfg))};
   const auto& c = d->cfg_;
-  if (auto prepared = prepare_state_dir(c.state_dir); !prepared)
-    return prepared.error();
+  // Others who may write to it could replace the control socket: refused.
+  try {
+    if (const auto warning = prepare_private_dir(c.state_dir, "state"); !warning.empty())
+      spdlog::warn("daemon: {}", warning);
+  } catch (const input_error& e) {
+    return caf::make_error(ec::bad_input, e.what());
+  }
   runtime_options opts;
   opts.pool_dir = c.state_dir + "/pool";
   opts.bus = {bus_publish_of(c), bus_subscribe_of(c)};
@@ -119,6 +108,22 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
     return rt.error();
   d->rt_ = std::move(*rt);
   d->listener_ = sys.spawn(session_listener, d.get());
+  try {
+    // Before the sessions resume: they are handed its address.
+    const auto last = relay_ingress_of_last_run(endpoints_file_of(c.state_dir), c.relay_ingress);
+    if (!last.empty())
+      try {
+        d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, last, d->rt_->bus().publish,
+                                                      *opts.relay_master);
+      } catch (const std::exception&) {
+        // taken since: a free one, as configured
+      }
+    if (!d->ingress_)
+      d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress,
+                                                    d->rt_->bus().publish, *opts.relay_master);
+  } catch (const std::exception& e) {
+    return caf::make_error(ec::bus_failure, e.what());
+  }
   if (auto resumed = d->resume_unfinished(); !resumed)
     return resumed.error();
   try {
@@ -128,8 +133,6 @@ caf::expected<std::unique_ptr<tuning_daemon>> tuning_daemon::start(caf::actor_sy
                                                           "needs the .key file with the secret key");
     if (!c.authorized_keys.empty())
       (void)read_authorized_keys(c.authorized_keys); // a bad folder stops the start, not a client
-    d->ingress_ = std::make_unique<relay_ingress>(d->ctx_, c.relay_ingress, d->rt_->bus().publish,
-                                                  *opts.relay_master);
     d->zap_ = std::make_unique<zap_handler>(d->ctx_, access_source_of(c));
     d->server_ = std::make_unique<control_server>(
       d->ctx_, control_endpoint_of(c),
@@ -171,6 +174,10 @@ caf::expected<void> tuning_daemon::run_session(const std::string& id) {
   if (!opened)
     return caf::make_error(ec::session_failure, "session " + id + " has no session_opened record");
   auto job = wire::body_of<wire::session_opened>(*opened);
+  // Its relays publish where this daemon's ingress is now (a free port may
+  // differ from the one the session was submitted under).
+  if (!job.relay_endpoint.empty())
+    job.relay_endpoint = reachable(ingress_->bound());
   std::lock_guard<std::mutex> guard{sessions_mutex_};
   active_[id] = rt_->resume_session(id, std::move(job), listener_);
   return {};
@@ -212,7 +219,19 @@ control::reply tuning_daemon::health() {
   r.bus_subscribe = rt_->bus().subscribe;
   r.active_sessions = active_count();
   r.pool_next_seq = rt_->pool()->next_seq();
+  add_ports(r);
   return r;
+}
+
+void tuning_daemon::serving_http(const std::string& address) {
+  std::lock_guard<std::mutex> guard{http_mutex_};
+  http_address_ = address;
+}
+
+void tuning_daemon::add_ports(control::reply& r) {
+  r.relay_ingress = reachable(ingress_->bound()); // as each trial is handed it
+  std::lock_guard<std::mutex> guard{http_mutex_};
+  r.http = http_address_;
 }
 
 control::reply tuning_daemon::submit(const control::request& req) {
@@ -337,6 +356,7 @@ control::reply tuning_daemon::list() {
     return control::refusal("cannot read the pool: " + describe(refreshed.error()));
   auto r = accepted();
   r.sessions = index_.rows();
+  add_ports(r);
   return r;
 }
 
@@ -465,7 +485,9 @@ std::string tuning_daemon::health_json() {
                    {"active_sessions", h.active_sessions},
                    {"pool_next_seq", h.pool_next_seq},
                    {"control", server_ ? server_->bound() : std::string()},
-                   {"bus_subscribe", h.bus_subscribe}};
+                   {"bus_subscribe", h.bus_subscribe},
+                   {"relay_ingress", h.relay_ingress},
+                   {"http", h.http}};
   return j.dump();
 }
 

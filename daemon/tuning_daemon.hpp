@@ -60,6 +60,8 @@ public:
   /// Where trials' relays publish (the relay ingress, as bound).
   const std::string& relay_endpoint() const { return ingress_->bound(); }
   std::shared_ptr<const message_pool> pool() const { return rt_->pool(); }
+  /// The dashboard's address once it listens (health and list report it).
+  void serving_http(const std::string& address);
   /// The sessions resumed at start.
   int resumed() const { return resumed_; }
 
@@ -74,6 +76,8 @@ private:
   explicit tuning_daemon(caf::actor_system& sys, daemon_config cfg);
 
   control::reply health();
+  /// The ports health and list report: the relay ingress, the dashboard.
+  void add_ports(control::reply& r);
   control::reply submit(const control::request& r);
   control::reply list();
   control::reply status(const std::string& id);
@@ -103,6 +107,8 @@ private:
   std::unique_ptr<control_server> server_;
   session_listener_actor listener_;
   std::mutex sessions_mutex_;
+  std::mutex http_mutex_;
+  std::string http_address_; ///< guarded by http_mutex_
   std::map<std::string, session_actor> active_;
   bool diagnosis_agents_ = false; ///< started with the first TPU session
   std::chrono::steady_clock::time_point started_;

@@ -95,8 +95,12 @@ struct reply {
   std::string bus_subscribe;            ///< where `watch` subscribes
   int active_sessions = 0;
   uint64_t pool_next_seq = 0;
+  // health and list: the ports the daemon took (free ones by default)
+  std::string relay_ingress;            ///< where trials' relays publish, as handed to them
+  std::string http;                     ///< the dashboard's HOST:PORT; empty when off
   MSGPACK_DEFINE_MAP(v, ok, error, session, sessions, records, last_seq, more, version,
-                     uptime_ms, bus_subscribe, active_sessions, pool_next_seq)
+                     uptime_ms, bus_subscribe, active_sessions, pool_next_seq, relay_ingress,
+                     http)
 };
 
 inline reply refusal(std::string why) {

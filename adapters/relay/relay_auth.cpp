@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/private_path.hpp"
+
 namespace paratune {
 
 namespace {
@@ -79,11 +81,12 @@ relay_key read_master(const std::string& path) {
   std::string problem;
   if (!S_ISREG(st.st_mode))
     problem = "is not a regular file";
-  else if (st.st_uid != ::geteuid())
-    problem = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user";
-  else if (st.st_mode & 077)
-    problem = "can be read or written by other users (chmod 600 it, or remove it and every "
-              "running relay's lines are refused)";
+  else if (const auto found = judge_private_path(private_path_kind::secret_file,
+                                                  unsigned(st.st_uid), unsigned(::geteuid()),
+                                                  unsigned(st.st_mode & 07777));
+           found.verdict != private_path_verdict::ok)
+    problem = found.problem + "; chmod 600 it, or remove it and every running relay's lines are "
+                              "refused";
   else if (st.st_size != off_t(sizeof(relay_key)))
     problem = "holds " + std::to_string(st.st_size) + " bytes, not "
               + std::to_string(sizeof(relay_key));

@@ -30,7 +30,8 @@ relay_ingress::relay_ingress(zmq::context_t& ctx, const std::string& endpoint,
   try {
     in_.bind(endpoint);
   } catch (const zmq::error_t& e) {
-    throw std::runtime_error("cannot bind the relay ingress " + endpoint + ": " + e.what());
+    // Named by the key that chose it (a daemon's config, a job's pool).
+    throw std::runtime_error("relay_ingress: cannot bind " + endpoint + ": " + e.what());
   }
   bound_ = in_.get(zmq::sockopt::last_endpoint);
   out_.connect(bus_publish);

@@ -154,7 +154,8 @@ TEST_F(control_access, control_users_lets_a_named_uid_in_and_refuses_others_by_t
 
   const auto listed = as_user(65533, {"list", "--daemon", "ipc://" + socket, "--json"});
   EXPECT_EQ(listed.status, 0) << listed.err;
-  EXPECT_EQ(listed.out, "{\n  \"sessions\": []\n}\n");
+  EXPECT_EQ(listed.out, "{\n  \"http\": \"\",\n  \"relay_ingress\": \"" + d.relay()
+                          + "\",\n  \"sessions\": []\n}\n");
 
   const auto refused = as_user(65534, {"list", "--daemon", "ipc://" + socket, "--timeout", "1"});
   EXPECT_EQ(refused.status, 1);
@@ -200,7 +201,8 @@ TEST_F(control_access, tcp_control_hears_only_the_curve_clients_in_authorized_ke
   const auto as_alice = cli({"list", "--daemon", d.control(), "--server-key", server,
                              "--client-key", keys + "/alice.key", "--json"});
   EXPECT_EQ(as_alice.status, 0) << as_alice.err;
-  EXPECT_EQ(as_alice.out, "{\n  \"sessions\": []\n}\n");
+  EXPECT_EQ(as_alice.out, "{\n  \"http\": \"\",\n  \"relay_ingress\": \"" + d.relay()
+                            + "\",\n  \"sessions\": []\n}\n");
 
   const auto as_mallory = cli({"list", "--daemon", d.control(), "--server-key", server,
                                "--client-key", keys + "/mallory.key", "--timeout", "1"});

@@ -31,12 +31,16 @@ control::request request_of(control::control_op op, const std::string& session) 
   return r;
 }
 
-daemon_process::daemon_process(const std::string& state_dir, std::vector<std::string> extra) {
+daemon_process::daemon_process(const std::string& state_dir, std::vector<std::string> extra,
+                               daemon_launch how) {
   // The control endpoint and the bus are the default ones, Unix sockets in
   // the state directory; the relays' ingress takes a port the kernel picks.
-  std::vector<std::string> argv = {bin_dir() + "/paratune", "daemon", "--state", state_dir,
-                                   "--relay-ingress", "tcp://127.0.0.1:*"};
-  if (std::find(extra.begin(), extra.end(), "--http") == extra.end())
+  std::vector<std::string> argv = how.wrapper;
+  argv.push_back(how.executable.empty() ? bin_dir() + "/paratune" : how.executable);
+  argv.insert(argv.end(), {"daemon", "--state", state_dir});
+  if (!how.state_only)
+    argv.insert(argv.end(), {"--relay-ingress", "tcp://127.0.0.1:*"});
+  if (!how.state_only && std::find(extra.begin(), extra.end(), "--http") == extra.end())
     extra.insert(extra.end(), {"--http", "off"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   process_ = std::make_unique<child_process>(
@@ -69,6 +73,7 @@ void daemon_process::on_line(const std::string& line) {
   if (line.rfind("paratune daemon: control ", 0) == 0) {
     control_ = field_after(line, "control ");
     http_ = field_after(line, "http ");
+    relay_ = field_after(line, "relay ");
   }
 }
 

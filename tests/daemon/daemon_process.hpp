@@ -11,19 +11,33 @@
 
 namespace paratune::test {
 
+/// How a daemon_process is run, when not as the tests' usual one.
+struct daemon_launch {
+  /// `paratune daemon --state DIR` and nothing else: every default, as a
+  /// user who follows the README starts it.
+  bool state_only = false;
+  /// Put before the executable: `/usr/bin/env VAR=...`, `setpriv ...`.
+  std::vector<std::string> wrapper;
+  /// The paratune to run; empty for bin_dir()/paratune.
+  std::string executable;
+};
+
 /// A real `paratune daemon` run as a child process on ports the kernel
 /// picks, for tests that stop it, kill it and start it again.
 class daemon_process {
 public:
   /// Starts it on `state_dir` and waits for its "paratune daemon: control
   /// ..." line; `extra` goes on its command line.
-  daemon_process(const std::string& state_dir, std::vector<std::string> extra = {});
+  daemon_process(const std::string& state_dir, std::vector<std::string> extra = {},
+                 daemon_launch how = {});
   ~daemon_process();
 
   /// Whether it printed where it listens (it started).
   bool up() const { return !control_.empty(); }
   const std::string& control() const { return control_; }
   const std::string& http() const { return http_; }
+  /// The relay ingress its first line names.
+  const std::string& relay() const { return relay_; }
   /// Everything it printed so far.
   std::string output() const;
 
@@ -41,7 +55,7 @@ private:
 
   mutable std::mutex mutex_;
   std::vector<std::string> lines_;
-  std::string control_, http_;
+  std::string control_, http_, relay_;
   int exit_status_ = -1;
   std::unique_ptr<child_process> process_;
   std::unique_ptr<control_client> client_;

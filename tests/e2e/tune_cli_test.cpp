@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -66,6 +68,8 @@ double expert_best_truth(const job_spec& job) {
 TEST_F(tune_cli, an_error_is_printed_in_words_with_exit_1) {
   auto held = message_pool::open(dir + "/pool"); // another writer holds the pool
   ASSERT_TRUE(held);
+  // Its owner's alone, as tune makes one: only the error is printed.
+  ASSERT_EQ(::chmod((dir + "/pool").c_str(), 0700), 0);
   const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
   auto r = paratune({"tune", job_file, "--db", dir + "/pool"});
   EXPECT_EQ(r.status, 1);

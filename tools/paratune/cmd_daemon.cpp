@@ -6,6 +6,8 @@
 #include <csignal>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -15,10 +17,12 @@
 #include "core/secret_env.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/daemon_http.hpp"
+#include "daemon/endpoints_file.hpp"
 #include "daemon/json_log.hpp"
 #include "daemon/tuning_daemon.hpp"
 #include "messages/ec.hpp"
 #include "messages/type_ids.hpp"
+#include "session_start/session_record.hpp"
 #include "storage/rocks_db.hpp"
 #include "tools/paratune/command.hpp"
 
@@ -105,10 +109,25 @@ int run_daemon(const daemon_options& o) {
     spdlog::error("daemon: {}", describe(http.error()));
     return 1;
   }
+  const auto http_address = cfg.http.empty() ? std::string() : (*http)->address();
+  (*daemon)->serving_http(http_address);
+  // The ports it took (free ones by default), kept where its owner's tools
+  // look: the state directory, in a file only the owner reads. Left after
+  // a stop: the next daemon here takes the same relay port when it can, so
+  // that the relays of Slurm trials left running stay heard.
+  const auto endpoints_file = endpoints_file_of(cfg.state_dir);
+  try {
+    write_endpoints_file(endpoints_file,
+                         {(*daemon)->control_endpoint(), (*daemon)->bus().subscribe,
+                          reachable((*daemon)->relay_endpoint()), http_address, long(::getpid())});
+  } catch (const std::exception& e) {
+    spdlog::error("daemon: {}", e.what());
+    return 1;
+  }
   // One line on stdout for whoever started it: where to reach it.
   std::cout << "paratune daemon: control " << (*daemon)->control_endpoint() << ", bus "
             << (*daemon)->bus().subscribe << ", http "
-            << (cfg.http.empty() ? std::string("off") : (*http)->address()) << ", state "
+            << (cfg.http.empty() ? std::string("off") : http_address) << ", state "
             << cfg.state_dir << ", relay " << (*daemon)->relay_endpoint() << std::endl;
   int sig = 0;
   sigwait(&signals, &sig);
@@ -143,10 +162,10 @@ command_action setup_daemon(CLI::App& app) {
                  "the agents' bus, subscribe side (default ipc://STATE/bus-subscribe.sock)");
   app.add_option("--relay-ingress", o->overrides.relay_ingress,
                  "where trials' relays publish their lines, the one bus endpoint for cluster "
-                 "nodes (default " + d.relay_ingress + ")");
+                 "nodes (default " + d.relay_ingress + ": a free port)");
   app.add_option("--http", o->overrides.http,
                  "HOST:PORT of the dashboard, /metrics and /health, or off (default " + d.http
-                   + ")");
+                   + ": a free port)");
   app.add_option("--log-format", o->log_format, "text or json")
     ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--log-level", o->overrides.log_level, "trace, debug, info, warn or error")

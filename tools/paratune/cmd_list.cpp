@@ -1,5 +1,7 @@
 // paratune list: the daemon's sessions, newest first.
 
+#include <cstdio>
+
 #include <CLI/CLI.hpp>
 
 #include "tools/paratune/command.hpp"
@@ -23,10 +25,18 @@ int run_list(const list_options& o) {
   auto reply = o.daemon.call(r, status);
   if (!reply)
     return status;
-  if (o.json)
-    print_json(session_rows_json(reply->sessions));
-  else
+  // The ports the daemon took (free ones by default) come with its rows.
+  if (o.json) {
+    auto doc = session_rows_json(reply->sessions);
+    doc["relay_ingress"] = reply->relay_ingress;
+    doc["http"] = reply->http;
+    print_json(doc);
+  } else {
     print_session_table(reply->sessions);
+    std::printf("daemon %s: dashboard %s, relay ingress %s\n", o.daemon.where().c_str(),
+                reply->http.empty() ? "off" : ("http://" + reply->http).c_str(),
+                reply->relay_ingress.c_str());
+  }
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "actors/tuning_session.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "adapters/config/private_dir.hpp"
 #include "core/human_units.hpp"
 #include "core/input_error.hpp"
 #include "messages/conversions.hpp"
@@ -43,6 +44,9 @@ int run_tune(const tune_options& o) {
   // A TPU mesh experiment runs ASAP's diagnose-and-propose loop (tpu_tune.hpp).
   // Bad input: exit 2 before the pool is touched.
   auto plan = plan_session_file(o.job_file, {{}, o.db, o.trials});
+  // The pool holds every trial's output: its owner's alone, as a daemon's.
+  if (const auto warning = prepare_private_dir(o.db, "--db"); !warning.empty())
+    std::cerr << "warning: " << warning << '\n';
   if (plan.kind == job_kind::tpu_experiment)
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto& job = plan.job;

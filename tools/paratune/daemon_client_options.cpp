@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+
+#include <sys/stat.h>
 
 #include "daemon/control_client.hpp"
 #include "core/input_error.hpp"
@@ -29,6 +32,23 @@ void daemon_client_options::add_to(CLI::App& app) {
                  "daemon's authorized_keys (default: $PARATUNE_CLIENT_KEY)");
 }
 
+namespace {
+
+/// The --db default of report, export, ask and sessions.
+constexpr const char* default_pool_dir = "paratune-pool";
+
+/// No ./paratune-pool, and a socket at the default daemon's endpoint.
+bool default_daemon_is_here() {
+  if (std::filesystem::exists(default_pool_dir))
+    return false;
+  const auto endpoint = daemon_endpoint("");
+  struct stat st {};
+  return endpoint.rfind("ipc://", 0) == 0 && ::stat(endpoint.substr(6).c_str(), &st) == 0
+         && S_ISSOCK(st.st_mode);
+}
+
+} // namespace
+
 std::string daemon_client_options::where() const {
   return daemon_endpoint(endpoint);
 }
@@ -49,7 +69,11 @@ session_source daemon_client_options::source() const {
   if (db_given)
     return session_source::pool;
   const char* env = std::getenv("PARATUNE_DAEMON");
-  return !endpoint.empty() || (env && *env) ? session_source::daemon : session_source::pool;
+  if (!endpoint.empty() || (env && *env))
+    return session_source::daemon;
+  // Neither named: the default pool when it is here, else the owner's
+  // default daemon when its socket is (the README's tour needs no export).
+  return default_daemon_is_here() ? session_source::daemon : session_source::pool;
 }
 
 namespace {

@@ -23,7 +23,8 @@ enum class session_source {
 };
 
 /// What every client command takes: where the daemon is (`--daemon`, else
-/// PARATUNE_DAEMON, else the default endpoint) and how long to wait.
+/// PARATUNE_DAEMON, else the default endpoint, the owner's
+/// ~/.paratune/control.sock) and how long to wait.
 struct daemon_client_options {
   std::string endpoint;
   int timeout_s = 10;
@@ -39,7 +40,10 @@ struct daemon_client_options {
   std::string where() const;
   /// For a command added with its --db option: --db given reads the pool
   /// ($PARATUNE_DAEMON does not override a flag); else `--daemon` or
-  /// $PARATUNE_DAEMON reads the daemon; else the default pool. --db and
+  /// $PARATUNE_DAEMON reads the daemon; else the default pool
+  /// (./paratune-pool) when it exists; else the owner's default daemon
+  /// (~/.paratune/control.sock) when its socket exists; else the default
+  /// pool, whose absence is then the error. --db and
   /// --daemon together are refused (input_error): which one was meant?
   session_source source() const;
   /// Sends one request. A refusal and a daemon that did not answer are
