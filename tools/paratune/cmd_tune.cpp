@@ -44,11 +44,11 @@ int run_tune(const tune_options& o) {
   // A TPU mesh experiment runs ASAP's diagnose-and-propose loop (tpu_tune.hpp).
   // Bad input: exit 2 before the pool is touched.
   auto plan = plan_session_file(o.job_file, {{}, o.db, o.trials});
+  if (plan.kind == job_kind::tpu_experiment)
+    return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   // The pool holds every trial's output: its owner's alone, as a daemon's.
   if (const auto warning = prepare_private_dir(o.db, "--db"); !warning.empty())
     std::cerr << "warning: " << warning << '\n';
-  if (plan.kind == job_kind::tpu_experiment)
-    return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   const auto& job = plan.job;
   auto& record = plan.record;
   // Relays on other machines publish to an ingress, never to the agents' bus.

@@ -18,6 +18,7 @@
 #include "adapters/config/catalog.hpp"
 #include "adapters/config/executable_paths.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "adapters/config/private_dir.hpp"
 
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/diagnosis/tpu_tuning_loader.hpp"
@@ -118,7 +119,10 @@ caf::expected<session_end> run_session(caf::actor_system& sys, runtime& rt,
 } // namespace
 
 int run_tpu_tune(const tpu_tune_options& o) {
-  auto opts = session_options(o);
+  auto opts = session_options(o); // bad input: exit 2 before the pool is touched
+  // The pool holds every run's output: its owner's alone, as a GPU session's.
+  if (const auto warning = prepare_private_dir(o.db, "--db"); !warning.empty())
+    std::cerr << "warning: " << warning << '\n';
   const auto& exp = opts.experiment;
   command_runtime rt{o.db, false}; // the diagnosis agents alone
   if (!rt.started())
