@@ -5,7 +5,8 @@
 // copies of those libraries hidden (a mount namespace binds a folder holding
 // only glibc over each folder they came from): `--version`, and a 2-trial
 // simulated tune that must give the build's own answer. Megatron-LM is packed
-// from a small made-up snapshot: the tests never read ../shared.
+// from a small snapshot the test writes itself (a megatron/ folder and a
+// pretrain_gpt.py), in its own temp folder, so it carries all it needs.
 
 #include <gtest/gtest.h>
 
