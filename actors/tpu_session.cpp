@@ -440,6 +440,23 @@ std::optional<mesh_step> tpu_session_state::next_mesh() const {
 
 namespace {
 
+// A pool's latest runs that never reached their trainer, in a row, and
+// the last one's words.
+struct launch_streak {
+  int in_a_row = 0;
+  std::string last_error;
+};
+
+launch_streak launch_streak_of(const std::string& pool, const std::vector<tpu_trial>& ended) {
+  launch_streak s;
+  for (const auto& t : ended)
+    if (t.pool == pool) {
+      s.in_a_row = t.launch_failed ? s.in_a_row + 1 : 0;
+      s.last_error = t.error;
+    }
+  return s;
+}
+
 // The pools as placement sees them: a run holds its slot until it was
 // diagnosed, so that each slot moves from what its last run taught; a pool
 // whose latest runs never started is down, and paused after
@@ -452,12 +469,9 @@ std::vector<pool_load> tpu_pool_loads(const std::vector<wire::pool_wire>& pools,
     pool_load l{p.name, p.capacity};
     for (const auto& [index, run] : running)
       l.in_flight += run->trial.pool == p.name;
-    int in_a_row = 0;
-    for (const auto& t : ended)
-      if (t.pool == p.name)
-        in_a_row = t.launch_failed ? in_a_row + 1 : 0;
-    l.down = in_a_row > 0;
-    l.paused = in_a_row >= max_launch_failures;
+    const auto streak = launch_streak_of(p.name, ended);
+    l.down = streak.in_a_row > 0;
+    l.paused = streak.in_a_row >= max_launch_failures;
     out.push_back(l);
   }
   return out;
@@ -467,18 +481,12 @@ std::vector<pool_load> tpu_pool_loads(const std::vector<wire::pool_wire>& pools,
 std::string tpu_paused_pools(const std::vector<pool_load>& loads,
                              const std::vector<tpu_trial>& ended) {
   std::string out;
-  for (const auto& l : loads) {
-    if (!l.paused)
-      continue;
-    int in_a_row = 0;
-    std::string last;
-    for (const auto& t : ended)
-      if (t.pool == l.name) {
-        in_a_row = t.launch_failed ? in_a_row + 1 : 0;
-        last = t.error;
-      }
-    out += (out.empty() ? "" : "; ") + paused_pool_text(l.name, in_a_row, last);
-  }
+  for (const auto& l : loads)
+    if (l.paused) {
+      const auto streak = launch_streak_of(l.name, ended);
+      out += (out.empty() ? "" : "; ")
+             + paused_pool_text(l.name, streak.in_a_row, streak.last_error);
+    }
   return out;
 }
 
