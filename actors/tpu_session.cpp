@@ -624,7 +624,8 @@ void tpu_session_state::launch(tpu_run_in_flight& run, const wire::pool_wire& po
   } else {
     launch_values v;
     v.framework_args = overrides;
-    v.framework = launch_field::maxtext_args;
+    v.framework = maxtext_framework().args_field();
+    v.framework_title = std::string(maxtext_framework().title());
     v.trial = run.trial.index;
     v.session = opts.id;
     v.workdir = run.dir;

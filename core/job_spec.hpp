@@ -34,6 +34,9 @@ struct job_baseline {
 /// configuration keys the tuner may change (and to which values).
 struct job_spec {
   std::string name;
+  /// The framework its trials run (`framework:`; frameworks/framework.hpp's
+  /// name), Megatron-LM when the job names none.
+  std::string framework = "megatron-lm";
   model_spec model;
   cluster_spec cluster;
   std::string cluster_ref;    ///< the cluster as the job names it (catalog name or file)

@@ -23,13 +23,14 @@ std::span<const measuring_flag> measuring_flags() {
   return measuring_flag_table;
 }
 
-std::vector<std::string> production_args(const std::vector<std::string>& trial_args) {
+std::vector<std::string> production_args(const std::vector<std::string>& trial_args,
+                                         std::span<const measuring_flag> measuring) {
   std::vector<std::string> out;
   for (size_t i = 0; i < trial_args.size(); ++i) {
     const auto& arg = trial_args[i];
-    const auto flag = std::find_if(std::begin(measuring_flag_table), std::end(measuring_flag_table),
+    const auto flag = std::find_if(measuring.begin(), measuring.end(),
                                    [&](const measuring_flag& f) { return arg == f.name; });
-    if (flag == std::end(measuring_flag_table)) {
+    if (flag == measuring.end()) {
       out.push_back(arg);
       continue;
     }
@@ -38,13 +39,14 @@ std::vector<std::string> production_args(const std::vector<std::string>& trial_a
   return out;
 }
 
-env_list production_environment(int tp, int cp, const std::map<std::string, std::string>& pool,
+env_list production_environment(const env_list& framework,
+                                const std::map<std::string, std::string>& pool,
                                 const std::map<std::string, std::string>& job,
                                 const std::set<std::string>& secrets) {
   trial_env_sources from;
   from.pool = pool;
   from.job = job;
-  for (auto& [name, value] : framework_environment(tp, cp, false, {}))
+  for (const auto& [name, value] : framework)
     if (!for_the_measurement(name))
       from.framework.emplace_back(name, value);
   from.secrets = secrets;

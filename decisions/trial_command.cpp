@@ -1,34 +1,49 @@
 #include "decisions/trial_command.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 #include <vector>
 
+#include "core/input_error.hpp"
 #include "core/launch/launch_template.hpp"
-#include "core/megatron_args.hpp"
+#include "frameworks/framework.hpp"
 #include "messages/conversions.hpp"
 
 namespace paratune {
 
 namespace {
 
-megatron_launch megatron_launch_of(const wire::session_opened& s, const training_config& config) {
-  megatron_launch l;
-  l.model = wire::from_wire(s.model);
-  l.config = config;
-  parse_precision(s.precision, l.prec);
-  l.train_iters = s.train_iters;
-  return l;
+/// The session's framework; throws input_error for one this paratune
+/// does not have (records of another build).
+const framework& framework_of(const wire::session_opened& s) {
+  const auto* f = framework_named(s.framework);
+  if (!f)
+    throw input_error("the session's framework '" + s.framework
+                      + "' is not one this paratune runs");
+  return *f;
 }
 
-std::vector<std::string> template_command(const wire::session_opened& s,
+std::vector<std::string> trainer_args_of(const framework& f, const wire::session_opened& s,
+                                         const training_config& config) {
+  trainer_request r;
+  r.model = wire::from_wire(s.model);
+  r.config = config;
+  parse_precision(s.precision, r.prec);
+  r.train_iters = s.train_iters;
+  r.world_size = std::max(1, s.world_size);
+  return f.trainer_args(r);
+}
+
+std::vector<std::string> template_command(const framework& f, const wire::session_opened& s,
                                           const wire::pool_wire& pool,
                                           const training_config& config,
                                           const std::string& session, int trial,
                                           const std::string& workdir) {
   launch_values v;
-  v.framework_args = render_megatron_args(megatron_launch_of(s, config));
-  v.framework = launch_field::megatron_args;
+  v.framework_args = trainer_args_of(f, s, config);
+  v.framework = f.args_field();
+  v.framework_title = std::string(f.title());
   v.trial = trial;
   v.session = session;
   v.nodes = s.nodes;
@@ -54,14 +69,19 @@ std::vector<std::string> relayed_command(const wire::session_opened& s,
   return argv;
 }
 
-std::vector<std::string> simulator_command(const wire::session_opened& s,
+std::vector<std::string> simulator_command(const framework& f, const wire::session_opened& s,
                                            const training_config& config, int trial) {
+  // paratune-sim speaks Megatron-LM's arguments and log; the job loader
+  // refuses simulated pools for any other framework.
+  if (!f.simulated())
+    throw input_error("simulated pools run paratune-sim, which trains Megatron-LM, not "
+                      + std::string(f.title()));
   std::vector<std::string> argv = {
     s.sim_path, "--sim-cluster", s.sim_cluster, "--sim-world-size", std::to_string(s.world_size),
     "--sim-seed", std::to_string(s.seed * 1000 + uint64_t(trial)),
     "--sim-time-scale", std::to_string(s.sim_time_scale),
     "--sim-failure-rate", std::to_string(s.sim_failure_rate)};
-  for (auto& a : render_megatron_args(megatron_launch_of(s, config)))
+  for (auto& a : trainer_args_of(f, s, config))
     argv.push_back(std::move(a));
   return argv;
 }
@@ -74,14 +94,15 @@ void give_trial_command(wire::proposal& p, const wire::session_opened& job,
   const auto* pool = wire::pool_named(job, p.pool);
   if (pool && pool->kind == pool_kind::replay)
     return;
+  const auto& f = framework_of(job);
   if (!pool || pool->kind == pool_kind::simulated) {
-    p.argv = simulator_command(job, config, p.trial);
+    p.argv = simulator_command(f, job, config, p.trial);
     return;
   }
   const auto& base = pool->workdir.empty() ? job.workdir : pool->workdir;
   if (!base.empty())
     p.workdir = base + "/" + session + "/" + std::to_string(p.trial);
-  p.argv = template_command(job, *pool, config, session, p.trial, p.workdir);
+  p.argv = template_command(f, job, *pool, config, session, p.trial, p.workdir);
   if (pool->kind == pool_kind::slurm && pool->relay)
     p.argv = relayed_command(job, *pool, session, p.trial, p.workdir, std::move(p.argv));
 }

@@ -18,11 +18,17 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/launch/launch_template.hpp"
 #include "core/logged_failure.hpp"
+#include "core/cluster_spec.hpp"
+#include "core/model_spec.hpp"
+#include "core/production_command.hpp"
+#include "core/training_config.hpp"
 #include "core/trial_environment.hpp"
 #include "core/trial_scoring.hpp"
 
@@ -31,6 +37,23 @@ namespace paratune {
 /// A trial's configuration by canonical key ("tp" -> "2"; a MaxText mesh's
 /// axes), as the records hold it.
 using framework_config = std::map<std::string, std::string>;
+
+/// What one trial of a job's layout search (tp, pp, cp, ep, micro-batch,
+/// recomputation, overlap flags) is rendered from.
+struct trainer_request {
+  model_spec model;
+  training_config config;
+  precision prec = precision::bf16;
+  int train_iters = 10;  ///< steps the tuning run trains
+  int world_size = 1;    ///< devices the trial runs on
+};
+
+/// How a framework's results read in reports: what one training step is
+/// called, and what a device-hour is.
+struct result_units {
+  std::string_view step = "iteration";
+  std::string_view device_hours = "GPU-hours";
+};
 
 /// Reads one run's output as the framework writes its log, line by line.
 /// Every line it is handed has had the session's secrets hidden already
@@ -70,8 +93,27 @@ public:
 class framework {
 public:
   virtual ~framework() = default;
-  /// How sessions name it in their records ("megatron-lm", "maxtext").
+  /// How sessions and job files name it ("megatron-lm", "maxtext").
   virtual std::string_view name() const = 0;
+  /// How people name it ("Megatron-LM").
+  virtual std::string_view title() const = 0;
+  /// The trainer's own arguments for one trial of a job's layout search,
+  /// named as the framework names them. Throws input_error with the
+  /// framework's own words when it would refuse them (a framework whose
+  /// layouts are not a job's, as MaxText's TPU meshes, refuses every one).
+  virtual std::vector<std::string> trainer_args(const trainer_request& r) const = 0;
+  /// The placeholder its launch templates have always named those
+  /// arguments by ({megatron_args}); a framework without one takes only
+  /// {framework_args}, and every framework's own name is refused for it.
+  virtual launch_field args_field() const { return launch_field::framework_args; }
+  /// The flags of trainer_args() that only the tuning run needs (how long
+  /// it trains, how often it logs): a production command leaves them out.
+  virtual std::span<const measuring_flag> measuring_flags() const { return {}; }
+  /// Whether paratune's simulator trains it, so that a job may name
+  /// simulated pools (paratune-sim speaks Megatron-LM's arguments and log).
+  virtual bool simulated() const { return false; }
+  /// What its results are shown in.
+  virtual result_units units() const { return {}; }
   /// A reader for one run's output.
   virtual std::unique_ptr<run_reader> reader() const = 0;
   /// The variables this framework's trainer needs, for `config`, on a

@@ -34,8 +34,9 @@ std::string answer_html(const session_summary& s) {
   for (const auto& [k, v] : a->config)
     out += "<tr data-key=\"" + markup_escape(k) + "\"><td>" + markup_escape(k) + "</td><td>"
            + markup_escape(v) + "</td></tr>\n";
-  out += "</table>\n<h3>Production command</h3>\n<p>The Megatron-LM arguments of the best "
-         "configuration, with the environment its run needs:</p>\n<pre class=\"command\">";
+  out += "</table>\n<h3>Production command</h3>\n<p>The " + markup_escape(framework_title_of(s))
+         + " arguments of the best configuration, with the environment its run needs:</p>\n"
+           "<pre class=\"command\">";
   for (const auto& [name, value] : a->environment)
     out += markup_escape("export " + name + "=" + shell_quote(value)) + "\n";
   out += markup_escape(a->command) + "</pre>\n<h3>Full run</h3>\n<ul class=\"full-run\">\n";

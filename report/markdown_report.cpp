@@ -89,8 +89,8 @@ void md_answer(std::string& out, const session_summary& s) {
   out += "\n### Best configuration\n\n| key | value |\n|---|---|\n";
   for (const auto& [k, v] : a->config)
     out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
-  out += "\n### Production command\n\nThe Megatron-LM arguments of the best configuration, "
-         "with the environment its run needs:\n\n```sh\n";
+  out += "\n### Production command\n\nThe " + framework_title_of(s)
+         + " arguments of the best configuration, with the environment its run needs:\n\n```sh\n";
   for (const auto& [name, value] : a->environment)
     out += "export " + name + "=" + shell_quote(value) + "\n";
   out += a->command + "\n```\n";

@@ -14,18 +14,18 @@
 namespace paratune {
 
 std::vector<std::string> best_production_args(const session_summary& s) {
-  return production_args(megatron_args_of(s, s.best->config));
+  return production_args_of(s, s.best->config);
 }
 
 env_list best_production_environment(const session_summary& s) {
-  const auto config = wire::from_wire(s.best->config);
   std::map<std::string, std::string> pool_env;
   for (const auto& p : s.job.pools)
     if (p.name == s.best->pool)
       pool_env = p.env;
   std::set<std::string> secrets(s.job.secret_env.begin(), s.job.secret_env.end());
   secrets.insert(always_secret_env().begin(), always_secret_env().end());
-  return production_environment(config.tp, config.cp, pool_env, s.job.env, secrets);
+  return production_environment(framework_env_of(s, s.best->config), pool_env, s.job.env,
+                                secrets);
 }
 
 std::optional<session_answer> answer_of(const session_summary& s) {
@@ -52,7 +52,7 @@ std::optional<session_answer> answer_of(const session_summary& s) {
   try {
     a.command = shell_command(best_production_args(s));
   } catch (const std::exception& e) {  // a job whose model does not render
-    a.command = std::string("# no Megatron-LM arguments: ") + e.what();
+    a.command = "# no " + framework_title_of(s) + " arguments: " + e.what();
   }
   a.environment = best_production_environment(s);
   if (s.job.tokens > 0)
@@ -95,7 +95,7 @@ nlohmann::json answer_json(const session_summary& s) {
   const auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"trial", a->trial},
+  nlohmann::json j = {{"trial", a->trial},
           {"config", config},
           {"tflops_per_gpu", a->tflops_per_gpu},
           {"mfu_pct", a->mfu_pct},
@@ -105,10 +105,14 @@ nlohmann::json answer_json(const session_summary& s) {
           {"gain_over_baseline_pct", optional(a->gain_over_baseline_pct)},
           {"baseline_source", a->baseline_source.empty() ? nlohmann::json(nullptr)
                                                          : nlohmann::json(a->baseline_source)},
-          {"megatron_args", a->command.rfind('#', 0) == 0 ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(best_production_args(s))},
+          {"framework", s.job.framework},
+          {"trainer_args", a->command.rfind('#', 0) == 0 ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(best_production_args(s))},
           {"env", env},
           {"full_run", a->full_run}};
+  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
+    j["megatron_args"] = j["trainer_args"];
+  return j;
 }
 
 } // namespace paratune

@@ -13,6 +13,7 @@
 #include "report/baseline_value.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
+#include "frameworks/framework.hpp"
 #include "core/tuning/safety_guards.hpp"
 #include "messages/codec.hpp"
 #include "messages/conversions.hpp"
@@ -140,13 +141,33 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
   return s;
 }
 
-std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c) {
-  megatron_launch l;
-  l.model = wire::from_wire(s.job.model);
-  l.config = wire::from_wire(c);
-  parse_precision(s.job.precision, l.prec);
-  l.train_iters = s.job.train_iters;
-  return render_megatron_args(l);
+std::vector<std::string> trainer_args_of(const session_summary& s, const wire::config_map& c) {
+  const auto* f = framework_named(s.job.framework);
+  if (!f)
+    return {};
+  trainer_request r;
+  r.model = wire::from_wire(s.job.model);
+  r.config = wire::from_wire(c);
+  parse_precision(s.job.precision, r.prec);
+  r.train_iters = s.job.train_iters;
+  r.world_size = std::max(1, s.job.world_size);
+  return f->trainer_args(r);
+}
+
+std::vector<std::string> production_args_of(const session_summary& s, const wire::config_map& c) {
+  const auto* f = framework_named(s.job.framework);
+  return f ? production_args(trainer_args_of(s, c), f->measuring_flags())
+           : std::vector<std::string>{};
+}
+
+env_list framework_env_of(const session_summary& s, const wire::config_map& c) {
+  const auto* f = framework_named(s.job.framework);
+  return f ? f->environment(c, false, {}) : env_list{};
+}
+
+std::string framework_title_of(const session_summary& s) {
+  const auto* f = framework_named(s.job.framework);
+  return f ? std::string(f->title()) : s.job.framework;
 }
 
 bool has_replay_pool(const wire::session_opened& job) {
@@ -175,7 +196,10 @@ nlohmann::json to_json(const session_summary& s) {
                  {"mfu", s.best->mfu},
                  {"tflops_per_gpu", s.best->tflops_per_gpu},
                  {"peak_memory_mib", s.best->peak_memory_mib},
-                 {"megatron_args", megatron_args_of(s, s.best->config)}};
+                 {"framework", s.job.framework},
+                 {"trainer_args", trainer_args_of(s, s.best->config)}};
+    if (s.job.framework == "megatron-lm") // the key scripts read before there were others
+      j["best"]["megatron_args"] = j["best"]["trainer_args"];
     if (s.first_success && s.first_success->tflops_per_gpu > 0)
       j["best"]["gain_over_first"] = s.best->tflops_per_gpu / s.first_success->tflops_per_gpu - 1;
   } else {
@@ -300,7 +324,8 @@ std::string render_text(const session_summary& s) {
   out += "configuration:";
   for (const auto& [k, v] : s.best->config)
     out += " " + k + "=" + v;
-  out += "\nMegatron-LM arguments:\n  " + shell_command(megatron_args_of(s, s.best->config)) + "\n";
+  out += "\n" + framework_title_of(s) + " arguments:\n  "
+         + shell_command(trainer_args_of(s, s.best->config)) + "\n";
   return out;
 }
 

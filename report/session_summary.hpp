@@ -10,6 +10,7 @@
 
 #include "core/full_run_cost.hpp"
 #include "core/session_state.hpp"
+#include "core/trial_environment.hpp"
 #include "core/trial_outcome.hpp"
 #include "ledger/session_ledger.hpp"
 #include "messages/wire_types.hpp"
@@ -90,8 +91,19 @@ session_summary summarize(const session_ledger& ledger);
 /// record that does not decode.
 session_summary summarize(const std::string& session, const std::vector<wire::envelope>& history);
 
-/// Megatron-LM arguments of a configuration of the session's job.
-std::vector<std::string> megatron_args_of(const session_summary& s, const wire::config_map& c);
+/// The trainer's arguments for a configuration of the session's job, as
+/// its framework renders them (frameworks/framework.hpp); none when the
+/// records name a framework this paratune does not have.
+std::vector<std::string> trainer_args_of(const session_summary& s, const wire::config_map& c);
+/// trainer_args_of() as a production run takes them: without the flags only
+/// the tuning run needs (framework.hpp's measuring_flags).
+std::vector<std::string> production_args_of(const session_summary& s, const wire::config_map& c);
+/// The variables the session's framework needs for configuration `c`
+/// (none for a framework this paratune does not have).
+env_list framework_env_of(const session_summary& s, const wire::config_map& c);
+/// The session's framework as people name it ("Megatron-LM"), or its
+/// records' name for one this paratune does not have.
+std::string framework_title_of(const session_summary& s);
 
 /// A Unix time in ms as UTC ISO-8601 with milliseconds
 /// ("2026-11-25T11:50:15.123Z"), or null for 0 (a trial that never started).

@@ -47,6 +47,7 @@ std::string reachable(const std::string& bound) {
 wire::session_opened session_record(const job_spec& job, const session_source& src) {
   wire::session_opened s;
   s.job_name = job.name;
+  s.framework = job.framework;
   s.model = wire::to_wire(job.model);
   s.cluster = wire::to_wire(job.cluster);
   s.nodes = job.nodes;

@@ -18,6 +18,7 @@
 #include "core/input_error.hpp"
 #include "core/job_file_reference.hpp"
 #include "core/megatron_rules.hpp"
+#include "frameworks/framework.hpp"
 #include "core/secret_env.hpp"
 #include "core/value_range.hpp"
 
@@ -34,7 +35,7 @@ namespace {
 // of these (yaml_fields::refuse_unknown_keys), since a misspelled key
 // (trails:, serach:) would otherwise leave its default in force unseen.
 constexpr std::string_view job_top_keys[] = {
-  "name", "model", "cluster", "nodes", "precision", "initial", "start", "search", "trials",
+  "name", "framework", "model", "cluster", "nodes", "precision", "initial", "start", "search", "trials",
   "tokens", "baseline", "retry_transient_failures", "simulation", "pools", "early_stop",
   "reasoner", "env", "secret_env", "stop"};
 
@@ -277,6 +278,45 @@ std::string flow_text(const YAML::Node& mapping) {
   return out.c_str();
 }
 
+// The job's `framework:`: one this paratune has registered, whose trainer
+// takes the job's layouts, on pools it can run on. Without the key the job
+// is Megatron-LM's, whose checks need no registry (a program that reads job
+// files without running trials links no framework).
+void check_framework(const YAML::Node& root, job_spec& job, const std::string& path) {
+  if (!root["framework"]) {
+    refuse_other_framework_args(job.pools, launch_field::megatron_args, path);
+    return;
+  }
+  job.framework = optional<std::string>(root, "framework", path, "megatron-lm");
+  const auto* f = framework_named(job.framework);
+  if (!f) {
+    std::vector<std::string> names;
+    for (const auto* known : registered_frameworks())
+      names.emplace_back(known->name());
+    throw input_error(path + ": field 'framework': '" + job.framework
+                      + "' is not a framework this paratune runs (it runs: " + join(names, ", ")
+                      + ")");
+  }
+  try {
+    trainer_request r{job.model, job.initial, job.prec, job.train_iters, job.world_size()};
+    f->trainer_args(r);
+  } catch (const input_error& e) {
+    throw input_error(path + ": field 'framework': " + e.what());
+  }
+  refuse_other_framework_args(job.pools, f->args_field(), path);
+  if (f->simulated())
+    return;
+  // paratune-sim trains Megatron-LM only: no pools means one simulated.
+  if (job.pools.empty())
+    throw input_error(path + ": field 'pools': " + std::string(f->title())
+                      + " trials need local or slurm pools (paratune's simulator trains "
+                        "Megatron-LM only)");
+  for (const auto& p : job.pools)
+    if (p.kind == pool_kind::simulated)
+      throw input_error(path + ": pool '" + p.name + "': a simulated pool runs paratune-sim, "
+                        "which trains Megatron-LM, not " + std::string(f->title()));
+}
+
 job_spec read_job(const YAML::Node& root, const std::string& path, const job_origin& origin) {
   yaml_fields::refuse_unknown_keys(root, job_top_keys, path);
   // An inline model's or cluster's keys are refused here, with the job
@@ -332,9 +372,9 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   }
   if (root["pools"]) {
     job.pools = read_pools(root["pools"], path);
-    refuse_other_framework_args(job.pools, launch_field::megatron_args, path);
     resolve_pool_files(job.pools, path, origin);
   }
+  check_framework(root, job, path);
   if (root["early_stop"])
     job.early_stop = read_early_stop(root["early_stop"], path);
   if (root["stop"])

@@ -261,13 +261,17 @@ std::vector<pool_spec> read_pools(const YAML::Node& node, const std::string& whe
 
 void refuse_other_framework_args(const std::vector<pool_spec>& pools, launch_field own,
                                  const std::string& where) {
-  const auto other = own == launch_field::megatron_args ? launch_field::maxtext_args
-                                                        : launch_field::megatron_args;
-  for (const auto& p : pools)
-    if (!p.launch.empty() && launch_template::parse(p.launch).uses(other))
-      throw input_error(where + ": pool '" + p.name + "': field 'launch': {" + to_string(other)
-                        + "} is another framework's; this job's trials take {" + to_string(own)
-                        + "} or {framework_args}");
+  const auto accepted = own == launch_field::framework_args
+                          ? std::string("{framework_args}")
+                          : "{" + std::string(to_string(own)) + "} or {framework_args}";
+  for (const auto other : {launch_field::megatron_args, launch_field::maxtext_args}) {
+    if (other == own)
+      continue;
+    for (const auto& p : pools)
+      if (!p.launch.empty() && launch_template::parse(p.launch).uses(other))
+        throw input_error(where + ": pool '" + p.name + "': field 'launch': {" + to_string(other)
+                          + "} is another framework's; this job's trials take " + accepted);
+  }
 }
 
 } // namespace paratune

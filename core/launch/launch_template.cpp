@@ -39,8 +39,10 @@ std::string known_names() {
 const std::vector<std::string>& list_of(launch_field f, const launch_values& v) {
   if (f != launch_field::framework_args && f != v.framework)
     throw input_error(std::string("the launch template names {") + to_string(f) + "}, but its "
-                      "trials run " + (v.framework == launch_field::maxtext_args ? "MaxText" : "Megatron-LM")
-                      + ": use {" + to_string(v.framework) + "} or {framework_args}");
+                      "trials run " + v.framework_title + ": use "
+                      + (v.framework == launch_field::framework_args
+                           ? std::string("{framework_args}")
+                           : "{" + std::string(to_string(v.framework)) + "} or {framework_args}"));
   return v.framework_args;
 }
 

@@ -42,6 +42,8 @@ struct launch_values {
   /// the other framework's name is refused, never filled with these.
   std::vector<std::string> framework_args;
   launch_field framework = launch_field::megatron_args;
+  /// The framework as people name it, for a refusal's words.
+  std::string framework_title = "Megatron-LM";
   int trial = 0;
   std::string session;
   int nodes = 1;

@@ -6,6 +6,7 @@
 
 #include "adapters/maxtext/maxtext_log_parser.hpp"
 #include "adapters/maxtext/step_scoring.hpp"
+#include "core/input_error.hpp"
 #include "frameworks/framework.hpp"
 
 namespace paratune {
@@ -48,7 +49,16 @@ private:
 class maxtext final : public framework {
 public:
   std::string_view name() const override { return "maxtext"; }
+  std::string_view title() const override { return "MaxText"; }
   std::unique_ptr<run_reader> reader() const override { return std::make_unique<maxtext_reader>(); }
+  std::vector<std::string> trainer_args(const trainer_request&) const override {
+    // Its trials are meshes of an experiment file, checked and rendered by
+    // core/tpu/maxtext_args.hpp; a job's tp/pp layouts have no MaxText form.
+    throw input_error("MaxText is tuned from an experiment file (paratune tune -e FILE), "
+                      "whose trials are TPU meshes, not a job's layouts");
+  }
+  launch_field args_field() const override { return launch_field::maxtext_args; }
+  result_units units() const override { return {"step", "chip-hours"}; }
   env_list environment(const framework_config&, bool simulated,
                        const env_list& inherited) const override {
     // JAX needs no variable of paratune's: Python's unbuffered output, and

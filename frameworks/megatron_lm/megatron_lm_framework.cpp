@@ -4,6 +4,7 @@
 // run is scored by the median of its iterations after the job's warm-up.
 
 #include "adapters/megatron/megatron_log_parser.hpp"
+#include "core/megatron_args.hpp"
 #include "core/training_config.hpp"
 #include "frameworks/framework.hpp"
 
@@ -44,6 +45,20 @@ private:
 class megatron_lm final : public framework {
 public:
   std::string_view name() const override { return "megatron-lm"; }
+  std::string_view title() const override { return "Megatron-LM"; }
+  std::vector<std::string> trainer_args(const trainer_request& r) const override {
+    megatron_launch l;
+    l.model = r.model;
+    l.config = r.config;
+    l.prec = r.prec;
+    l.train_iters = r.train_iters;
+    return render_megatron_args(l);
+  }
+  launch_field args_field() const override { return launch_field::megatron_args; }
+  std::span<const measuring_flag> measuring_flags() const override {
+    return paratune::measuring_flags();
+  }
+  bool simulated() const override { return true; }
   std::unique_ptr<run_reader> reader() const override {
     return std::make_unique<megatron_lm_reader>();
   }

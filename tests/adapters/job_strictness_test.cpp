@@ -80,7 +80,7 @@ TEST_F(job_strictness, a_misspelled_top_level_key_is_refused_with_its_line_and_t
             "job.yaml:7: unknown key 'early_stopp' (did you mean 'early_stop'?)");
   // Nothing near: the known keys are listed instead of a wrong guess.
   EXPECT_EQ(strict_job_refusal(job_head + "learning_rate: 3e-4\n"),
-            "job.yaml:7: unknown key 'learning_rate' (known: name, model, cluster, nodes, "
+            "job.yaml:7: unknown key 'learning_rate' (known: name, framework, model, cluster, nodes, "
             "precision, initial, start, search, trials, tokens, baseline, "
             "retry_transient_failures, simulation, pools, early_stop, reasoner, env, secret_env, "
             "stop)");

@@ -70,6 +70,7 @@ TEST(launch_template, framework_args_are_the_trials_and_the_other_frameworks_nam
                                                      "--micro-batch-size", "1",
                                                      "--out=/scratch/paratune/s42/7"}));
   v.framework = launch_field::maxtext_args;
+  v.framework_title = "MaxText";
   v.framework_args = {"ici_tensor_parallelism=4", "steps=6"};
   EXPECT_EQ(any.render(v), (std::vector<std::string>{"train", "ici_tensor_parallelism=4",
                                                      "steps=6", "--out=/scratch/paratune/s42/7"}));
@@ -78,6 +79,12 @@ TEST(launch_template, framework_args_are_the_trials_and_the_other_frameworks_nam
   EXPECT_EQ(test::refusal([&] { launch_template::parse({"torchrun", "{megatron_args}"}).render(v); }),
             "the launch template names {megatron_args}, but its trials run MaxText: use "
             "{maxtext_args} or {framework_args}");
+  // A framework with no placeholder of its own takes {framework_args} only.
+  v.framework = launch_field::framework_args;
+  v.framework_title = "toytrain";
+  EXPECT_EQ(test::refusal([&] { launch_template::parse({"train", "{maxtext_args}"}).render(v); }),
+            "the launch template names {maxtext_args}, but its trials run toytrain: use "
+            "{framework_args}");
 }
 
 TEST(launch_template, renders_a_torchrun_megatron_command) {

@@ -51,15 +51,15 @@ TEST(production_command, the_environment_is_the_pool_the_job_and_what_megatron_n
                                                 {"NCCL_DEBUG", "INFO"}};
   const std::map<std::string, std::string> job{{"NCCL_DEBUG", "WARN"},
                                                {"HF_TOKEN", "leaked"}};
-  EXPECT_EQ(production_environment(2, 1, pool, job, {"HF_TOKEN"}),
+  EXPECT_EQ(production_environment(framework_environment(2, 1, false, {}), pool, job, {"HF_TOKEN"}),
             (env_list{{"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
                       {"NCCL_DEBUG", "WARN"}, // the job's replaces the pool's
                       {"NCCL_IB_HCA", "mlx5_0"}}));
-  EXPECT_EQ(production_environment(1, 2, {}, {}, {}),
+  EXPECT_EQ(production_environment(framework_environment(1, 2, false, {}), {}, {}, {}),
             (env_list{{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}}));
   // Neither tensor nor context parallelism: Megatron-LM asks for nothing,
   // and PYTHONUNBUFFERED was only for paratune's reading of the output.
-  EXPECT_EQ(production_environment(1, 1, {}, {}, {}), env_list{});
+  EXPECT_EQ(production_environment(framework_environment(1, 1, false, {}), {}, {}, {}), env_list{});
 }
 
 } // namespace

@@ -46,7 +46,7 @@ nlohmann::json best_as_json(const session_summary& s) {
   auto env = nlohmann::json::object();
   for (const auto& [name, value] : best_production_environment(s))
     env[name] = value;
-  return {{"session", s.session},
+  nlohmann::json j = {{"session", s.session},
           {"job", s.job.job_name},
           {"trial", b.index},
           {"pool", b.pool},
@@ -56,9 +56,13 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"tflops_per_gpu", b.tflops_per_gpu},
           {"mfu", b.mfu},
           {"peak_memory_mib", b.peak_memory_mib},
-          {"megatron_args", best_production_args(s)},
+          {"framework", s.job.framework},
+          {"trainer_args", best_production_args(s)},
           {"env", env},
           {"full_run", full_run_json(s)}};
+  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
+    j["megatron_args"] = j["trainer_args"];
+  return j;
 }
 
 // A TPU session (ASAP's loop): its best run as MaxText overrides, or as
