@@ -8,6 +8,7 @@
 
 #include "actors/bus_bridge.hpp"
 #include "core/input_error.hpp"
+#include "decisions/session_step.hpp"
 #include "messages/conversions.hpp"
 #include "messages/ec.hpp"
 #include "messages/topics.hpp"
@@ -60,69 +61,17 @@ int total_capacity(const wire::session_opened& job) {
 
 tuning_session_state::tuning_session_state(tuning_session_actor::pointer self)
   : basic_agent_state(self) {
-  on<wire::analysis_request>([this](const wire::envelope&, const wire::analysis_request& r) {
-    // Only from a replay of the pool (the session does not subscribe to
-    // requests): a resumed session learns where its requests stood.
-    if (r.request > requested) {
-      requested = r.request;
-      requested_slots = r.slots;
-      requested_after = r.after_trial;
-      answered = false;
-    }
-  });
-  on<wire::proposal>([this](const wire::envelope& e, const wire::proposal& p) {
-    last_progress_ms = now_ms();
-    if (p.trial > 0 && !results.count(p.trial)) {
-      used.insert(p.trial);
-      in_flight.insert(p.trial);
-      unfinished[p.trial] = e;
-    }
-    if (p.request != requested || answered)
-      return;
-    answered = true;
-    if (p.converged)
-      stop_text = p.stop_reason;  // the validator ends the running trials
-    if (p.exhausted)
-      exhausted_after = int(results.size());
-    if (!p.no_pool.empty())
-      no_pool = p.no_pool;
-    fill_slots();
-  });
-  on<wire::analysis_report>([this](const wire::envelope&, const wire::analysis_report& r) {
+  // Each record of the session is news for its ledger; none is kept here.
+  const auto news = [this](const wire::envelope& e, const auto&) { advance(e.seq); };
+  on<wire::proposal>(news);
+  on<wire::trial_started>(news);
+  on<wire::trial_result>(news);
+  on<wire::failure_diagnosis>(news);
+  on<wire::analysis_report>([this](const wire::envelope& e, const wire::analysis_report& r) {
     if (!r.error.empty())
-      fail("the analysis after trial " + std::to_string(r.after_trial) + " failed: " + r.error);
-  });
-  on<wire::trial_started>([this](const wire::envelope&, const wire::trial_started&) {
-    last_progress_ms = now_ms();
-  });
-  on<wire::trial_result>([this](const wire::envelope& e, const wire::trial_result& r) {
-    const bool proposed = in_flight.count(r.trial) > 0;
-    if (!results.insert(r.trial).second)
-      return;
-    unfinished.erase(r.trial);
-    last_progress_ms = now_ms();
-    if (!proposed && !answered) {
-      // The generator answered with a result instead of a proposal (the
-      // initial configuration skipped, a command that did not render).
-      answered = true;
-    }
-    in_flight.erase(r.trial);
-    // A skipped trial was refused before launch (a replay pool's unavailable
-    // configuration): it spends none of the budget its proposal reserved.
-    if (r.status != trial_status::skipped)
-      used.insert(r.trial);
-    else
-      used.erase(r.trial);
-    if (r.status == trial_status::failed) {
-      awaiting.insert(r.trial);
-      undiagnosed[r.trial] = e;
-    }
-    fill_slots();
-  });
-  on<wire::failure_diagnosis>([this](const wire::envelope& e, const wire::failure_diagnosis&) {
-    undiagnosed.erase(e.trial);
-    if (awaiting.erase(e.trial))
-      fill_slots();
+      return fail("the analysis after trial " + std::to_string(r.after_trial)
+                  + " failed: " + r.error);
+    advance(e.seq);
   });
 }
 
@@ -131,148 +80,145 @@ void tuning_session_state::open(std::string sid, wire::session_opened j, session
   tick = opts.tick;
   id = std::move(sid);
   job = std::move(j);
-  slots = total_capacity(job);
+  slots_ = total_capacity(job);
   listener = std::move(l);
-  last_progress_ms = now_ms();
+  last_progress_ms_ = now_ms();
   if (opts.resume) {
-    // The pool has the session: the first tick replays it, then asks again
+    // The pool has the session: the first tick reads it, then asks again
     // for what was in flight when the last process ended (recover()).
     phase = session_phase::running;
-    recovering = true;
+    recovering_ = true;
     self->send(self, tick_atom_v);
     return;
   }
-  store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, job), [this](uint64_t) {
-    phase = session_phase::running;
-    fill_slots();
-    self->delayed_send(self, tick, tick_atom_v);
-  });
+  store_and_publish(topics::session_status(id), wire::make_envelope(id, 0, job),
+                    [this](uint64_t seq) {
+                      phase = session_phase::running;
+                      advance(seq);
+                      self->delayed_send(self, tick, tick_atom_v);
+                    });
 }
 
 bool tuning_session_state::wants(const wire::envelope& e) const {
   return phase != session_phase::ending && e.session == id;
 }
 
-int tuning_session_state::trials_used() const { return int(used.size()); }
-
-void tuning_session_state::send_request(int number, int count) {
-  requested = number;
-  requested_slots = count;
-  answered = false;
-  last_progress_ms = now_ms();
-  const int after = int(results.size());
-  requested_after = after;
-  store_and_publish(topics::analysis(id),
-                    wire::make_envelope(id, after, wire::analysis_request{after, number, count}));
+void tuning_session_state::advance(uint64_t seq) {
+  if (phase != session_phase::running || recovering_)
+    return;
+  with_current_ledger(
+    id, seq, [this](const session_ledger& ledger) { act(ledger); },
+    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); });
 }
 
-void tuning_session_state::fill_slots() {
-  if (phase != session_phase::running || !awaiting.empty() || !answered)
+void tuning_session_state::act(const session_ledger& ledger) {
+  if (phase != session_phase::running)
     return;
-  if (!stop_text.empty()) {
-    // Converged: nothing more is asked; the trials still running were told
-    // to end, and the session ends once their results are in.
-    if (in_flight.empty())
-      finish(session_state::converged);
-    return;
+  if (ledger.applied() != seen_records_) {
+    seen_records_ = ledger.applied();
+    last_progress_ms_ = now_ms();
   }
-  if (!no_pool.empty()) {
-    // Every pool is paused: the trials still running end, then the session.
-    if (in_flight.empty())
-      fail(no_pool);
-    return;
+  const auto step = next_session_step(ledger, {slots_, job.trials, asked_});
+  switch (step.what) {
+    case session_step::action::wait: return;
+    case session_step::action::ask:
+      return send_request(step.request, step.slots, ledger.results());
+    case session_step::action::finish: return finish(step.end, step.text);
+    case session_step::action::fail: return fail(step.text);
   }
-  const int budget_left = job.trials - trials_used();
-  // A result the last analysis did not see: ask again for what is free.
-  const bool news = int(results.size()) > requested_after;
-  if (budget_left <= 0 || (!news && requested > 0)) {
-    // Nothing more to ask for now: the budget is spent, or the last
-    // analysis saw every result (what it could not place waits for one).
-    if (in_flight.empty())
-      finish(budget_left <= 0 || exhausted_after < int(results.size()) ? session_state::finished
-                                                                      : session_state::exhausted);
-    return;
-  }
-  const int free = slots - int(in_flight.size());
-  if (free > 0)
-    send_request(requested + 1, std::min(free, budget_left));
+}
+
+void tuning_session_state::send_request(int number, int count, int after) {
+  asked_ = number;
+  asked_slots_ = count;
+  last_progress_ms_ = now_ms();
+  store_and_publish(topics::analysis(id),
+                    wire::make_envelope(id, after, wire::analysis_request{after, number, count}));
 }
 
 void tuning_session_state::replay() {
   if (phase != session_phase::running)
     return;
-  // Only what the pool gained since the last replay: every record up to
-  // `replayed_to` was dispatched by an earlier one (the pool appends in
-  // sequence order and serves reads between appends), so a tick costs what
-  // is new, not the whole history.
-  with_history(
+  with_ledger(
     id,
-    [this](std::vector<wire::envelope> history) {
-      // The session's own ledger follows the same reads: finish() needs
-      // only what came after the last of them.
-      ledgers->of(id)->apply(history);
-      for (const auto& e : history) {
-        replayed_to = std::max(replayed_to, e.seq);
-        dispatch(e); // each record counts once; a bad one is logged and skipped
-      }
+    [this](const session_ledger& ledger) {
       if (phase != session_phase::running)
         return;
-      if (recovering)
-        return recover();
-      if (!answered && now_ms() - last_progress_ms > analysis_limit_ms(
-                                  wire::reasoners_of(job).of(reasoning_agent::strategy_generation))) {
-        spdlog::info("session {}: no answer to analysis request {}, asking again", id, requested);
-        send_request(requested, requested_slots);
-      } else {
-        fill_slots();
+      if (recovering_)
+        return recover(ledger);
+      // A failed analysis the bus lost is in the pool.
+      if (const auto* report = ledger.report_for(ledger.latest_request()))
+        if (const auto r = wire::body_of<wire::analysis_report>(*report); !r.error.empty())
+          return fail("the analysis after trial " + std::to_string(r.after_trial)
+                      + " failed: " + r.error);
+      const bool unanswered = asked_ > ledger.latest_request() || !ledger.latest_answered();
+      const auto limit =
+        analysis_limit_ms(wire::reasoners_of(job).of(reasoning_agent::strategy_generation));
+      if (unanswered && ledger.applied() == seen_records_
+          && now_ms() - last_progress_ms_ > limit) {
+        const int number = std::max(asked_, ledger.latest_request());
+        spdlog::info("session {}: no answer to analysis request {}, asking again", id, number);
+        const int count = asked_ >= number       ? asked_slots_
+                          : ledger.last_request() ? ledger.last_request()->slots
+                                                  : slots_;
+        return send_request(number, count, ledger.results());
       }
+      act(ledger);
     },
-    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); },
-    replayed_to);
+    [this](const caf::error& err) { fail("cannot read the session's history: " + describe(err)); });
 }
 
-void tuning_session_state::recover() {
-  recovering = false;
+void tuning_session_state::recover(const session_ledger& ledger) {
+  recovering_ = false;
   // What the agents of the process that ended were doing is asked for
   // again from the pool's own records: each answer is idempotent (the
   // validator runs a trial once, attaching to a Slurm job that still runs;
   // the generator republishes an answered request; a diagnosis is keyed by
   // its trial).
-  for (const auto& [trial, e] : unfinished)
-    publish_only(topics::proposal(id), e);
-  for (const auto& [trial, e] : undiagnosed)
-    publish_only(topics::trial_state(id, trial), e);
+  int unfinished = 0, undiagnosed = 0;
+  for (const auto& [number, t] : ledger.trials()) {
+    if (t.in_flight()) {
+      auto e = wire::make_envelope(id, number, *t.proposal);
+      e.seq = t.proposal_seq; // the validator runs what the pool holds at this number
+      publish_only(topics::proposal(id), e);
+      ++unfinished;
+    }
+    if (t.awaiting_diagnosis()) {
+      auto e = wire::make_envelope(id, number, *t.result);
+      e.seq = t.result_seq;
+      publish_only(topics::trial_state(id, number), e);
+      ++undiagnosed;
+    }
+  }
   spdlog::info("session {}: resumed with {} results, {} trials in flight, {} awaiting diagnosis",
-               id, results.size(), unfinished.size(), undiagnosed.size());
-  if (!answered)
-    send_request(requested, requested_slots);
-  else
-    fill_slots();
+               id, ledger.results(), unfinished, undiagnosed);
+  seen_records_ = ledger.applied();
+  if (!ledger.latest_answered() && ledger.last_request())
+    return send_request(ledger.latest_request(), ledger.last_request()->slots, ledger.results());
+  act(ledger);
 }
 
 void tuning_session_state::cancel(const std::string& reason) {
   if (phase == session_phase::ending)
     return;
-  cancel_reason = reason;
-  finish(session_state::cancelled);
+  finish(session_state::cancelled, reason);
 }
 
-void tuning_session_state::finish(session_state end) {
+void tuning_session_state::finish(session_state end, std::string text) {
   if (phase == session_phase::ending)
     return;
   phase = session_phase::ending;
   with_ledger(
     id,
-    [this, end](const session_ledger& ledger) {
+    [this, end, text](const session_ledger& ledger) {
       wire::session_status s;
       try {
         if (!ledger.unreadable().empty())
           throw input_error(ledger.unreadable());
         s = status_of(end, ledger.outcomes());
-        if (end == session_state::cancelled && !cancel_reason.empty())
-          s.text = cancel_reason;  // the reason says it, as a TPU session's end does
-        if (end == session_state::converged)
-          s.text = stop_text;
+        // A cancel's reason, or why the session converged, says it.
+        if (!text.empty())
+          s.text = text;
       } catch (const std::exception& e) {
         phase = session_phase::running; // let fail() record it
         return fail(std::string("the session's history does not read: ") + e.what());
@@ -296,7 +242,7 @@ void tuning_session_state::fail(const std::string& reason) {
   spdlog::error("session {} failed: {}", id, reason);
   wire::session_status s;
   s.state = session_state::failed;
-  s.trials_done = int(results.size());
+  s.trials_done = ledgers->of(id)->results();
   s.text = reason;
   // Told first: the record is best effort when the pool is what failed.
   self->send(listener, done_atom_v, id, session_state::failed, reason);
@@ -327,40 +273,6 @@ tuning_session(tuning_session_actor::stateful_pointer<tuning_session_state> self
       self->state.fail("the " + agent + " agent died: " + reason);
     },
   };
-}
-
-session_listener_actor listener_of(caf::scoped_actor& self) {
-  return caf::actor_cast<session_listener_actor>(self);
-}
-
-caf::expected<session_end> await_session(caf::scoped_actor& self, const session_actor& session,
-                                         std::chrono::seconds timeout) {
-  self->monitor(session);
-  caf::expected<session_end> out = caf::make_error(ec::session_failure, "no answer");
-  bool waiting = true;
-  auto on_done = [&](done_atom, const std::string&, session_state state, const std::string& t) {
-    out = session_end{state, t};
-    waiting = false;
-  };
-  auto on_down = [&](caf::down_msg& dm) {
-    if (dm.source != session.address())
-      return;
-    if (waiting)
-      out = caf::make_error(ec::session_failure,
-                            "the session ended without an answer: " + describe(dm.reason));
-    waiting = false;
-  };
-  while (waiting) {
-    if (timeout.count() > 0)
-      self->receive(on_done, on_down, caf::after(timeout) >> [&] {
-        out = caf::make_error(ec::session_failure, "the session did not end in time");
-        waiting = false;
-      });
-    else
-      self->receive(on_done, on_down);
-  }
-  self->demonitor(session.address());
-  return out;
 }
 
 } // namespace paratune

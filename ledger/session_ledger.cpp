@@ -76,7 +76,7 @@ void session_ledger::apply_body(const wire::envelope& e) {
     t.started.reset();
     t.job.reset();
   } else if (e.type == wire::type_name<wire::trial_result>()) {
-    on_result(wire::body_of<wire::trial_result>(e));
+    on_result(wire::body_of<wire::trial_result>(e), e.seq);
   } else if (e.type == wire::type_name<wire::failure_diagnosis>()) {
     auto d = wire::body_of<wire::failure_diagnosis>(e);
     trial_entry(d.trial).diagnosis = std::move(d);
@@ -138,6 +138,15 @@ void session_ledger::on_request(const wire::analysis_request& r) {
 void session_ledger::on_proposal(const wire::envelope& e) {
   auto p = wire::body_of<wire::proposal>(e);
   proposals_[p.request].push_back(e);
+  if (p.request == latest_request_) {
+    answered_request_ = std::max(answered_request_, p.request);
+    if (p.exhausted)
+      exhausted_after_ = results_;
+    if (!p.no_pool.empty())
+      no_pool_ = p.no_pool;
+    if (p.converged)
+      converged_ = p.stop_reason;
+  }
   if (p.retry_of > 0)
     retried_.insert(p.retry_of);
   if (p.trial <= 0 || p.exhausted)
@@ -151,9 +160,14 @@ void session_ledger::on_proposal(const wire::envelope& e) {
   t.proposal = std::move(p);
 }
 
-void session_ledger::on_result(const wire::trial_result& r) {
+void session_ledger::on_result(const wire::trial_result& r, uint64_t seq) {
   next_trial_ = std::max(next_trial_, r.trial + 1);
   auto& t = trial_entry(r.trial);
+  // A result no proposal asked for is the generator's answer: it refused
+  // the trial before launch (the initial configuration, a bad command).
+  if (!t.proposal && !t.result)
+    answered_request_ = latest_request_;
+  t.result_seq = seq;
   if (!t.result)
     ++results_;
   // A trial refused before launch spends none of the budget its proposal

@@ -39,6 +39,7 @@ struct ledger_trial {
   std::optional<wire::trial_job> job; ///< where its current run is (a Slurm job, a process)
   std::optional<wire::trial_result> result;
   std::optional<wire::failure_diagnosis> diagnosis;
+  uint64_t result_seq = 0;                ///< where the pool holds the result
 
   bool ended() const { return result.has_value(); }
   /// Proposed and not ended: running, queued in its pool, or about to start.
@@ -120,6 +121,16 @@ public:
   int latest_request() const { return latest_request_; }
   /// The last request itself (after_trial, slots), if any.
   const std::optional<wire::analysis_request>& last_request() const { return last_request_; }
+  /// Whether the latest request has its answer: a proposal naming it, or
+  /// the result of a trial no proposal asked for (the generator refused it
+  /// before launch). True while no request was made.
+  bool latest_answered() const { return answered_request_ >= latest_request_; }
+  /// What the answers to the latest request said of the session's end: the
+  /// results there were when one said nothing new is left (-1: none said
+  /// it), why no pool is left, why the session converged (empty: not said).
+  int exhausted_after() const { return exhausted_after_; }
+  const std::string& no_pool() const { return no_pool_; }
+  const std::string& converged() const { return converged_; }
   /// The stored report that answers request `number`, or nullptr.
   const wire::envelope* report_for(int number) const;
   /// The stored proposals that answer request `number`, in record order.
@@ -186,7 +197,7 @@ private:
   void apply_body(const wire::envelope& e);
   void on_request(const wire::analysis_request& r);
   void on_proposal(const wire::envelope& e);
-  void on_result(const wire::trial_result& r);
+  void on_result(const wire::trial_result& r, uint64_t seq);
   ledger_trial& trial_entry(int number);
 
   std::string session_;
@@ -199,6 +210,10 @@ private:
   int64_t opened_ms_ = 0;
   int latest_request_ = 0;
   std::optional<wire::analysis_request> last_request_;
+  int answered_request_ = 0;
+  int exhausted_after_ = -1;
+  std::string no_pool_;
+  std::string converged_;
   std::map<int, wire::envelope> reports_;                 ///< by request number
   std::map<int, std::vector<wire::envelope>> proposals_;  ///< by request number
   std::map<uint64_t, int> proposal_seqs_;                 ///< stored proposal -> trial

@@ -6,10 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "ledger/session_ledger.hpp"
 #include "messages/conversions.hpp"
 #include "tests/fixtures/history_builder.hpp"
 
 namespace paratune::test {
+
+/// The ledger of the records `h` built.
+inline session_ledger ledger_of(const history_builder& h) {
+  session_ledger l;
+  l.apply(h.records);
+  return l;
+}
 
 inline wire::config_map config_with_mbs(int mbs) {
   training_config c;

@@ -11,12 +11,6 @@ namespace {
 
 using namespace test;
 
-session_ledger ledger_of(const history_builder& h) {
-  session_ledger l;
-  l.apply(h.records);
-  return l;
-}
-
 int mbs_of(const wire::proposal& p) { return wire::from_wire(p.config).mbs; }
 
 TEST(TrialChoice, FillsEveryPoolsFreeSlotsInRankOrder) {
