@@ -61,18 +61,15 @@ int total_capacity(const wire::session_opened& job) {
 
 tuning_session_state::tuning_session_state(tuning_session_actor::pointer self)
   : basic_agent_state(self) {
-  // Each record of the session is news for its ledger; none is kept here.
+  // The pool's copy of each record ("record.<id>") feeds the session's
+  // ledger (on_record); the writer's own message, which comes after it,
+  // says the ledger has news, and the ledger decides. Nothing is kept here.
   const auto news = [this](const wire::envelope& e, const auto&) { advance(e.seq); };
   on<wire::proposal>(news);
   on<wire::trial_started>(news);
   on<wire::trial_result>(news);
   on<wire::failure_diagnosis>(news);
-  on<wire::analysis_report>([this](const wire::envelope& e, const wire::analysis_report& r) {
-    if (!r.error.empty())
-      return fail("the analysis after trial " + std::to_string(r.after_trial)
-                  + " failed: " + r.error);
-    advance(e.seq);
-  });
+  on<wire::analysis_report>(news);
 }
 
 void tuning_session_state::open(std::string sid, wire::session_opened j, session_listener_actor l,
@@ -118,6 +115,10 @@ void tuning_session_state::act(const session_ledger& ledger) {
     seen_records_ = ledger.applied();
     last_progress_ms_ = now_ms();
   }
+  if (const auto* report = ledger.report_for(ledger.latest_request()))
+    if (const auto r = wire::body_of<wire::analysis_report>(*report); !r.error.empty())
+      return fail("the analysis after trial " + std::to_string(r.after_trial)
+                  + " failed: " + r.error);
   const auto step = next_session_step(ledger, {slots_, job.trials, asked_});
   switch (step.what) {
     case session_step::action::wait: return;
@@ -146,11 +147,6 @@ void tuning_session_state::replay() {
         return;
       if (recovering_)
         return recover(ledger);
-      // A failed analysis the bus lost is in the pool.
-      if (const auto* report = ledger.report_for(ledger.latest_request()))
-        if (const auto r = wire::body_of<wire::analysis_report>(*report); !r.error.empty())
-          return fail("the analysis after trial " + std::to_string(r.after_trial)
-                      + " failed: " + r.error);
       const bool unanswered = asked_ > ledger.latest_request() || !ledger.latest_answered();
       const auto limit =
         analysis_limit_ms(wire::reasoners_of(job).of(reasoning_agent::strategy_generation));
@@ -256,7 +252,7 @@ tuning_session(tuning_session_actor::stateful_pointer<tuning_session_state> self
                session_listener_actor listener, tuning_session_options opts) {
   auto& st = self->state;
   st.start(std::move(deps));
-  bridge->subscribe_while_alive(self, {topics::proposal(id), topics::report(id),
+  bridge->subscribe_while_alive(self, {topics::record(id), topics::proposal(id), topics::report(id),
                                        topics::trial_prefix(id), topics::failure_prefix(id)});
   st.open(std::move(id), std::move(job), std::move(listener), opts);
   return {

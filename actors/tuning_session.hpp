@@ -42,9 +42,10 @@ enum class session_phase {
 /// flight; then it records the session's end and tells `listener`
 /// (done_atom, id, session_state, text).
 ///
-/// It keeps no copy of the session: every record, from the bus or from a
-/// periodic replay of the pool, brings its ledger up to date and the ledger
-/// decides. It treats the bus as lossy: a sequence gap (replay_atom) or the
+/// It keeps no copy of the session: its ledger follows the records the
+/// pool stores for it ("record.<id>"), each message of an agent says the
+/// ledger has news (read from the pool when the ledger missed a record),
+/// and the ledger decides. It treats the bus as lossy: a sequence gap (replay_atom) or the
 /// tick replays the pool, and a request unanswered for too long is asked
 /// again under its own number. It fails, with the reason stored and told,
 /// when its history cannot be read, an analysis of it failed, or an agent

@@ -285,7 +285,10 @@ namespace {
 // repeats it beside the savings).
 std::string tuning_cost_line(const session_summary& s) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "tuning spent %.2f GPU-hours\n", tuning_gpu_hours(s));
+  const auto* f = framework_named(s.job.framework);
+  const auto units = f ? f->units() : result_units{};
+  std::snprintf(buf, sizeof buf, "tuning spent %.2f %.*s\n", tuning_gpu_hours(s),
+                int(units.device_hours.size()), units.device_hours.data());
   return buf;
 }
 

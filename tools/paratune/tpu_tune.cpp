@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "actors/bus_bridge.hpp"
+#include "frameworks/framework.hpp"
 #include "actors/diagnosis_agents.hpp"
 #include "actors/runtime.hpp"
 #include "actors/tpu_session.hpp"
@@ -94,7 +95,9 @@ void print_text(const nlohmann::json& report, session_state end) {
                 report["trials"].size());
   if (const auto line = tpu_best_line(report); !line.empty())
     std::printf("%s\n", line.c_str());
-  std::printf("tuning spent %.2f chip-hours\n", report["chip_hours"].get<double>());
+  const auto units = framework_named("maxtext")->units();
+  std::printf("tuning spent %.2f %.*s\n", report["chip_hours"].get<double>(),
+              int(units.device_hours.size()), units.device_hours.data());
 }
 
 // Runs the session to its end: the report, or why it failed.
