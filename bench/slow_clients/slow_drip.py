@@ -87,7 +87,7 @@ def probe(host, port, seconds, latencies, lost, scrapes):
         except Exception as e:
             lost.append(str(e))
         n += 1
-        if n % 8 == 0:  # a scrape every 2 s, kept for promtool
+        if n % 8 == 1:  # a scrape every 2 s from the first probe on, kept for promtool
             try:
                 status, body = fetch(host, port, "/metrics")
                 scrapes.append(body if status == 200 else None)
