@@ -204,16 +204,31 @@ struct dashboard_server::impl {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
                                const char*, const char*, size_t* upload_size, void** request) {
     auto& d = *static_cast<impl*>(cls);
-    if (*request != nullptr) {
-      *upload_size = 0; // a body after a refusal: dropped unread
+    if (*request == nullptr) {
+      // The first call: the request line and headers are whole.
+      if (const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT))
+        d.table->request_arrived(id_of(info->socket_context), http_connection_table::clock::now());
+      auto* record = new request_record{method, url, 0};
+      *request = record;
+      // A GET or HEAD is answered once the request is whole, so that the
+      // connection stays open for the next one; any other method at once,
+      // before its body is read (libmicrohttpd then closes the connection).
+      if (read_only(record->method))
+        return MHD_YES;
+      return d.respond(c, *record);
+    }
+    auto& record = *static_cast<request_record*>(*request);
+    if (*upload_size != 0 || record.status != 0) {
+      *upload_size = 0; // a body nobody reads
       return MHD_YES;
     }
-    const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    if (info != nullptr)
-      d.table->request_arrived(id_of(info->socket_context), http_connection_table::clock::now());
-    auto record = std::make_unique<request_record>(request_record{method, url, 0});
-    auto a = d.answer(c, record->method, record->path);
-    record->status = a.content.status;
+    return d.respond(c, record);
+  }
+
+  /// Answers the request `record` names, and notes its status for the log.
+  MHD_Result respond(MHD_Connection* c, request_record& record) {
+    auto a = answer(c, record.method, record.path);
+    record.status = a.content.status;
     auto* response = MHD_create_response_from_buffer(a.content.body.size(), a.content.body.data(),
                                                      MHD_RESPMEM_MUST_COPY);
     if (response == nullptr)
@@ -232,7 +247,6 @@ struct dashboard_server::impl {
       MHD_add_response_header(response, name.c_str(), value.c_str());
     const auto queued = MHD_queue_response(c, unsigned(a.content.status), response);
     MHD_destroy_response(response);
-    *request = record.release();
     return queued;
   }
 
@@ -241,8 +255,8 @@ struct dashboard_server::impl {
     auto& d = *static_cast<impl*>(cls);
     std::unique_ptr<request_record> record{static_cast<request_record*>(*request)};
     *request = nullptr;
-    if (!record)
-      return;
+    if (!record || record->status == 0)
+      return; // never answered: the client left first
     if (const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT))
       d.table->answer_sent(id_of(info->socket_context), http_connection_table::clock::now());
     if (d.options.on_request)

@@ -196,6 +196,48 @@ TEST_F(slow_clients_test, past_its_bound_a_peer_loses_its_oldest_waiting_connect
   EXPECT_EQ(stats.open, 100u - shed);
 }
 
+/// What arrives on `fd` until it ends with `end`, or the server closes it,
+/// or 3 s pass.
+std::string read_until(int fd, const std::string& end) {
+  std::string got;
+  const auto give_up = steady::now() + 3s;
+  while (steady::now() < give_up
+         && (got.size() < end.size() || got.compare(got.size() - end.size(), end.size(), end) != 0)) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0)
+      continue;
+    char b[4096];
+    const auto n = ::recv(fd, b, sizeof b, 0);
+    if (n <= 0)
+      break;
+    got.append(b, size_t(n));
+  }
+  return got;
+}
+
+TEST_F(slow_clients_test, a_kept_alive_connection_is_answered_again_then_closed_when_idle) {
+  dashboard_options options;
+  options.idle_timeout = 1s;
+  start(options);
+  const int fd = connect_to(server->port());
+  ASSERT_GE(fd, 0);
+  clients.push_back({fd, steady::now(), std::nullopt});
+  const std::string ask = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(::send(fd, ask.data(), ask.size(), MSG_NOSIGNAL), ssize_t(ask.size()));
+    const auto answer = read_until(fd, R"({"ok":true})");
+    EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << "request " << i + 1 << ": " << answer;
+    EXPECT_EQ(answer.find("Connection: close"), std::string::npos) << answer;
+  }
+  // Then idle: closed by the idle time-out, not kept.
+  const auto idle_since = steady::now();
+  EXPECT_EQ(read_until(fd, "never"), "");
+  const auto idle = std::chrono::duration<double>(steady::now() - idle_since).count();
+  EXPECT_GE(idle, 0.9);
+  EXPECT_LE(idle, 2.5);
+  EXPECT_EQ(server->stats().shed_deadline, 0u);
+}
+
 /// A listening socket on the loopback and its port.
 std::pair<int, int> listen_loopback() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
