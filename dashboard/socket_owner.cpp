@@ -139,8 +139,7 @@ std::optional<uid_t> socket_owner_lookup::by_netlink(const sockaddr* peer, const
   ask.header.nlmsg_len = sizeof ask;
   ask.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
   ask.header.nlmsg_flags = NLM_F_REQUEST; // one socket, looked up by its four-tuple
-  static uint32_t sequence = 0;
-  ask.header.nlmsg_seq = ++sequence;
+  ask.header.nlmsg_seq = ++sequence_;
   ask.request.sdiag_family = uint8_t(p->family);
   ask.request.sdiag_protocol = IPPROTO_TCP;
   ask.request.idiag_states = ~0u;

@@ -33,6 +33,7 @@ public:
 private:
   std::optional<uid_t> by_netlink(const sockaddr* peer, const sockaddr* local);
   int netlink_ = -1;
+  unsigned sequence_ = 0; ///< tells this question's answer from a late one's
 };
 
 /// The same lookup through /proc/net/tcp{,6} alone (the fallback).
