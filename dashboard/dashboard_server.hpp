@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -22,20 +23,46 @@ struct dashboard_options {
   std::string host = "127.0.0.1";
   int port = 0;                   ///< 0: any free port (port() tells which)
   std::size_t max_sessions = 200; ///< sessions listed, newest first
-  /// Connections served at once, each on a thread of its own (an idle one
-  /// holds its thread for the keep-alive timeout, 1 s); more wait their turn.
-  std::size_t max_connections = 256;
+  /// Connections open at once, of all peers. The server is event-driven (one
+  /// thread for every connection), so a waiting connection costs a socket
+  /// and its buffer, not a thread. Past the bound the peer holding the most
+  /// gives its oldest connection still waiting for a request (the owner's
+  /// only to the owner). start() lowers it to fit the open-file limit.
+  std::size_t max_connections = 1024;
+  /// Connections one peer holds at once (a local user by uid on the
+  /// loopback, else an address); past it the peer's oldest connection still
+  /// waiting for its request is closed.
+  std::size_t max_connections_per_peer = 256;
+  /// A request's header arrives whole within this of its connection's
+  /// opening (or of the answer before it on a kept-alive connection), or the
+  /// connection is closed, however steadily it drips.
+  std::chrono::milliseconds request_deadline{10'000};
+  /// An answer is taken whole within this of its request's arrival.
+  std::chrono::milliseconds answer_deadline{10'000};
+  /// A connection with nothing sent or taken for this long is closed
+  /// (between kept-alive requests too).
+  std::chrono::seconds idle_timeout{2};
   /// When set, every request must carry it (Authorization: Bearer TOKEN,
   /// or ?token=TOKEN); others are answered 401. For a dashboard beyond the
   /// loopback.
   std::string token;
-  /// The longest request body httplib would read. No route reads one: the
-  /// methods that carry one are answered 405 before it is read, and the
-  /// request line and headers are bounded by httplib (8 KiB each).
+  /// The most a connection buffers of a request (its request line and
+  /// headers; the server answers 431 or 414 beyond). No route reads a
+  /// body: the methods that carry one are answered 405 before it is read.
   std::size_t max_request_bytes = 16 * 1024;
-  /// Called on a server thread after each answer was sent (an access log);
-  /// none when empty.
+  /// Called on the server's thread after each answer was sent (an access
+  /// log); none when empty.
   std::function<void(const dashboard_request&)> on_request;
+};
+
+/// What the server did with connections since start().
+struct dashboard_connection_stats {
+  std::size_t open = 0;              ///< open now, not yet shed
+  std::size_t accepted = 0;
+  std::size_t shed_deadline = 0;     ///< past the request or answer deadline
+  std::size_t shed_peer_bound = 0;   ///< over max_connections_per_peer
+  std::size_t shed_total_bound = 0;  ///< over max_connections
+  std::size_t max_connections = 0;   ///< the bound in force (after the open-file limit)
 };
 
 /// The read-only web dashboard over a pool: the sessions, a live trial
@@ -52,7 +79,9 @@ struct dashboard_options {
 /// A session id that is not a plain name ([A-Za-z0-9._-], at most 128
 /// characters) is answered 400, an unknown one 404, a pool that cannot be
 /// read 500 with a short message. It serves on a thread of its own between
-/// start() and stop().
+/// start() and stop(): libmicrohttpd's event loop (epoll), which also closes
+/// the connections a request deadline or a bound sheds
+/// (core/http_connection_table.hpp).
 class dashboard_server {
 public:
   dashboard_server(std::shared_ptr<const message_pool> pool, dashboard_options options);
@@ -75,6 +104,9 @@ public:
 
   /// The bound port; 0 before start().
   int port() const;
+
+  /// What it did with connections so far.
+  dashboard_connection_stats stats() const;
 
   /// Stops serving and joins the server's thread; nothing when not running.
   void stop();

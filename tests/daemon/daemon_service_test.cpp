@@ -187,6 +187,11 @@ TEST_F(daemon_service, metrics_and_health_over_http_and_json_logs) {
   EXPECT_NE(m.find("paratune_pool_records_total "), std::string::npos) << m;
   EXPECT_EQ(m.find("paratune_bus_messages_total 0\n"), std::string::npos) << m; // it counted
   EXPECT_NE(m.find("paratune_bus_messages_total "), std::string::npos) << m;
+  // The dashboard's own connections: this scrape's is open, none shed.
+  EXPECT_NE(m.find("paratune_http_connections 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_http_connections_shed_total{reason=\"deadline\"} 0\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("paratune_http_connections_max 1024\n"), std::string::npos) << m;
   const auto health = http.Get("/health");
   ASSERT_TRUE(health);
   const auto h = nlohmann::json::parse(health->body);
