@@ -23,7 +23,9 @@ TEST(daemon_toytrain, a_session_of_a_framework_from_the_tests_runs_end_to_end) {
   std::filesystem::create_directories(dir + "/runs");
   setenv("PARATUNE_CONFIGS", (test::source_dir() + "/configs").c_str(), 1);
   const auto cli_path = test::bin_dir() + "/paratune-toytrain";
-  test::daemon_process d{dir + "/state", {}, {.executable = cli_path}};
+  test::daemon_launch how;
+  how.executable = cli_path;
+  test::daemon_process d{dir + "/state", {}, how};
   ASSERT_TRUE(d.up()) << d.output();
   const auto cli = [&](std::vector<std::string> args) {
     args.insert(args.begin(), cli_path);
