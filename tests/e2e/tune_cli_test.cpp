@@ -255,6 +255,47 @@ TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
   EXPECT_NE(missing.err.find("nope.yaml: no such file"), std::string::npos);
 }
 
+// An initial configuration Megatron-LM refuses is the job's mistake, said
+// before anything runs or is stored: not a trial 1 recorded as skipped.
+// Three nodes make 24 devices, which tp 3 divides; Llama3-8B's 32 heads it
+// does not. The pool already holds one session, and still holds only it.
+TEST_F(tune_cli, an_initial_configuration_megatron_refuses_exits_2_and_stores_nothing) {
+  const auto pool = dir + "/pool";
+  const auto good = paratune({"tune", test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml",
+                              "--db", pool, "--trials", "1", "--json"});
+  ASSERT_EQ(good.status, 0) << good.err;
+  const auto job = test::write_file(
+    dir, "tp3.yaml",
+    "name: tp3\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 3\nprecision: bf16\n"
+    "initial: {tp: 3, pp: 1, mbs: 1, gbs: 480, seq: 4096}\ntrials: 4\n");
+  for (const char* command : {"tune", "submit"}) {
+    auto r = paratune({command, job, "--db", pool});
+    if (std::string(command) == "submit") // never sent: no daemon listens there
+      r = paratune({command, job, "--daemon", "tcp://127.0.0.1:1", "--timeout", "1"});
+    EXPECT_EQ(r.status, 2) << command << ": " << r.err;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_NE(r.err.find("tp3.yaml: initial breaks Megatron-LM's rules on 24 devices:\n"
+                         "  [heads_tp] num_attention_heads (32) must be a multiple of "
+                         "tensor_model_parallel_size (3).\n"),
+              std::string::npos) << command << ": " << r.err;
+  }
+  const auto listed = paratune({"sessions", "--db", pool, "--json"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto rows = nlohmann::json::parse(listed.out).at("sessions");
+  ASSERT_EQ(rows.size(), 1u) << listed.out;
+  EXPECT_EQ(rows[0].at("id"), nlohmann::json::parse(good.out).at("session"));
+  // Outside the search space, with trial 1 running it: refused the same way.
+  const auto outside = test::write_file(
+    dir, "outside.yaml",
+    "name: outside\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
+    "initial: {tp: 8, mbs: 1, gbs: 512, seq: 8192}\nsearch: {tp: [1, 2, 4]}\n");
+  const auto r = paratune({"tune", outside, "--db", dir + "/other"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("outside.yaml: initial: tp=8 is outside the search space"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/other"));
+}
+
 TEST_F(tune_cli, a_second_session_continues_the_same_pool) {
   const auto job_file = test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml";
   auto a = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "2", "--json"});
