@@ -37,7 +37,8 @@ int64_t now_ms() {
 wire::session_status status_of(session_state end, const std::vector<trial_outcome>& outcomes) {
   wire::session_status s;
   s.state = end;
-  s.trials_done = int(outcomes.size());
+  s.trials_done = int(std::count_if(outcomes.begin(), outcomes.end(),
+                                    [](const auto& o) { return spends_budget(o.status); }));
   for (size_t i = 0; i < outcomes.size(); ++i)
     if (outcomes[i].measured() && outcomes[i].tflops_per_gpu > s.best_tflops) {
       s.best_tflops = outcomes[i].tflops_per_gpu;
@@ -296,7 +297,8 @@ void tuning_session_state::fail(const std::string& reason) {
   spdlog::error("session {} failed: {}", id, reason);
   wire::session_status s;
   s.state = session_state::failed;
-  s.trials_done = int(results.size());
+  s.trials_done = int(std::count_if(results.begin(), results.end(),
+                                    [this](int t) { return used.count(t) > 0; })); // not skipped
   s.text = reason;
   // Told first: the record is best effort when the pool is what failed.
   self->send(listener, done_atom_v, id, session_state::failed, reason);

@@ -120,7 +120,7 @@ TEST_F(daemon_service, sigterm_stops_in_order_and_the_next_start_finishes_the_se
   EXPECT_EQ(watched.status, 0) << watched.err;
   EXPECT_NE(watched.out.find("trial  1/3"), std::string::npos) << watched.out;
   EXPECT_NE(watched.out.find("trial  3/3"), std::string::npos) << watched.out;
-  EXPECT_NE(watched.out.find("session " + id + " finished after 3 trials\n"), std::string::npos);
+  EXPECT_NE(watched.out.find("session " + id + " finished after 3 trials of a budget of 3\n"), std::string::npos);
 }
 
 TEST_F(daemon_service, submit_list_and_watch_from_the_command_line_print_json_for_scripts) {
