@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "core/job_spec.hpp"
 #include "core/perf/perf_model.hpp"

@@ -7,6 +7,7 @@
 #include "core/human_units.hpp"
 #include "core/model_flops_utilization.hpp"
 #include "core/perf/memory_verdict.hpp"
+#include "core/training_config.hpp"
 #include "core/tuning/tuning_forecast.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/plan_view.hpp"
@@ -33,6 +34,7 @@ nlohmann::json dry_run_json(const job_spec& job, const tuning_forecast& f) {
     j.erase("memory");
     j["rank"] = ++rank;
     j["config"] = config_json(t.config);
+    j["config_key"] = canonical_key(t.config);
     j["layout"] = plan_layout(t.config, job.world_size());
     j["variants"] = t.variants;
     top.push_back(std::move(j));
