@@ -35,10 +35,19 @@ int64_t now_ms() {
            std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+/// Trials that ran, as every view counts them (a skipped one spent no budget).
+int trials_run(const session_ledger& ledger) {
+  int n = 0;
+  for (const auto& [number, t] : ledger.trials())
+    n += t.result && spends_budget(t.result->status);
+  return n;
+}
+
 wire::session_status status_of(session_state end, const std::vector<trial_outcome>& outcomes) {
   wire::session_status s;
   s.state = end;
-  s.trials_done = int(outcomes.size());
+  s.trials_done = int(std::count_if(outcomes.begin(), outcomes.end(),
+                                    [](const auto& o) { return spends_budget(o.status); }));
   for (size_t i = 0; i < outcomes.size(); ++i)
     if (outcomes[i].measured() && outcomes[i].tflops_per_gpu > s.best_tflops) {
       s.best_tflops = outcomes[i].tflops_per_gpu;
@@ -238,7 +247,7 @@ void tuning_session_state::fail(const std::string& reason) {
   spdlog::error("session {} failed: {}", id, reason);
   wire::session_status s;
   s.state = session_state::failed;
-  s.trials_done = ledgers->of(id)->results();
+  s.trials_done = trials_run(*ledgers->of(id));
   s.text = reason;
   // Told first: the record is best effort when the pool is what failed.
   self->send(listener, done_atom_v, id, session_state::failed, reason);

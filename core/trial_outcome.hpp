@@ -15,6 +15,14 @@ enum class trial_status { succeeded, failed, skipped, stopped };
 const char* to_string(trial_status s);
 bool parse_trial_status(const std::string& text, trial_status& out);
 
+/// Whether a trial that ended so spent one of the session's budget: every
+/// one that was launched. A skipped trial (refused before launch: the
+/// memory screen, a replay table that never measured it) takes a trial
+/// number and spends nothing. What every count of a session's trials
+/// counts: tune's header and end, its live lines, `sessions`, `list`, the
+/// report and the dashboard.
+inline bool spends_budget(trial_status s) { return s != trial_status::skipped; }
+
 /// Why a trial failed, as the failure analyst classified it.
 /// What made a trial fail. launcher_error: the job never reached training
 /// (a scheduler that refused or lost it, a command that could not start).

@@ -50,7 +50,7 @@ control::session_row session_index::shown(const std::string& id, const entry& e)
   // trial counts as done (as it will once its result is in), never as running.
   for (const auto& [_, t] : l.trials()) {
     const bool stopping = l.ended() && !t.result && t.started;
-    row.trials_done += (t.result && t.result->status != trial_status::skipped) || stopping;
+    row.trials_done += (t.result && spends_budget(t.result->status)) || stopping;
   }
   row.running = l.ended() ? 0 : int(l.in_flight().size());
   const auto& best = l.incumbent();

@@ -63,7 +63,7 @@ nlohmann::json session_line_json(const session_view& v) {
           {"model", s.job.model.name},
           {"cluster", s.job.cluster.name},
           {"state", to_string(s.state)},
-          {"trials_done", s.trials.size()},
+          {"trials_done", trials_run(s)},
           {"trials_budget", s.job.trials},
           {"best", best},
           {"opened_at", utc_json(v.opened_at_ms)}};

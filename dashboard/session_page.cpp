@@ -26,7 +26,7 @@ std::string job_list(const session_view& v) {
                              + std::to_string(s.job.world_size) + " GPUs")
          + item("State", markup_escape(to_string(s.state)), "state")
          + item("Why it ended", markup_escape(s.end_text), "ended-because")
-         + item("Trials", std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials),
+         + item("Trials", std::to_string(trials_run(s)) + "/" + std::to_string(s.job.trials),
                 "done")
          + item("Best", best, "best") + "</dl>\n";
 }

@@ -97,7 +97,10 @@ const char* session_script() {
     document.getElementById("notes").replaceChildren(...s.trials.map(notes).filter((n) => n));
     document.getElementById("state").textContent = s.state;
     document.getElementById("ended-because").textContent = s.ended_because || "";
-    document.getElementById("done").textContent = s.trials.length + "/" + s.job.trials;
+    // The trials run of the budget, as every view counts them: a skipped
+    // trial spends none (spends_budget in core/trial_outcome.hpp).
+    document.getElementById("done").textContent =
+      s.trials.filter((t) => t.status !== "skipped").length + "/" + s.job.trials;
     document.getElementById("best").textContent = s.best
       ? fixed(s.best.tflops_per_gpu, 1) + " TFLOP/s/GPU, MFU " + fixed(100 * s.best.mfu, 1) +
         "% (trial " + s.best.trial + ")"

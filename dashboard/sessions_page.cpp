@@ -18,7 +18,7 @@ std::string row(const session_view& v) {
   r += "<td><a href=\"/session/" + id + "\">" + id + "</a></td>";
   r += table_cell(s.job.job_name) + table_cell(s.job.model.name) + table_cell(s.job.cluster.name);
   r += table_cell(to_string(s.state), "state");
-  r += table_cell(std::to_string(s.trials.size()) + "/" + std::to_string(s.job.trials), "number");
+  r += table_cell(std::to_string(trials_run(s)) + "/" + std::to_string(s.job.trials), "number");
   r += table_cell(s.best ? fixed(s.best->tflops_per_gpu, 1) : "", "number");
   r += table_cell(s.best ? fixed(100 * s.best->mfu, 1) : "", "number");
   r += table_cell(opened.is_null() ? "" : opened.get<std::string>());

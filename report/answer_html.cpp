@@ -37,9 +37,7 @@ std::string answer_html(const session_summary& s) {
   out += "</table>\n<h3>Production command</h3>\n<p>The " + markup_escape(framework_title_of(s))
          + " arguments of the best configuration, with the environment its run needs:</p>\n"
            "<pre class=\"command\">";
-  for (const auto& [name, value] : a->environment)
-    out += markup_escape("export " + name + "=" + shell_quote(value)) + "\n";
-  out += markup_escape(a->command) + "</pre>\n<h3>Full run</h3>\n<ul class=\"full-run\">\n";
+  out += markup_escape(production_command_text(*a)) + "</pre>\n<h3>Full run</h3>\n<ul class=\"full-run\">\n";
   for (const auto& sentence : full_run_sentences(s))
     out += "<li>" + markup_escape(sentence) + "</li>\n";
   out += "</ul>\n</section>\n";

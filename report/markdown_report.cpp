@@ -91,9 +91,7 @@ void md_answer(std::string& out, const session_summary& s) {
     out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
   out += "\n### Production command\n\nThe " + framework_title_of(s)
          + " arguments of the best configuration, with the environment its run needs:\n\n```sh\n";
-  for (const auto& [name, value] : a->environment)
-    out += "export " + name + "=" + shell_quote(value) + "\n";
-  out += a->command + "\n```\n";
+  out += production_command_text(*a) + "```\n";
   out += "\n### Full run\n\n";
   for (const auto& sentence : full_run_sentences(s))
     out += "- " + markdown_escape(sentence) + "\n";

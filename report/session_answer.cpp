@@ -60,6 +60,13 @@ std::optional<session_answer> answer_of(const session_summary& s) {
   return a;
 }
 
+std::string production_command_text(const session_answer& a) {
+  std::string out;
+  for (const auto& [name, value] : a.environment)
+    out += "export " + name + "=" + shell_quote(value) + "\n";
+  return out + a.command + "\n";
+}
+
 std::string gain_text(double pct) { return fmt::format("{:+.1f}%", pct); }
 
 std::vector<std::pair<std::string, std::string>> answer_figures(const session_answer& a) {

@@ -42,6 +42,13 @@ struct session_answer {
 /// None while no trial was measured.
 std::optional<session_answer> answer_of(const session_summary& s);
 
+/// The production command as a shell reads it: one `export NAME=value`
+/// line per variable of `a.environment` (shell-quoted), then the Megatron-LM
+/// arguments on one line, newline-ended. The one text that `tune` and
+/// `watch` print at the end, the report and the dashboard show, and
+/// `export` prints: none of them carries the tuning run's measuring flags.
+std::string production_command_text(const session_answer& a);
+
 /// "+12.3%" for a gain in percent.
 std::string gain_text(double pct);
 /// The answer's lines of figures as (label, value) pairs, for every format:

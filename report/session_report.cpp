@@ -24,8 +24,10 @@ std::vector<std::pair<std::string, std::string>> header_fields(const session_sum
           {"World size", count_of(j.world_size, "device") + " on " + count_of(j.nodes, "node")},
           {"State", to_string(s.state)},
           {"Trial budget", std::to_string(j.trials)},
-          {"Trials run", std::to_string(s.trials.size())},
+          {"Trials run", std::to_string(trials_run(s))},
           {"Tuning GPU-hours", fmt::format("{:.2f}", tuning_gpu_hours)}};
+  if (const int skipped = trials_skipped(s); skipped > 0) // numbered, not run, no budget spent
+    fields.insert(fields.begin() + 8, {"Trials skipped", std::to_string(skipped)});
   if (!s.end_text.empty())
     fields.insert(fields.begin() + 6, {"Why it ended", s.end_text});
   return fields;

@@ -3,7 +3,9 @@
 
 #include "core/tuning/safety_guards.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <ctime>
 #include <map>
 
@@ -11,6 +13,7 @@
 #include "core/human_units.hpp"
 #include "core/model_flops_utilization.hpp"
 #include "report/baseline_value.hpp"
+#include "report/session_answer.hpp"
 #include "core/shell_quote.hpp"
 #include "core/megatron_args.hpp"
 #include "frameworks/framework.hpp"
@@ -249,33 +252,57 @@ nlohmann::json to_json(const session_summary& s) {
 }
 
 trial_count trial_count_of(const session_ledger& ledger, int budget) {
-  trial_count count{ledger.job() ? ledger.job()->trials : budget};
-  for (const auto& [_, t] : ledger.trials())
+  trial_count count{ledger.job() ? ledger.job()->trials : budget, {}};
+  for (const auto& [number, t] : ledger.trials())
     if (t.result)
-      count.saw(t.result->status);
+      count.saw(number, t.result->status);
   return count;
 }
 
+int trial_count::run_number(int index) const {
+  return index - int(std::distance(skipped.begin(), skipped.lower_bound(index)));
+}
+
+std::string trial_count::label(int index, trial_status status) const {
+  char buf[64];
+  if (!spends_budget(status))
+    std::snprintf(buf, sizeof buf, "trial %2d (no budget)", index);
+  else if (const int run = run_number(index); run != index)
+    std::snprintf(buf, sizeof buf, "trial %2d (run %d/%d)", index, run, budget);
+  else
+    std::snprintf(buf, sizeof buf, "trial %2d/%d", index, budget);
+  return buf;
+}
+
+int trials_run(const session_summary& s) {
+  return int(std::count_if(s.trials.begin(), s.trials.end(),
+                           [](const trial_row& r) { return spends_budget(r.status); }));
+}
+
+int trials_skipped(const session_summary& s) {
+  return int(s.trials.size()) - trials_run(s);
+}
+
 std::string render_trial_line(const trial_row& r, const trial_count& count) {
-  const int budget = count.total(r.index);
+  const auto label = count.label(r.index, r.status);
   char buf[768];
   if (r.status == trial_status::stopped && r.measured())
     std::snprintf(buf, sizeof buf,
-                  "trial %2d/%d  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "%s  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              %s: %s\n",
-                  r.index, budget, to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu,
+                  label.c_str(), to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu,
                   r.peak_memory_mib, r.change.c_str(),
                   r.stop == stop_reason::cancelled ? "cancelled" : "stopped early",
                   r.reason.c_str());
   else if (r.status == trial_status::succeeded)
     std::snprintf(buf, sizeof buf,
-                  "trial %2d/%d  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
+                  "%s  %-9s MFU %5s  %6.1f TFLOP/s/GPU  peak %6.0f MiB  %s\n"
                   "              why: %s\n",
-                  r.index, budget, to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu, r.peak_memory_mib,
-                  r.change.c_str(), r.reason.c_str());
+                  label.c_str(), to_string(r.status), mfu_text(r.mfu).c_str(), r.tflops_per_gpu,
+                  r.peak_memory_mib, r.change.c_str(), r.reason.c_str());
   else
-    std::snprintf(buf, sizeof buf, "trial %2d/%d  %-9s %s\n              why: %s\n", r.index,
-                  budget, to_string(r.status), r.change.c_str(), r.reason.c_str());
+    std::snprintf(buf, sizeof buf, "%s  %-9s %s\n              why: %s\n", label.c_str(),
+                  to_string(r.status), r.change.c_str(), r.reason.c_str());
   return buf;
 }
 
@@ -296,7 +323,11 @@ std::string tuning_cost_line(const session_summary& s) {
 
 std::string render_text(const session_summary& s) {
   std::string out = "\nsession " + s.session + " " + to_string(s.state) + " after "
-                    + count_of(static_cast<long long>(s.trials.size()), "trial") + "\n";
+                    + count_of(trials_run(s), "trial") + " of a budget of "
+                    + std::to_string(s.job.trials);
+  if (const int skipped = trials_skipped(s); skipped > 0)
+    out += ", and " + std::to_string(skipped) + " skipped (not run, no budget spent)";
+  out += "\n";
   if (!s.end_text.empty())
     out += "why it ended: " + s.end_text + "\n";
   out += tuning_cost_line(s);
@@ -327,8 +358,11 @@ std::string render_text(const session_summary& s) {
   out += "configuration:";
   for (const auto& [k, v] : s.best->config)
     out += " " + k + "=" + v;
-  out += "\n" + framework_title_of(s) + " arguments:\n  "
-         + shell_command(trainer_args_of(s, s.best->config)) + "\n";
+  // The production command, as export prints it: not the trial's own
+  // arguments, whose tuning-only flags would end a real run early.
+  out += "\nproduction command (its environment, then the " + framework_title_of(s)
+         + " arguments; paratune export " + s.session + " prints it again):\n"
+         + production_command_text(*answer_of(s));
   return out;
 }
 

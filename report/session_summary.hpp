@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,27 +122,39 @@ nlohmann::json to_json(const session_summary& s);
 /// The human-readable report printed after the live lines.
 std::string render_text(const session_summary& s);
 
-/// How many trials the live lines count to ("trial N/T"): the number the
-/// session's last trial will carry. A skipped trial (refused before launch
-/// by the memory screen, unmeasured in a replay table) spends none of the
-/// budget but takes a number, so T is the budget plus the skips seen so
-/// far, and never below the trial's own number: with the budget alone, a
-/// skipped first trial made the last line "trial 3/2", a session past its
-/// budget.
+/// How a session's trials stand against its budget, the same in every view
+/// (spends_budget): tune's header and end, the live lines, `sessions` and
+/// `list`, the report and the dashboard count the trials run, out of the
+/// budget; a skipped trial takes a number and is named as skipped. Before,
+/// a skipped trial 1 made the lines count to 7, the header say 6 and the
+/// report "Trials run 7" for a budget of 6.
 struct trial_count {
   int budget = 0;
-  int skipped = 0;  ///< skipped trials seen so far
+  std::set<int> skipped;  ///< the skipped trials seen so far, by number
 
-  /// Counts a result's status before its line is rendered.
-  void saw(trial_status s) { skipped += s == trial_status::skipped; }
-  int total(int index) const { return std::max(budget + skipped, index); }
+  /// Counts a result before its line is rendered.
+  void saw(int trial, trial_status s) {
+    if (!spends_budget(s))
+      skipped.insert(trial);
+  }
+  /// Trial `index`'s place among the trials run: its number less the
+  /// skipped trials numbered before it.
+  int run_number(int index) const;
+  /// The start of a live line: "trial  2/6" (the trial's number is its
+  /// place among the trials run), "trial  3 (run 2/6)" after a skip,
+  /// "trial  1 (no budget)" for a skipped one.
+  std::string label(int index, trial_status status = trial_status::succeeded) const;
 };
+
+/// The trials of `s` that were run (spends_budget), and those skipped.
+int trials_run(const session_summary& s);
+int trials_skipped(const session_summary& s);
 
 /// The count a ledger gives: the job's budget (`budget` until the job is
 /// applied) and the trials it holds as skipped.
 trial_count trial_count_of(const session_ledger& ledger, int budget);
 
-/// One live line for a finished trial: "trial N/T", T from `count.total`.
+/// One live line for a finished trial, starting with count.label().
 std::string render_trial_line(const trial_row& r, const trial_count& count);
 
 } // namespace paratune

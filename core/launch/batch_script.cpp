@@ -20,42 +20,54 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> runtime_v
   {"{job_id}", "SLURM_JOB_ID"},
 }};
 
-/// The first runtime placeholder in `word` at or after `from`: its position
-/// and its entry, or npos.
-std::pair<size_t, size_t> next_placeholder(std::string_view word, size_t from) {
-  size_t best = std::string_view::npos, which = 0;
-  for (size_t i = 0; i < runtime_variables.size(); ++i) {
-    const auto at = word.find(runtime_variables[i].first, from);
-    if (at < best) {
-      best = at;
-      which = i;
-    }
-  }
-  return {best, which};
+/// The first placeholder in `word` at or after `from` (a runtime one, or
+/// one of `extra`): its position, its length and the variable holding it;
+/// position npos when none.
+struct placeholder_at {
+  size_t at = std::string_view::npos;
+  size_t length = 0;
+  std::string_view variable;
+};
+
+placeholder_at next_placeholder(std::string_view word, size_t from,
+                                const std::vector<std::pair<std::string, std::string>>& extra) {
+  placeholder_at best;
+  const auto consider = [&](std::string_view text, std::string_view variable) {
+    const auto at = word.find(text, from);
+    if (at < best.at)
+      best = {at, text.size(), variable};
+  };
+  for (const auto& [text, variable] : runtime_variables)
+    consider(text, variable);
+  for (const auto& [text, variable] : extra)
+    consider(text, variable);
+  return best;
 }
 
-/// `word` as one shell word: its text single-quoted, each runtime
-/// placeholder as its variable in double quotes ("${SLURM_NODEID}").
-std::string expanding_word(std::string_view word) {
+/// `word` as one shell word: its text single-quoted, each placeholder as
+/// its variable in double quotes ("${SLURM_NODEID}").
+std::string expanding_word(std::string_view word,
+                           const std::vector<std::pair<std::string, std::string>>& extra) {
   std::string out;
   size_t from = 0;
   for (;;) {
-    const auto [at, which] = next_placeholder(word, from);
-    const auto literal = word.substr(from, at == std::string_view::npos ? at : at - from);
+    const auto p = next_placeholder(word, from, extra);
+    const auto literal = word.substr(from, p.at == std::string_view::npos ? p.at : p.at - from);
     if (!literal.empty())
       out += shell_quote(literal);
-    if (at == std::string_view::npos)
+    if (p.at == std::string_view::npos)
       break;
-    out += "\"${" + std::string(runtime_variables[which].second) + "}\"";
-    from = at + runtime_variables[which].first.size();
+    out += "\"${" + std::string(p.variable) + "}\"";
+    from = p.at + p.length;
   }
   return out.empty() ? "''" : out;
 }
 
-std::string expanding_command(const std::vector<std::string>& argv, size_t from) {
+std::string expanding_command(const std::vector<std::string>& argv, size_t from,
+                              const std::vector<std::pair<std::string, std::string>>& extra) {
   std::string out;
   for (size_t i = from; i < argv.size(); ++i)
-    out += (out.empty() ? "" : " ") + expanding_word(argv[i]);
+    out += (out.empty() ? "" : " ") + expanding_word(argv[i], extra);
   return out;
 }
 
@@ -83,7 +95,7 @@ std::string task_script(const std::vector<std::string>& argv, const batch_layout
   if (layout.tasks == slurm_tasks::per_gpu)
     inner = "export RANK=\"$SLURM_PROCID\" LOCAL_RANK=\"$SLURM_LOCALID\" "
             "WORLD_SIZE=\"$SLURM_NTASKS\"; ";
-  return inner + "exec " + expanding_command(argv, layout.wrapper_words);
+  return inner + "exec " + expanding_command(argv, layout.wrapper_words, layout.script_variables);
 }
 
 } // namespace
@@ -93,6 +105,10 @@ std::string batch_script(const std::vector<std::string>& argv, const std::string
                          const batch_layout& layout) {
   if (argv.size() <= layout.wrapper_words)
     throw input_error("batch script: no command to run");
+  for (const auto& [text, variable] : layout.script_variables)
+    if (!is_identifier(variable))
+      throw input_error("batch script: variable '" + variable + "' for " + text
+                        + " is not a shell identifier");
   std::string out = "#!/bin/bash\n"
                     "# Written by paratune: one trial, its command run as these exact words.\n"
                     "set -eu\n";
@@ -111,7 +127,7 @@ std::string batch_script(const std::vector<std::string>& argv, const std::string
   if (!wrapper.empty())
     out += shell_command(wrapper) + " ";
   if (layout.tasks == slurm_tasks::one)
-    return out + expanding_command(argv, layout.wrapper_words) + "\n";
+    return out + expanding_command(argv, layout.wrapper_words, layout.script_variables) + "\n";
   const int per_node = layout.tasks == slurm_tasks::per_gpu ? layout.gpus_per_node : 1;
   return out + "srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node="
          + std::to_string(per_node) + " --kill-on-bad-exit=1 /bin/bash -c "

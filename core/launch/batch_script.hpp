@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/pool_spec.hpp"
@@ -17,6 +18,11 @@ struct batch_layout {
   /// tasks: paratune-relay and its options up to its "--". srun comes after
   /// them, so one relay publishes the output of every task.
   size_t wrapper_words = 0;
+  /// Further placeholders the command's words may hold, each read from a
+  /// shell variable the script sets before it ("{data_path}" -> "DATA_PATH"):
+  /// the paths a production script leaves for its user to fill in
+  /// (production_batch_script). Expanded as the runtime placeholders are.
+  std::vector<std::pair<std::string, std::string>> script_variables = {};
 };
 
 /// A Slurm batch script that changes to `workdir`, exports `env` and runs

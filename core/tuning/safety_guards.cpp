@@ -2,29 +2,10 @@
 
 #include <algorithm>
 
+#include "core/initial_check.hpp"
 #include "core/megatron_rules.hpp"
 
 namespace paratune {
-
-namespace {
-
-bool in_search_space(const tuning_context& ctx, const training_config& c,
-                     std::string& offending) {
-  for (const auto& key : config_keys()) {
-    const auto v = get_value(c, key);
-    auto it = ctx.search.find(key);
-    const bool ok = it == ctx.search.end()
-                      ? v == get_value(ctx.initial, key) // not tunable: stays fixed
-                      : std::find(it->second.begin(), it->second.end(), v) != it->second.end();
-    if (!ok) {
-      offending = key + "=" + v;
-      return false;
-    }
-  }
-  return true;
-}
-
-} // namespace
 
 safety_guards::safety_guards(const tuning_context& ctx,
                              const std::vector<trial_outcome>& history,
@@ -58,9 +39,8 @@ bool safety_guards::available(const training_config& c) const {
 }
 
 std::optional<std::string> safety_guards::constraint(const training_config& c) const {
-  std::string offending;
-  if (!in_search_space(ctx_, c, offending))
-    return "outside the search space (" + offending + ")";
+  if (const auto offending = outside_search_space(ctx_.search, ctx_.initial, c))
+    return "outside the search space (" + *offending + ")";
   if (!available(c))
     return std::string(unavailable_reason);
   auto v = check_megatron_rules(ctx_.model, c, ctx_.world_size);

@@ -39,7 +39,7 @@ TEST_F(job_paths_cli, tune_reads_the_model_and_cluster_beside_the_job_not_in_the
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const auto cluster = load_cluster("dgx-h100");
   EXPECT_NE(r.out.find(": job-folder-model on 8 x " + cluster.device.name + " (" + cluster.name
-                       + "), 1 trial,"),
+                       + "), a budget of 1 trial,"),
             std::string::npos)
     << r.out;
   EXPECT_EQ(r.out.find("cwd-model"), std::string::npos) << r.out;

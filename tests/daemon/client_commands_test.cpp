@@ -206,7 +206,7 @@ TEST_F(client_commands, list_and_watch_agree_right_after_a_cancel) {
   const auto w = watched.get();
   EXPECT_EQ(w.status, 0) << w.err;
   const auto line = w.out.find("trial  1/6  stopped");
-  const auto summary = w.out.find("session " + id + " cancelled after 1 trial\n");
+  const auto summary = w.out.find("session " + id + " cancelled after 1 trial of a budget of 6\n");
   ASSERT_NE(line, std::string::npos) << w.out;
   ASSERT_NE(summary, std::string::npos) << w.out;
   EXPECT_LT(line, summary) << w.out;
@@ -266,7 +266,7 @@ TEST_F(client_commands, a_piped_tune_shows_each_trial_start_within_a_second_of_i
   const std::string text{std::istreambuf_iterator<char>(in), {}};
   EXPECT_EQ(text.find('\r'), std::string::npos) << "no progress redraws in a file";
   EXPECT_EQ(text.rfind("session s", 0), 0u) << text;
-  EXPECT_NE(text.find(", 3 trials, pool "), std::string::npos) << text;
+  EXPECT_NE(text.find(", a budget of 3 trials, pool "), std::string::npos) << text;
   const auto id = text.substr(8, text.find(':') - 8);
   const auto report = json_of(cli({"report", id, "--format", "json", "--db", pool}));
   ASSERT_EQ(report.at("trials").size(), 3u);

@@ -41,6 +41,17 @@ TEST_F(daemon_service, bad_requests_are_refused_in_words_and_the_daemon_lives_on
   tpu.job_path = "exp.yaml";
   // A TPU experiment is hosted too, once it reads: this one names no model.
   EXPECT_EQ(d.call(tpu).error, "exp.yaml: missing field 'model'");
+  // An initial configuration Megatron-LM refuses: Megatron-LM's words, no session.
+  auto tp3 = test::request_of(control_op::submit);
+  tp3.job_yaml = "name: tp3\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 3\n"
+                 "initial: {tp: 3, mbs: 1, gbs: 480, seq: 4096}\n";
+  tp3.job_path = "tp3.yaml";
+  EXPECT_EQ(d.call(tp3).error,
+            "tp3.yaml: initial breaks Megatron-LM's rules on 24 devices:\n"
+            "  [heads_tp] num_attention_heads (32) must be a multiple of "
+            "tensor_model_parallel_size (3).\n"
+            "  [query_groups_tp] num_query_groups (8) must be a multiple or divisor of "
+            "tensor_model_parallel_size (3).");
   EXPECT_EQ(d.call(test::request_of(control_op::status, "s-nope")).error,
             "no session 's-nope' in the pool");
   EXPECT_EQ(d.call(test::request_of(control_op::cancel, "s-nope")).error,
@@ -109,7 +120,7 @@ TEST_F(daemon_service, sigterm_stops_in_order_and_the_next_start_finishes_the_se
   EXPECT_EQ(watched.status, 0) << watched.err;
   EXPECT_NE(watched.out.find("trial  1/3"), std::string::npos) << watched.out;
   EXPECT_NE(watched.out.find("trial  3/3"), std::string::npos) << watched.out;
-  EXPECT_NE(watched.out.find("session " + id + " finished after 3 trials\n"), std::string::npos);
+  EXPECT_NE(watched.out.find("session " + id + " finished after 3 trials of a budget of 3\n"), std::string::npos);
 }
 
 TEST_F(daemon_service, submit_list_and_watch_from_the_command_line_print_json_for_scripts) {

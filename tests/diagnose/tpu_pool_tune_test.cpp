@@ -83,15 +83,24 @@ struct tpu_pool_tune : ::testing::Test {
     EXPECT_EQ(t[1]["bottleneck"], "");
     EXPECT_EQ(t[0]["stopped"], "");
     EXPECT_FALSE(t[0]["bottleneck"].get<std::string>().empty());
-    // Trial 3 lost a host; trial 4 ran its mesh again and measured it.
+    // Trial 3 lost a host; one later trial ran its mesh again and measured
+    // it. Which one (4 or 5) depends on whether trial 2's stop freed its
+    // slot before trial 3's failure came in, which a loaded scheduler
+    // decides: a new mesh may take that slot first.
     EXPECT_NE(t[2]["error"].get<std::string>().find("DEADLINE_EXCEEDED: Barrier timed out"),
               std::string::npos)
         << t[2].dump();
-    EXPECT_EQ(t[3]["retry_of"], 3);
-    EXPECT_EQ(t[3]["mesh"], t[2]["mesh"]);
-    EXPECT_EQ(t[3]["error"], "");
-    EXPECT_GT(t[3]["step_time_ms"].get<double>(), 0);
-    EXPECT_EQ(t[4]["retry_of"], 0);
+    int retries = 0;
+    for (size_t i = 3; i < t.size(); ++i) {
+      if (t[i]["retry_of"] == 0)
+        continue;
+      ++retries;
+      EXPECT_EQ(t[i]["retry_of"], 3) << t[i].dump();
+      EXPECT_EQ(t[i]["mesh"], t[2]["mesh"]);
+      EXPECT_EQ(t[i]["error"], "");
+      EXPECT_GT(t[i]["step_time_ms"].get<double>(), 0);
+    }
+    EXPECT_EQ(retries, 1) << j.dump(1);
     ASSERT_TRUE(j.contains("best"));
     EXPECT_NE(j["best"]["trial"], 2);
     EXPECT_EQ(j["state"], "finished");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <sys/stat.h>
 
@@ -190,35 +191,67 @@ TEST_F(tune_cli, the_tuning_benchmark_replays_paratune_tune_trial_by_trial) {
   }
 }
 
-TEST_F(tune_cli, text_output_has_a_line_per_trial_and_the_megatron_arguments) {
+TEST_F(tune_cli, text_output_has_a_line_per_trial_and_the_production_command_export_prints) {
   const auto job_file = test::source_dir() + "/configs/examples/gpt3-7b-a100x16.yaml";
   auto r = paratune({"tune", job_file, "--db", dir + "/pool", "--trials", "4"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* line : {"trial  1/4", "trial  2/4", "trial  3/4", "trial  4/4"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   EXPECT_NE(r.out.find("best: trial"), std::string::npos);
-  EXPECT_NE(r.out.find("Megatron-LM arguments:\n  --num-layers 32 --hidden-size 4096"),
-            std::string::npos);
+  // The production command, as export prints it and the report shows it:
+  // one text, without the tuning run's --train-iters 12 and log flags.
+  const auto id = r.out.substr(8, r.out.find(':') - 8);
+  const auto exported = paratune({"export", id, "--db", dir + "/pool"});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_NE(exported.out.find("--num-layers 32 --hidden-size 4096 "), std::string::npos)
+    << exported.out;
+  EXPECT_NE(r.out.find("production command (its environment, then the Megatron-LM arguments; "
+                       "paratune export " + id + " prints it again):\n" + exported.out),
+            std::string::npos) << r.out << "\n" << exported.out;
+  const auto md = paratune({"report", id, "--db", dir + "/pool", "--format", "md"});
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_NE(md.out.find("```sh\n" + exported.out + "```\n"), std::string::npos) << md.out;
+  for (const std::string* out : {&std::as_const(r.out), &exported.out, &md.out})
+    for (const char* measuring : {"--train-iters", "--log-interval", "--log-throughput"})
+      EXPECT_EQ(out->find(measuring), std::string::npos) << measuring << " in\n" << *out;
 }
 
 // The initial configuration cannot fit (TP 1, MBS 8, no recomputation: the
 // memory screen predicts over 500 GB on an 80 GB A100), so trial 1 is
-// skipped and spends none of the budget of 2: trials 2 and 3 run, and the
-// lines count to 3 instead of printing "trial 3/2".
-TEST_F(tune_cli, a_skipped_initial_configuration_counts_the_trials_honestly) {
+// skipped and spends none of the budget of 2: trials 2 and 3 run. Every view
+// counts the same: 2 trials run of a budget of 2, 1 skipped (before, the
+// header said 2, the lines /3 and the report "Trials run 3").
+TEST_F(tune_cli, a_skipped_initial_configuration_is_counted_alike_in_every_view) {
   const auto job = test::write_file(
     dir, "job.yaml",
     "name: skip\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1\nprecision: fp16\n"
     "initial: {tp: 1, pp: 1, mbs: 8, gbs: 512, seq: 8192, recompute: none}\ntrials: 2\n"
     "stop: budget\nsimulation: {train_iters: 8}\n");
-  auto r = paratune({"tune", job, "--db", dir + "/pool"});
+  const auto pool = dir + "/pool";
+  auto r = paratune({"tune", job, "--db", pool});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("trial  1/3  skipped   Run the initial configuration.\n"
+  EXPECT_NE(r.out.find(", a budget of 2 trials, pool "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial  1 (no budget)  skipped   Run the initial configuration.\n"
                        "              why: not launched: memory screen: does not fit (peak "),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("trial  2/3  "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("trial  3/3  "), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("/2  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial  2 (run 1/2)  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial  3 (run 2/2)  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" after 2 trials of a budget of 2, and 1 skipped (not run, no budget "
+                       "spent)\n"),
+            std::string::npos) << r.out;
+  const auto id = r.out.substr(8, r.out.find(':') - 8);
+  const auto listed = paratune({"sessions", "--db", pool, "--json"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto row = nlohmann::json::parse(listed.out).at("sessions").at(0);
+  EXPECT_EQ(row.at("trials_done"), 2);
+  EXPECT_EQ(row.at("trials_budget"), 2);
+  const auto table = paratune({"sessions", "--db", pool});
+  EXPECT_NE(table.out.find(" 2/2 "), std::string::npos) << table.out;
+  const auto md = paratune({"report", id, "--db", pool, "--format", "md"});
+  ASSERT_EQ(md.status, 0) << md.err;
+  for (const char* field : {"| Trial budget | 2 |", "| Trials run | 2 |", "| Trials skipped | 1 |"})
+    EXPECT_NE(md.out.find(field), std::string::npos) << field << "\n" << md.out;
 }
 
 TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
@@ -253,6 +286,99 @@ TEST_F(tune_cli, bad_job_files_exit_2_naming_the_field_and_write_nothing) {
   auto missing = paratune({"tune", dir + "/nope.yaml", "--db", dir + "/pool"});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nope.yaml: no such file"), std::string::npos);
+}
+
+// An initial configuration Megatron-LM refuses is the job's mistake, said
+// before anything runs or is stored: not a trial 1 recorded as skipped.
+// Three nodes make 24 devices, which tp 3 divides; Llama3-8B's 32 heads it
+// does not. The pool already holds one session, and still holds only it.
+TEST_F(tune_cli, an_initial_configuration_megatron_refuses_exits_2_and_stores_nothing) {
+  const auto pool = dir + "/pool";
+  const auto good = paratune({"tune", test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml",
+                              "--db", pool, "--trials", "1", "--json"});
+  ASSERT_EQ(good.status, 0) << good.err;
+  const auto job = test::write_file(
+    dir, "tp3.yaml",
+    "name: tp3\nmodel: llama3-8b\ncluster: dgx-a100-80g\nnodes: 3\nprecision: bf16\n"
+    "initial: {tp: 3, pp: 1, mbs: 1, gbs: 480, seq: 4096}\ntrials: 4\n");
+  for (const char* command : {"tune", "submit"}) {
+    auto r = paratune({command, job, "--db", pool});
+    if (std::string(command) == "submit") // never sent: no daemon listens there
+      r = paratune({command, job, "--daemon", "tcp://127.0.0.1:1", "--timeout", "1"});
+    EXPECT_EQ(r.status, 2) << command << ": " << r.err;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_NE(r.err.find("tp3.yaml: initial breaks Megatron-LM's rules on 24 devices:\n"
+                         "  [heads_tp] num_attention_heads (32) must be a multiple of "
+                         "tensor_model_parallel_size (3).\n"),
+              std::string::npos) << command << ": " << r.err;
+  }
+  const auto listed = paratune({"sessions", "--db", pool, "--json"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto rows = nlohmann::json::parse(listed.out).at("sessions");
+  ASSERT_EQ(rows.size(), 1u) << listed.out;
+  EXPECT_EQ(rows[0].at("id"), nlohmann::json::parse(good.out).at("session"));
+  // Outside the search space, with trial 1 running it: refused the same way.
+  const auto outside = test::write_file(
+    dir, "outside.yaml",
+    "name: outside\nmodel: llama3-8b\ncluster: dgx-a100-80g\n"
+    "initial: {tp: 8, mbs: 1, gbs: 512, seq: 8192}\nsearch: {tp: [1, 2, 4]}\n");
+  const auto r = paratune({"tune", outside, "--db", dir + "/other"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("outside.yaml: initial: tp=8 is outside the search space"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/other"));
+}
+
+// --dry-run checks the job and forecasts it: the space before and after the
+// screen, the plan's top five, the GPU-hours to the stop. It opens no pool.
+TEST_F(tune_cli, a_dry_run_forecasts_the_session_and_launches_nothing) {
+  const auto job_file = test::source_dir() + "/configs/examples/llama3-8b-a100x8.yaml";
+  const auto pool = dir + "/pool";
+  auto r = paratune({"tune", job_file, "--db", pool, "--dry-run", "--trials", "3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(pool)) << "a dry run made the pool";
+  const auto j = nlohmann::json::parse(r.out);
+  // The default space of 8 GPUs: tp 4 x pp 4 x mbs 4 x recompute 3 x
+  // recompute_layers 4 x seven true/false keys (2^7).
+  EXPECT_EQ(j.at("before_screening"), 98304);
+  const auto& after = j.at("after_screening");
+  EXPECT_EQ(after.at("fitting").get<int>() + after.at("rejected_by_rules").get<int>()
+              + after.at("rejected_by_memory").get<int>(),
+            98304);
+  EXPECT_GT(after.at("rejected_by_rules").get<int>(), 0);
+  ASSERT_EQ(j.at("top").size(), 5u);
+  EXPECT_EQ(j.at("top")[0].at("rank"), 1);
+  EXPECT_GE(j.at("top")[0].at("tflops_per_gpu").get<double>(),
+            j.at("top")[4].at("tflops_per_gpu").get<double>());
+  EXPECT_EQ(j.at("trials"), 3);
+  EXPECT_EQ(j.at("budget"), 3);
+  // Trial 1 the initial, then the plan's first two, 12 iterations on 8 GPUs each.
+  const double iteration_s = j.at("initial").at("iteration_time_s").get<double>()
+                             + j.at("top")[0].at("iteration_time_s").get<double>()
+                             + j.at("top")[1].at("iteration_time_s").get<double>();
+  EXPECT_NEAR(j.at("predicted_gpu_hours").get<double>(), iteration_s * 12 * 8 / 3600, 1e-9);
+  EXPECT_GT(j.at("predicted_gpu_hours").get<double>(), 1.0);
+
+  auto text = paratune({"tune", job_file, "--db", pool, "--dry-run"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_FALSE(fs::exists(pool));
+  for (const char* line :
+       {"nothing is launched or stored\n",
+        "search space before screening: 98304 candidates over dist_opt(2), first_pp_layers(2), "
+        "fused_ce(2), last_pp_layers(2), mbs(4), overlap_grad(2), overlap_param(2), pp(4), "
+        "recompute(3), recompute_layers(4), sp(2), tp(4)\n",
+        "the plan's top 5:\nrank   tp   pp  mbs  recompute", "\n   5 ",
+        "predicted to the stop: at most 20 trials of the budget of 20, 12 iterations each on 8 "
+        "devices: "})
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  EXPECT_EQ(text.out.find("\n   6 "), std::string::npos) << text.out;
+  // A job that cannot start is refused as tune refuses it.
+  const auto bad = test::write_file(
+    dir, "tp3.yaml",
+    "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 3\ninitial: {tp: 3, gbs: 480, seq: 4096}\n");
+  const auto refused = paratune({"tune", bad, "--db", pool, "--dry-run"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("[heads_tp]"), std::string::npos) << refused.err;
 }
 
 TEST_F(tune_cli, a_second_session_continues_the_same_pool) {

@@ -237,7 +237,7 @@ TEST(TrialCharts, ACancelledTrialIsNotDrawnAsStoppedEarly) {
   auto measured = test::sample_row(5, trial_status::stopped, 0.3, 120);
   measured.stop = stop_reason::cancelled;
   measured.reason = "cancelled by the user";
-  const auto line = render_trial_line(measured, {10, 0});
+  const auto line = render_trial_line(measured, {10, {}});
   EXPECT_NE(line.find("cancelled: cancelled by the user"), std::string::npos) << line;
   EXPECT_EQ(line.find("stopped early"), std::string::npos);
 }

@@ -1,4 +1,4 @@
-// `paratune export SESSION [--db DIR] [--format megatron|json|maxtext]
+// `paratune export SESSION [--db DIR] [--format megatron|json|sbatch|maxtext]
 // [--args-only]`: the best configuration a tuning session measured, read
 // from the pool: a GPU session's as the production command's parts (the
 // environment its trial needed as `export NAME=value` lines, then the
@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/launch/production_batch.hpp"
 #include "core/production_command.hpp"
 #include "core/secret_env.hpp"
 #include "core/shell_quote.hpp"
@@ -31,13 +32,15 @@ namespace paratune::cli {
 
 namespace {
 
-enum class export_format { megatron, json, maxtext };
+enum class export_format { megatron, json, maxtext, sbatch };
 
 export_format export_format_of(const std::string& word) {
   if (word == "json")
     return export_format::json;
   if (word == "maxtext")
     return export_format::maxtext;
+  if (word == "sbatch")
+    return export_format::sbatch;
   return export_format::megatron;
 }
 
@@ -65,10 +68,40 @@ nlohmann::json best_as_json(const session_summary& s) {
   return j;
 }
 
+// The batch script of the best trial's production run, from its pool: the
+// default simulated pool has no launch template, and gets torchrun per node.
+std::string best_as_sbatch(const session_summary& s) {
+  production_batch_request r;
+  r.session = s.session;
+  r.job_name = s.job.job_name;
+  r.trial = s.best->index;
+  r.pool = s.best->pool;
+  r.nodes = s.job.nodes;
+  r.gpus_per_node = s.job.cluster.devices_per_node;
+  for (const auto& p : s.job.pools)
+    if (p.name == s.best->pool && (p.kind == pool_kind::slurm || p.kind == pool_kind::local)) {
+      r.launch = p.launch;
+      r.tasks = p.tasks;
+      if (p.gpus_per_node > 0)
+        r.gpus_per_node = p.gpus_per_node;
+      r.partition = p.partition;
+      r.account = p.account;
+      r.qos = p.qos;
+      r.constraint = p.constraint;
+      r.gres = p.gres;
+      r.exclusive = p.exclusive;
+      r.time_limit_minutes = p.time_limit_minutes;
+    }
+  r.framework_args = best_production_args(s);
+  r.environment = best_production_environment(s);
+  r.secret_names = s.job.secret_env;
+  return production_batch_script(r);
+}
+
 // A TPU session (ASAP's loop): its best run as MaxText overrides, or as
 // JSON as a GPU session's best is; it has no Megatron-LM form.
 void refuse_megatron(const std::string& id, export_format format) {
-  if (format == export_format::megatron)
+  if (format == export_format::megatron || format == export_format::sbatch)
     throw input_error("session '" + id + "' is a TPU (MaxText) session: it has no Megatron-LM "
                       "form; use --format maxtext or --format json");
 }
@@ -152,12 +185,23 @@ int export_gpu_session(const std::string& id, const std::vector<wire::envelope>&
     print_json(best_as_json(s));
     return 0;
   }
+  if (format == export_format::sbatch) {
+    // Its data, tokenizer and checkpoint placeholders are Megatron-LM's flags.
+    if (s.job.framework != "megatron-lm")
+      throw input_error("session '" + id + "' trains " + framework_title_of(s)
+                        + ": --format sbatch writes Megatron-LM's data, tokenizer and "
+                          "checkpoint flags; use the default format or --format json");
+    std::cout << best_as_sbatch(s);
+    return 0;
+  }
   // Lines a shell can source, then the arguments to put after the
   // training script; --args-only leaves the arguments alone, for $(...).
-  if (!args_only)
-    for (const auto& [name, value] : best_production_environment(s))
-      std::cout << "export " << name << "=" << shell_quote(value) << "\n";
-  std::cout << shell_command(best_production_args(s)) << "\n";
+  const auto answer = answer_of(s);
+  if (answer->command.rfind('#', 0) == 0) { // the model's arguments did not render
+    std::cerr << "error: session " << id << ": " << answer->command.substr(2) << '\n';
+    return 1;
+  }
+  std::cout << (args_only ? answer->command + "\n" : production_command_text(*answer));
   return 0;
 }
 
@@ -168,9 +212,11 @@ command_action setup_export(CLI::App& sub) {
   sub.add_option("SESSION", *id, "the session id, as `tune` printed it")->required();
   const auto* db_option = sub.add_option("--db", *db, "the pool directory (default ./paratune-pool)");
   sub.add_option("--format", *format,
-                 "megatron (default): the arguments on one line; json; maxtext: a TPU "
-                 "session's best mesh and settings as MaxText overrides")
-    ->check(CLI::IsMember({"megatron", "json", "maxtext"}));
+                 "megatron (default): the arguments on one line; json; sbatch: a batch script "
+                 "of the production run, from the best trial's pool, with FILL-IN placeholders "
+                 "for data, tokenizer and checkpoints; maxtext: a TPU session's best mesh and "
+                 "settings as MaxText overrides")
+    ->check(CLI::IsMember({"megatron", "json", "maxtext", "sbatch"}));
   auto args_only = std::make_shared<bool>(false);
   sub.add_flag("--args-only", *args_only,
                "megatron: the arguments line alone, without the environment's export lines");

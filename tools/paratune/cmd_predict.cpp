@@ -12,6 +12,7 @@
 #include <string>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
+#include "core/initial_check.hpp"
 #include "core/input_error.hpp"
 #include "core/tpu/mesh_model.hpp"
 #include "core/megatron_rules.hpp"
@@ -38,11 +39,7 @@ void check_rules(const job_setup& job, const training_config& c) {
   const auto broken = check_megatron_rules(job.model, c, job.gpus);
   if (broken.empty())
     return;
-  std::string text = "--config breaks Megatron-LM's rules on " + std::to_string(job.gpus)
-                     + " devices:";
-  for (const auto& v : broken)
-    text += "\n  [" + v.rule + "] " + v.message;
-  throw input_error(text);
+  throw input_error(rules_refusal_text("--config", job.gpus, broken));
 }
 
 training_config config_from(const std::string& text, const training_config& base = {}) {

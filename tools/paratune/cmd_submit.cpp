@@ -7,6 +7,7 @@
 
 #include "adapters/config/job_inlining.hpp"
 #include "adapters/config/job_loader.hpp"
+#include "core/initial_check.hpp"
 #include "core/input_error.hpp"
 #include "tools/paratune/command.hpp"
 #include "tools/paratune/daemon_client_options.hpp"
@@ -34,7 +35,10 @@ int run_submit(const submit_options& o) {
     (void)parse_experiment(r.job_yaml, o.job_file);
     (void)parse_tpu_tuning(r.job_yaml, o.job_file);
   } else {
-    (void)load_job(o.job_file); // refused here, with the file's line, before the daemon sees it
+    // Refused here, with the file's line, before the daemon sees it; an
+    // initial configuration that could only be skipped too, as tune refuses it.
+    if (const auto refused = initial_refusal(load_job(o.job_file)))
+      throw input_error(o.job_file + ": " + *refused);
     // The model and cluster files as read here, not the daemon's files of
     // the same names; checked as the daemon will read it (its size, above all).
     r.job_yaml = inline_job_files(o.job_file);

@@ -26,6 +26,7 @@
 #include "report/session_summary.hpp"
 #include "tools/paratune/tpu_tune.hpp"
 #include "tools/paratune/tune_relay_bus.hpp"
+#include "tools/paratune/tune_dry_run.hpp"
 #include "tools/paratune/tune_view.hpp"
 #include "tools/paratune/json_output.hpp"
 
@@ -38,12 +39,20 @@ struct tune_options {
   std::string db = "paratune-pool";
   int trials = 0;
   bool json = false;
+  bool dry_run = false;
 };
 
 int run_tune(const tune_options& o) {
   // A TPU mesh experiment runs ASAP's diagnose-and-propose loop (tpu_tune.hpp).
   // Bad input: exit 2 before the pool is touched.
   auto plan = plan_session_file(o.job_file, {{}, o.db, o.trials});
+  if (o.dry_run) {
+    if (plan.kind == job_kind::tpu_experiment)
+      throw input_error(o.job_file + ": --dry-run forecasts a GPU tuning job; a TPU experiment's "
+                        "meshes are ranked by `paratune plan --experiment " + o.job_file + "`");
+    plan.job.trials = plan.record.trials; // --trials, when given
+    return print_tune_dry_run(plan, o.job_file, o.json);
+  }
   if (plan.kind == job_kind::tpu_experiment)
     return run_tpu_tune({o.job_file, o.db, o.trials, 1, o.json});
   // The pool holds every trial's output: its owner's alone, as a daemon's.
@@ -73,7 +82,7 @@ int run_tune(const tune_options& o) {
   if (!o.json)
     std::cout << "session " << id << ": " << job.model.name << " on " << job.world_size() << " x "
               << job.cluster.device.name << " (" << job.cluster.name << "), "
-              << count_of(record.trials, "trial") << ", pool " << o.db << "\n"
+              << "a budget of " << count_of(record.trials, "trial") << ", pool " << o.db << "\n"
               << std::flush; // at once under tee or nohup too, not when trial 1 ends
   auto view = sys.spawn(tune_view, id, record.trials, isatty(STDOUT_FILENO) != 0, o.json);
   auto& bridge = rt->bridge();
@@ -109,6 +118,10 @@ command_action setup_tune(CLI::App& app) {
   app.add_option("--trials", o->trials, "trial budget (overrides the job's)")
     ->check(CLI::Range(1, 100000));
   app.add_flag("--json", o->json, "print one JSON object at the end instead of text");
+  app.add_flag("--dry-run", o->dry_run,
+               "check the job, then print the search space before and after screening, the "
+               "plan's top five and the predicted GPU-hours to the stop; launch nothing, store "
+               "nothing");
   return [o] { return run_tune(*o); };
 }
 

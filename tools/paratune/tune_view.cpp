@@ -32,8 +32,8 @@ std::string started_line(const tune_view_state& st, const wire::trial_started& s
                          const std::string& change) {
   const auto where = s.pool.empty() ? std::string() : " (pool " + s.pool + ")";
   char buf[512];
-  std::snprintf(buf, sizeof buf, "trial %2d/%d  started   %s%s\n", s.trial,
-                trial_count_of(st.ledger, st.budget).total(s.trial),
+  std::snprintf(buf, sizeof buf, "%s  started   %s%s\n",
+                trial_count_of(st.ledger, st.budget).label(s.trial).c_str(),
                 change.empty() ? "(no proposal seen)" : change.c_str(), where.c_str());
   return buf;
 }
@@ -41,9 +41,9 @@ std::string started_line(const tune_view_state& st, const wire::trial_started& s
 /// "trial  2/10  running   iteration 40: 1.54 s per iteration, 180.2 TFLOP/s/GPU"
 std::string heartbeat_line(const tune_view_state& st, const wire::telemetry& t) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "trial %2d/%d  running   iteration %lld: %s per iteration, "
+  std::snprintf(buf, sizeof buf, "%s  running   iteration %lld: %s per iteration, "
                                  "%.1f TFLOP/s/GPU\n",
-                t.trial, trial_count_of(st.ledger, st.budget).total(t.trial),
+                trial_count_of(st.ledger, st.budget).label(t.trial).c_str(),
                 static_cast<long long>(t.iteration), human_duration(t.elapsed_ms).c_str(),
                 t.tflops_per_gpu);
   return buf;
@@ -61,8 +61,7 @@ void show_record(tune_view_state& st, const wire::envelope& e) {
   if (e.type == wire::type_name<wire::proposal>()) {
     const auto p = wire::body_of<wire::proposal>(e);
     if (st.tty && !p.exhausted && p.trial > 0) {
-      std::printf("\r\033[K[trial %d/%d] starting: %s", p.trial, count.total(p.trial),
-                  p.change.c_str());
+      std::printf("\r\033[K[%s] starting: %s", count.label(p.trial).c_str(), p.change.c_str());
       std::fflush(stdout);
     }
   } else if (e.type == wire::type_name<wire::trial_started>() && !st.tty) {
@@ -89,8 +88,8 @@ void show_record(tune_view_state& st, const wire::envelope& e) {
 
 void show_telemetry(tune_view_state& st, const wire::telemetry& t) {
   if (st.tty) {
-    std::printf("\r\033[K[trial %d/%d] iteration %lld: %s, %.1f TFLOP/s/GPU", t.trial,
-                trial_count_of(st.ledger, st.budget).total(t.trial),
+    std::printf("\r\033[K[%s] iteration %lld: %s, %.1f TFLOP/s/GPU",
+                trial_count_of(st.ledger, st.budget).label(t.trial).c_str(),
                 static_cast<long long>(t.iteration), human_duration(t.elapsed_ms).c_str(),
                 t.tflops_per_gpu);
     std::fflush(stdout);
