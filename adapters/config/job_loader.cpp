@@ -331,7 +331,13 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   const auto model = spec_reference(root, "model", path, origin);
   const auto cluster = spec_reference(root, "cluster", path, origin);
   try {
-    job.model = model.empty() ? model_from_mapping(root["model"], "model") : load_model(model);
+    // An inline model's hf_config: means the file in the job's folder; the
+    // daemon reads none (paratune submit sends the config's fields).
+    if (model.empty() && origin.submitted && root["model"]["hf_config"])
+      throw input_error("model: field 'hf_config': the daemon reads no model file a job names: "
+                        "paratune submit sends the config's fields inline");
+    job.model = model.empty() ? model_from_mapping(root["model"], "model", origin.folder)
+                              : load_model(model);
     job.cluster =
       cluster.empty() ? cluster_from_mapping(root["cluster"], "cluster") : load_cluster(cluster);
     job.cluster_ref = cluster.empty() ? flow_text(root["cluster"]) : cluster;
@@ -344,12 +350,13 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
               checked_product("nodes", {job.nodes, job.cluster.devices_per_node}), {1, max_devices});
   const auto prec = optional<std::string>(root, "precision", path, "bf16");
   if (!parse_precision(prec, job.prec))
-    throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"
-                      + prec + "'");
+    throw input_error(yaml_fields::field_at(root["precision"], "precision", path)
+                      + ": expected bf16, fp16 or fp8, got '" + prec + "'");
   job.initial = read_initial(root["initial"], path);
   const auto start = optional<std::string>(root, "start", path, "initial");
   if (!parse_start_policy(start, job.start))
-    throw input_error(path + ": field 'start': expected initial (run the initial configuration "
+    throw input_error(yaml_fields::field_at(root["start"], "start", path)
+                      + ": expected initial (run the initial configuration "
                       "first) or predicted_best (run the model's best candidate first), got '"
                       + start + "'");
   if (root["reasoner"])

@@ -4,6 +4,8 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -20,20 +22,50 @@ std::string scalar(const YAML::Node& node, const std::string& key, const std::st
   if (!field)
     throw input_error(where + ": missing field '" + key + "'");
   if (!field.IsScalar())
-    throw input_error(where + ": field '" + key + "' must be a single value, got '"
+    throw input_error(field_at(field, key, where) + " must be a single value, got '"
                       + YAML::Dump(field) + "'");
   return field.Scalar();
 }
 
-std::string field_name(const std::string& key, const std::string& where) {
-  return where + ": field '" + key + "'";
+std::string field_name(const YAML::Node& node, const std::string& key,
+                       const std::string& where) {
+  return field_at(node[key], key, where);
+}
+
+// An integer written as digits, or as a whole number in float notation.
+int exact_int(const std::string& field, const std::string& text, value_range allowed) {
+  try {
+    return parse_int_field(field, text, allowed);
+  } catch (const input_error&) {
+    const std::string_view digits =
+      text.starts_with('+') ? std::string_view(text).substr(1) : std::string_view(text);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()
+        || !std::isfinite(v))
+      throw;  // not a number at all: the integer parser's words
+    if (v != std::floor(v))
+      throw input_error(field + ": expected an integer in " + allowed.text() + ", got '"
+                        + printable_excerpt(text, 80) + "' (not a whole number)");
+    if (v < double(allowed.min) || v > double(allowed.max))
+      throw input_error(field + ": " + printable_excerpt(text, 80)
+                        + " is outside the allowed range " + allowed.text());
+    return static_cast<int>(v);
+  }
 }
 
 } // namespace
 
+std::string field_at(const YAML::Node& field, const std::string& key, const std::string& where) {
+  const auto mark = field ? field.Mark() : YAML::Mark::null_mark();
+  const auto line = mark.is_null() || mark.line < 0 ? std::string()
+                                                    : ": line " + std::to_string(mark.line + 1);
+  return where + line + ": field '" + key + "'";
+}
+
 int required_int(const YAML::Node& node, const std::string& key, const std::string& where,
                  value_range allowed) {
-  return parse_int_field(field_name(key, where), scalar(node, key, where), allowed);
+  return exact_int(field_name(node, key, where), scalar(node, key, where), allowed);
 }
 
 int optional_int(const YAML::Node& node, const std::string& key, const std::string& where,
@@ -45,7 +77,7 @@ int optional_int(const YAML::Node& node, const std::string& key, const std::stri
 
 double required_real(const YAML::Node& node, const std::string& key, const std::string& where,
                      double min, double max) {
-  return parse_real(field_name(key, where), scalar(node, key, where), min, max);
+  return parse_real(field_name(node, key, where), scalar(node, key, where), min, max);
 }
 
 double optional_real(const YAML::Node& node, const std::string& key, const std::string& where,
@@ -89,7 +121,7 @@ bool optional_flag(const YAML::Node& node, const std::string& key, const std::st
     if (YAML::convert<bool>::decode(field, flag))
       return flag;
   }
-  throw input_error(field_name(key, where) + ": expected true or false, got '"
+  throw input_error(field_name(node, key, where) + ": expected true or false, got '"
                     + printable_excerpt(text, 80) + "'");
 }
 
