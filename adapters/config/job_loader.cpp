@@ -60,6 +60,13 @@ std::string scalar_text(const YAML::Node& n, const std::string& where) {
   return n.as<std::string>();
 }
 
+// An integer key's value in float notation (`gbs: 5.12e2`) as its digits;
+// any other value as written.
+std::string config_text(const std::string& key, const std::string& text) {
+  const auto* k = find_config_key(key);
+  return k && k->int_field ? yaml_fields::integer_text(text) : text;
+}
+
 // A configuration given by its canonical keys under `field` (initial,
 // baseline); keys listed in `skip` are the field's own, not configuration keys.
 training_config read_config(const YAML::Node& node, const std::string& where,
@@ -78,9 +85,10 @@ training_config read_config(const YAML::Node& node, const std::string& where,
         != skip.end())
       continue;
     try {
-      set_value(c, key, scalar_text(kv.second, where + ": " + field + ": " + key));
+      set_value(c, key, config_text(key, scalar_text(kv.second, where + ": " + field + ": " + key)));
     } catch (const input_error& e) {
-      throw input_error(where + ": " + field + ": " + e.what());
+      throw input_error(where + ": " + field + ": line " + std::to_string(kv.second.Mark().line + 1)
+                        + ": " + e.what());
     }
   }
   return c;
@@ -124,11 +132,12 @@ read_search(const YAML::Node& node, const std::string& where) {
       throw input_error(field + ": expected a non-empty list of values");
     training_config probe;
     for (const auto& v : kv.second) {
-      auto text = scalar_text(v, field);
+      auto text = config_text(key, scalar_text(v, field));
       try {
         set_value(probe, key, text);
       } catch (const input_error& e) {
-        throw input_error(where + ": search: " + e.what());
+        throw input_error(where + ": search: line " + std::to_string(v.Mark().line + 1) + ": "
+                          + e.what());
       }
       out[key].push_back(get_value(probe, key)); // normalized (1 -> true ...)
     }

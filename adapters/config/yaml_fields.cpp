@@ -32,29 +32,36 @@ std::string field_name(const YAML::Node& node, const std::string& key,
   return field_at(node[key], key, where);
 }
 
+// The finite number `text` spells in float notation, if it spells one.
+std::optional<double> float_notation(std::string_view text) {
+  const auto digits = text.starts_with('+') ? text.substr(1) : text;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()
+      || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
 // An integer written as digits, or as a whole number in float notation.
 int exact_int(const std::string& field, const std::string& text, value_range allowed) {
-  try {
-    return parse_int_field(field, text, allowed);
-  } catch (const input_error&) {
-    const std::string_view digits =
-      text.starts_with('+') ? std::string_view(text).substr(1) : std::string_view(text);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()
-        || !std::isfinite(v))
-      throw;  // not a number at all: the integer parser's words
-    if (v != std::floor(v))
-      throw input_error(field + ": expected an integer in " + allowed.text() + ", got '"
-                        + printable_excerpt(text, 80) + "' (not a whole number)");
-    if (v < double(allowed.min) || v > double(allowed.max))
-      throw input_error(field + ": " + printable_excerpt(text, 80)
-                        + " is outside the allowed range " + allowed.text());
-    return static_cast<int>(v);
-  }
+  const auto v = float_notation(text);
+  if (v && *v != std::floor(*v))
+    throw input_error(field + ": expected an integer in " + allowed.text() + ", got '"
+                      + printable_excerpt(text, 80) + "' (not a whole number)");
+  return parse_int_field(field, integer_text(text), allowed);
 }
 
 } // namespace
+
+std::string integer_text(const std::string& text) {
+  const auto v = float_notation(text);
+  // Digits stay as written; within 2^53 a whole double is exact.
+  if (!v || *v != std::floor(*v) || std::fabs(*v) > 9007199254740992.0
+      || text.find_first_of(".eE") == std::string::npos)
+    return text;
+  return std::to_string(static_cast<long long>(*v));
+}
 
 std::string field_at(const YAML::Node& field, const std::string& key, const std::string& where) {
   const auto mark = field ? field.Mark() : YAML::Mark::null_mark();

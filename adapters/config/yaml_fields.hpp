@@ -42,6 +42,12 @@ T optional(const YAML::Node& node, const std::string& key,
   return required<T>(node, key, where);
 }
 
+/// `text` as digits when it writes a whole number in float notation ("1e6"
+/// is "1000000", "8.0" is "8"), else unchanged: what an integer field of a
+/// job or model reads before parsing, so that YAML's float spellings of an
+/// integer mean that integer.
+std::string integer_text(const std::string& text);
+
 /// Reads `node[key]` as an integer in `allowed`: decimal digits, or a whole
 /// number in float notation (`1e6`, `8.0`; YAML writes large integers so,
 /// and published configs write rope bases as 1e6). A missing field, text

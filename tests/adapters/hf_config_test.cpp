@@ -263,6 +263,23 @@ TEST_F(hf_config, integer_fields_take_exact_float_notation_and_errors_name_the_l
   EXPECT_EQ(hf_error_of([&] { load_job(job); }),
             job + ": model: line 7: field 'rotary_base': expected an integer in 1..1073741824, "
                   "got '1.5e0' (not a whole number)");
+  // A configuration's integer keys too, in a job's initial: and search:.
+  const auto floats = test::write_file(
+    dir, "floats.yaml",
+    "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1e0\n"
+    "initial: {tp: 2.0, gbs: 5.12e2, seq: 8.192e3}\nsearch: {tp: [2e0, 4.0], mbs: [1, 2]}\n");
+  const auto j = load_job(floats);
+  EXPECT_EQ(j.nodes, 1);
+  EXPECT_EQ(j.initial.tp, 2);
+  EXPECT_EQ(j.initial.gbs, 512);
+  EXPECT_EQ(j.initial.seq, 8192);
+  EXPECT_EQ(j.search.at("tp"), (std::vector<std::string>{"2", "4"}));
+  const auto half_tp = test::write_file(dir, "half_tp.yaml",
+                                        "model: llama3-8b\ncluster: dgx-a100-80g\n"
+                                        "initial: {gbs: 512, seq: 8192}\nsearch: {tp: [1, 2.5]}\n");
+  EXPECT_EQ(hf_error_of([&] { load_job(half_tp); }),
+            half_tp + ": search: line 4: config key 'tp': expected an integer in 1..1048576, got "
+                      "'2.5'");
   const auto nodes = test::write_file(dir, "nodes.yaml",
                                       "model: llama3-8b\ncluster: dgx-a100-80g\nnodes: 1e0\n"
                                       "precision: fp17\ninitial: {gbs: 8, seq: 512}\n");
