@@ -137,6 +137,25 @@ TEST_F(job_file_commands, a_layout_over_the_device_does_not_fit_in_plan_or_predi
   EXPECT_EQ(plan.at("fitting"), 0);
   EXPECT_TRUE(plan.at("top").empty());
 
+  // Without a job, predict says the same of the same configuration.
+  const auto bare = json_of({"predict", "--model", "llama3-8b", "--cluster", "dgx-a100-80g",
+                             "--gpus", "8", "--precision", "fp16", "--config",
+                             over + ",gbs=512,seq=8192", "--json"});
+  EXPECT_EQ(bare.at("memory_screen"), p.at("memory_screen"));
+  // A job starting there: the dry run says trial 1 is skipped, as tune skips it.
+  const auto starts_over = test::write_file(
+    dir, "over.yaml",
+    "name: over\nmodel: llama3-8b\ncluster: dgx-a100-80g\nprecision: fp16\n"
+    "initial: {tp: 1, mbs: 1, gbs: 512, seq: 8192, recompute: none, dist_opt: true, "
+    "overlap_grad: true, overlap_param: true, fused_ce: true}\n");
+  const auto dry = paratune({"tune", starts_over, "--db", dir + "/pool", "--dry-run"});
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_NE(dry.out.find("peak 89722 MiB (tune's memory screen: predicted peak 89722 MiB is over "
+                         "the 81920 MiB of the device (94% risk of running out of memory): "
+                         "skipped, no budget spent)\n"),
+            std::string::npos)
+    << dry.out;
+  EXPECT_FALSE(fs::exists(dir + "/pool"));
   // Outside the job's search space: said so, as tune would refuse it.
   const auto outside = json_of({"predict", "--job", job, "--config", "tp=4,pp=2,vpp=2", "--json"});
   EXPECT_EQ(outside.at("outside_search_space"), "vpp=2");

@@ -125,18 +125,17 @@ int run_predict(const predict_options& o) {
                            + " for " + canonical_key(c) + " (" + describe_job(job)
                            + "); please report it");
   job_standing standing;
-  if (job_file) {
+  standing.screened_out = screen_before_any_run(c, p);
+  if (job_file)
     standing.outside_space = outside_search_space(job_file->search, job_file->initial, c);
-    standing.screened_out = screen_before_any_run(c, p);
-  }
   if (o.job.json) {
     auto j = prediction_json(p);
+    j["memory_screen"] =
+      standing.screened_out ? nlohmann::json(*standing.screened_out) : nlohmann::json(nullptr);
     if (job_file) {
       j["job"] = job_file->name;
       j["outside_search_space"] =
         standing.outside_space ? nlohmann::json(*standing.outside_space) : nlohmann::json(nullptr);
-      j["memory_screen"] =
-        standing.screened_out ? nlohmann::json(*standing.screened_out) : nlohmann::json(nullptr);
     }
     j["model"] = job.model.name;
     j["cluster"] = job.cluster.name;
@@ -163,6 +162,12 @@ int run_predict(const predict_options& o) {
       std::cout << "tune's " << *standing.screened_out << ": tune would not run it\n";
     else
       std::cout << "inside its search space and passes tune's memory screen\n";
+  } else if (standing.screened_out) {
+    // The verdict above is the model's band; tune's screen decides what
+    // runs, and plan lists only what it lets through.
+    std::cout << "\ntune's " << *standing.screened_out
+              << ": tune would not run it before a run has measured memory, and plan does not "
+                 "list it\n";
   }
   return 0;
 }
