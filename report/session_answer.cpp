@@ -117,8 +117,8 @@ nlohmann::json answer_json(const session_summary& s) {
                                                           : nlohmann::json(best_production_args(s))},
           {"env", env},
           {"full_run", a->full_run}};
-  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
-    j["megatron_args"] = j["trainer_args"];
+  if (const auto key = own_args_key(s.job.framework); !key.empty())
+    j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;
 }
 

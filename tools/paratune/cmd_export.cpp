@@ -63,8 +63,8 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"trainer_args", best_production_args(s)},
           {"env", env},
           {"full_run", full_run_json(s)}};
-  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
-    j["megatron_args"] = j["trainer_args"];
+  if (const auto key = own_args_key(s.job.framework); !key.empty())
+    j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;
 }
 
