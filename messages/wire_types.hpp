@@ -216,7 +216,11 @@ struct suggestion_wire {
   double predicted_tflops = 0;
   double predicted_peak_mib = 0;
   std::string rejected;   ///< empty when it passed every guard
-  MSGPACK_DEFINE_MAP(config, text, group, why, predicted_tflops, predicted_peak_mib, rejected)
+  /// The chance its true peak exceeds the device (the memory screen's);
+  /// 0 in records older than it. `ask` states it when it names the candidate.
+  double oom_risk = 0;
+  MSGPACK_DEFINE_MAP(config, text, group, why, predicted_tflops, predicted_peak_mib, rejected,
+                     oom_risk)
 };
 
 /// The Bottleneck Analysis agent's report: health, ranked suggestions and
