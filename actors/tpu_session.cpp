@@ -210,6 +210,7 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o) {
   r.env = o.env;
   r.secret_env = o.secret_env;
   r.job_mesh = to_string(o.experiment.mesh);
+  r.job_mesh_verdict = job_mesh_verdict(o.experiment);
   r.reasoner = o.reasoner;
   r.analyzer_prompt = o.analyzer_prompt;
   r.proposal_prompt = o.proposal_prompt;

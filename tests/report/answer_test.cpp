@@ -374,6 +374,17 @@ TEST(tpu_answer, says_why_there_is_no_gain_when_the_jobs_mesh_has_no_measurement
   end.trials.pop_back();
   EXPECT_EQ(tpu_gain_text(end), "the job's own mesh (replica=1,data=4,model=4,seq=1) was not "
                                 "run: nothing measured to compare with");
+  // The session stored why it would not run (core/diagnosis's
+  // job_mesh_verdict): the answer says it.
+  end.job_mesh_verdict =
+    "predicted not to fit: a peak of 139.3 GiB per chip against 30.1 GiB of usable HBM";
+  EXPECT_EQ(tpu_gain_text(end), "the job's own mesh (replica=1,data=4,model=4,seq=1) was not "
+                                "run: predicted not to fit: a peak of 139.3 GiB per chip against "
+                                "30.1 GiB of usable HBM; nothing measured to compare with");
+  EXPECT_EQ(tpu_report_json("s1", end)["job_mesh_verdict"], end.job_mesh_verdict);
+  EXPECT_NE(render_tpu_markdown("s1", end).find("was not run: predicted not to fit: a peak of "
+                                                "139.3 GiB per chip"),
+            std::string::npos);
 }
 
 // Records from before job_mesh: the first measured run is the baseline
