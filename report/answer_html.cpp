@@ -43,8 +43,7 @@ std::string answer_html(const session_summary& s) {
              + markup_escape(v) + "</td></tr>\n";
     out += "</table>\n";
   };
-  out += "<h3>Best configuration</h3>\n<p>The parallel sizes, then the keys the session "
-         "searched.</p>\n";
+  out += "<h3>Best configuration</h3>\n<p>" + markup_escape(searched_keys_caption(s)) + "</p>\n";
   auto shown = a->parallel;
   shown.insert(shown.end(), a->searched.begin(), a->searched.end());
   table("best-config", shown);

@@ -97,8 +97,8 @@ void md_answer(std::string& out, const session_summary& s) {
     for (const auto& [k, v] : list)
       out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
   };
-  out += "\n### Best configuration\n\nThe parallel sizes, then the keys the session "
-         "searched.\n\n| key | value |\n|---|---|\n";
+  out += "\n### Best configuration\n\n" + searched_keys_caption(s)
+         + "\n\n| key | value |\n|---|---|\n";
   rows(a->parallel);
   rows(a->searched);
   if (!a->other.empty()) {

@@ -104,6 +104,13 @@ void best_config_layout(const session_summary& s, const wire::config_map& c,
     take(key, into.other);
 }
 
+std::string searched_keys_caption(const session_summary& s) {
+  return s.job.search.empty()
+           ? "The parallel sizes, then the keys that changed across the trials (the job names "
+             "no search space)."
+           : "The parallel sizes, then the keys the job searched.";
+}
+
 std::string parallel_sizes_text(const session_answer& a) {
   std::string out;
   for (const auto& [key, value] : a.parallel)

@@ -56,6 +56,10 @@ std::optional<session_answer> answer_of(const session_summary& s);
 /// canonical order; `other` the rest, canonical order.
 void best_config_layout(const session_summary& s, const wire::config_map& c,
                         session_answer& into);
+/// What the configuration table lists first: "The parallel sizes, then the
+/// keys the job searched." (or, without `search:`, "... the keys that
+/// changed across the trials.").
+std::string searched_keys_caption(const session_summary& s);
 /// "tp 1, pp 2, dp 4, cp 1, ep 1, vpp 1, mbs 1": the parallel sizes on one line.
 std::string parallel_sizes_text(const session_answer& a);
 
