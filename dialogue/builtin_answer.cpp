@@ -21,20 +21,19 @@ namespace paratune {
 
 namespace {
 
-/// A configuration by the keys the job searched, or when it named no
-/// search space, by the keys that varied among the session's trials (the
-/// rest are the same in every trial and say nothing).
+/// A configuration by the searched keys that changed across the session's
+/// trials, in canonical order (the parallel sizes first): the rest are the
+/// same in every trial and say nothing. Before two trials differ, by every
+/// searched key.
 std::string config_text(const session_facts& f, const wire::config_map& c) {
-  if (!f.summary.job.search.empty())
-    return searched_text(f.summary.job, c);
+  const auto& job = f.summary.job;
   const auto varied = varying_keys(f.summary);
-  if (varied.empty())
-    return searched_text(f.summary.job, c);
   std::string out;
   for (const auto& key : config_keys())
-    if (std::find(varied.begin(), varied.end(), key) != varied.end() && c.count(key))
+    if (std::find(varied.begin(), varied.end(), key) != varied.end() && c.count(key)
+        && (job.search.empty() || job.search.count(key)))
       out += (out.empty() ? "" : " ") + key + "=" + c.at(key);
-  return out;
+  return out.empty() ? searched_text(job, c) : out;
 }
 
 std::string run_text(const session_facts& f, const trial_row& r) {
@@ -645,8 +644,8 @@ std::string sure_answer(const session_facts& f, const std::map<std::string, std:
     return "No measured trial had a prediction to compare with yet, so the proposals rest on the "
            "performance model alone; the first measurements will say how far off it is.";
   std::string out = fmt::format(
-    "Over {} measured trials{}, the predictions were off by {:.1f}% on average; the worst was "
-    "trial {}: predicted {:.1f}, measured {:.1f} TFLOP/s/GPU.", n,
+    "Over {}{}, the predictions were off by {:.1f}% on average; the worst was "
+    "trial {}: predicted {:.1f}, measured {:.1f} TFLOP/s/GPU.", count_of(n, "measured trial"),
     keep.empty() ? "" : " holding " + keep_text(keep), 100 * sum / n, worst_row->index,
     worst_row->predicted_tflops, worst_row->tflops_per_gpu);
   if (f.summary.best)
