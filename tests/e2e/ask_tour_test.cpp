@@ -188,6 +188,12 @@ TEST_F(ask_tour, the_first_40_lines_of_the_markdown_report_hold_the_answer) {
               fmt::format("trial {} is chosen", answer["trial"].get<int>())),
             std::string::npos);
   EXPECT_NE(head.find(answer["tie_break"].get<std::string>()), std::string::npos) << head;
+  // export picks the same trial and says the same.
+  const auto exported = paratune({"export", session, "--db", dir + "/pool", "--format", "json"});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto e = nlohmann::json::parse(exported.out);
+  EXPECT_EQ(e["trial"], answer["trial"]);
+  EXPECT_EQ(e["tie_break"], answer["tie_break"]);
 }
 
 // Part 9, TPU: configs/examples' TPU experiment, as the README's tour runs
