@@ -125,6 +125,19 @@ void basic_agent_state<Handle>::publish_only(const std::string& topic, const wir
   self->send(deps.egress, publish_atom_v, topic, wire::pack(e));
 }
 
+template <class Handle>
+int basic_agent_state<Handle>::republish_in_flight(const session_ledger& ledger) {
+  int n = 0;
+  for (const auto& [number, t] : ledger.trials())
+    if (t.in_flight()) {
+      auto e = wire::make_envelope(ledger.session(), number, *t.proposal);
+      e.seq = t.proposal_seq; // the validator runs what the pool holds at this number
+      publish_only(topics::proposal(ledger.session()), e);
+      ++n;
+    }
+  return n;
+}
+
 output_callbacks output_handlers(const child_output_actor& me, const std::string& key) {
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(me);
   auto forward = [weak](auto... xs) {

@@ -129,6 +129,11 @@ public:
   /// Publishes without storing (telemetry: high volume, summarised later).
   void publish_only(const std::string& topic, const wire::envelope& e);
 
+  /// Publishes again the proposals of `ledger`'s session that have no
+  /// result, each with the number the pool holds it at: after a restart the
+  /// validator runs each once more, or attaches to its Slurm job. How many.
+  int republish_in_flight(const session_ledger& ledger);
+
   /// Reads a session's records from the pool (those after `after_seq`
   /// only, when given), then calls `then`. A read the pool refuses goes to
   /// `failed`, or is logged when there is none. An exception from `then` is

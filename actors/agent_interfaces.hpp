@@ -58,14 +58,11 @@ using tuning_session_actor = session_actor::extend<
   // Its periodic replay of the pool.
   caf::reacts_to<tick_atom>>;
 
-/// A TPU tuning session (actors/tpu_session.hpp): its trainers are its
-/// child processes.
-using tpu_session_actor = session_actor::extend_with<child_output_actor>::extend<
-  // A step's timer (the token names the step), or the early stopper's clock.
-  caf::reacts_to<tick_atom, int>,
-  // Slurm accepted a run's batch job: (submitted_atom, trial key, job id,
-  // output file), stored for a daemon that restarts to follow it again.
-  caf::reacts_to<submitted_atom, std::string, int64_t, std::string>>;
+/// A TPU tuning session (actors/tpu_session.hpp): a searcher whose
+/// trials the validator runs.
+using tpu_session_actor = session_actor::extend<
+  // A step's timer (the token names the step: a simulated run, a diagnosis).
+  caf::reacts_to<tick_atom, int>>;
 
 /// The Bottleneck Analysis agent: analysis requests from the bus, records
 /// from the pool's feed (actors/bottleneck_analyst.hpp).

@@ -35,6 +35,10 @@ failure_analyst_state::failure_analyst_state(failure_analyst_actor::pointer self
 
 void failure_analyst_state::diagnose(const std::string& session, const wire::trial_result& r,
                                      const session_ledger* ledger) {
+  // A TPU session's failures are its searcher's: the framework says which
+  // are transient, and a mesh, not a Megatron-LM configuration, failed.
+  if (ledger && !ledger->job() && ledger->tpu_job())
+    return;
   failure_decision d;
   try {
     if (!ledger)

@@ -180,14 +180,9 @@ void tuning_session_state::recover(const session_ledger& ledger) {
   // validator runs a trial once, attaching to a Slurm job that still runs;
   // the generator republishes an answered request; a diagnosis is keyed by
   // its trial).
-  int unfinished = 0, undiagnosed = 0;
+  const int unfinished = republish_in_flight(ledger);
+  int undiagnosed = 0;
   for (const auto& [number, t] : ledger.trials()) {
-    if (t.in_flight()) {
-      auto e = wire::make_envelope(id, number, *t.proposal);
-      e.seq = t.proposal_seq; // the validator runs what the pool holds at this number
-      publish_only(topics::proposal(id), e);
-      ++unfinished;
-    }
     if (t.awaiting_diagnosis()) {
       auto e = wire::make_envelope(id, number, *t.result);
       e.seq = t.result_seq;

@@ -178,8 +178,11 @@ validator_state::validator_state(validator_actor::pointer self) : basic_agent_st
     });
   });
   on<wire::session_status>([this](const wire::envelope& e, const wire::session_status& s) {
+    // A cancelled or failed session: what runs can no longer matter.
     if (s.state == session_state::cancelled)
       stop_session(e.session, "the session was cancelled");
+    else if (s.state == session_state::failed)
+      stop_session(e.session, "the session failed: " + s.text);
   });
 }
 
@@ -208,9 +211,10 @@ void validator_state::consider(const std::string& session, const wire::proposal&
   if (past && past->ended())
     return; // already ran (a republished proposal)
   const auto key = trial_key_of(session, p.trial);
-  if (!ledger.job() || running.count(key) || resuming.count(key))
+  // A GPU job, or a TPU session's as the runner reads it: one runner for both.
+  if (!ledger.runner_job() || running.count(key) || resuming.count(key))
     return;
-  const auto& job = *ledger.job();
+  const auto& job = *ledger.runner_job();
   if (!framework_named(job.framework)) {
     // Records of a paratune that knows a framework this one does not.
     wire::trial_result r;
@@ -334,7 +338,9 @@ std::shared_ptr<running_trial> validator_state::track(const std::string& session
   t->output.emplace(p.trial);
   t->out.emplace(*framework_named(opened.framework),
                  secret_redactor(values_in_this_process(trial_secret_names(opened))));
-  t->run.peak_tflops = mfu_peak_tflops(wire::from_wire(opened.cluster).device);
+  // The device's peak as mfu_peak_tflops() takes it; 0 (no MFU) for a
+  // session stored without its cluster.
+  t->run.peak_tflops = opened.cluster.peak_tflops_16;
   t->run.memory_limit_mib = opened.cluster.hbm_gib * 1024;
   t->run.world_size = std::max(1, opened.world_size);
   const auto key = trial_key_of(session, p.trial);
@@ -450,6 +456,14 @@ void validator_state::on_exit(const std::string& key, int exit_code) {
   }
   store_and_publish(topics::trial_state(t->session, r.trial),
                     wire::make_envelope(t->session, r.trial, r));
+  if (r.status == trial_status::succeeded)
+    race_new_best(t->session, {r.tflops_per_gpu, r.iteration_ms});
+}
+
+void validator_state::race_new_best(const std::string& session, incumbent_rate measured) {
+  for (auto& [key, other] : running)
+    if (other->session == session && other->stopper)
+      other->stopper->race(measured);
 }
 
 validator_actor::behavior_type validator(validator_actor::stateful_pointer<validator_state> self,

@@ -72,6 +72,9 @@ struct validator_state : basic_agent_state<validator_actor> {
   std::function<void(const std::string& nodes)> placed_handler(const std::string& key);
   void on_line(const std::string& key, const std::string& line);
   void on_exit(const std::string& key, int exit_code);
+  /// A trial of `session` measured `measured`: its other running trials
+  /// now race it when it beats what they race (fan-out).
+  void race_new_best(const std::string& session, incumbent_rate measured);
   /// Publishes the trial's gathered output lines on "output.<sid>.<n>".
   void publish_output(running_trial& t);
   /// Ends a trial before its command finishes (core/tuning/early_stop.hpp):

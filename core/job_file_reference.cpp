@@ -5,7 +5,8 @@
 namespace paratune {
 
 bool names_a_file(const std::string& ref) {
-  return ref.find('/') != std::string::npos || ref.ends_with(".yaml") || ref.ends_with(".yml");
+  return ref.find('/') != std::string::npos || ref.ends_with(".yaml") || ref.ends_with(".yml")
+         || ref.ends_with(".json");
 }
 
 // Lexical only: the file is read (and its absence reported) by the loader.

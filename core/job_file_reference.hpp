@@ -10,7 +10,8 @@
 namespace paratune {
 
 /// True when a job's `model:` or `cluster:` value names a YAML file rather
-/// than a catalog entry: it holds a '/' or ends in .yaml or .yml.
+/// than a catalog entry: it holds a '/' or ends in .yaml, .yml or .json (a
+/// Hugging Face config.json).
 bool names_a_file(const std::string& ref);
 
 /// `path` as the job file in folder `job_dir` means it: a relative path is

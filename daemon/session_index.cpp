@@ -68,6 +68,10 @@ control::session_row session_index::shown(const std::string& id, const entry& e)
     row.cluster = tpu->hardware;
     row.trials_budget = tpu->budget;
     row.opened_ms = l.opened_ms();
+    // Its rows count its runs: a run ends when its diagnosis is in, and a
+    // mesh MaxText refuses is a run that never launched.
+    row.trials_done = row.running = 0;
+    row.best_tflops = 0;
     for (const auto& [_, r] : l.tpu_runs()) {
       row.trials_done += r.ended_ms > 0;
       row.running += !l.ended() && r.ended_ms == 0;

@@ -333,7 +333,6 @@ caf::expected<void> tuning_daemon::run_tpu_session(const std::string& id,
     return caf::make_error(ec::bad_input, e.what());
   }
   o.resume = resume;
-  o.keep_jobs = true; // as the validator keeps a GPU session's Slurm jobs on a stop
   std::lock_guard<std::mutex> guard{sessions_mutex_};
   if (!diagnosis_agents_) {
     // The Analyzer and the Proposal agent, which every TPU run's diagnosis

@@ -281,6 +281,25 @@ std::optional<memory_screen::oom_lesson> lesson_for_held(
   return screen.oom_lesson_for(held);
 }
 
+/// What the memory screen says of the best run (or the initial
+/// configuration) with `keep` set, recomputed from the job record as every
+/// analysis screens it: why it cannot fit, or nothing. A candidate it
+/// refuses is never ranked, so no analysis names it.
+std::optional<std::string> screened_for_held(const session_facts& f,
+                                             const std::map<std::string, std::string>& keep) {
+  const auto& job = f.summary.job;
+  const auto ctx = wire::context_of(job);
+  std::deque<perf_prediction> predictions;
+  const auto predictor = [&](const training_config& c) -> const perf_prediction& {
+    return predictions.emplace_back(predict(ctx.model, ctx.cluster, ctx.world_size, c, ctx.prec));
+  };
+  const memory_screen screen(f.outcomes, predictor);
+  auto held = f.summary.best ? wire::from_wire(f.summary.best->config) : ctx.initial;
+  for (const auto& [key, value] : keep)
+    set_value(held, key, value);
+  return screen.check(held, predictor(held));
+}
+
 /// The analyses that ranked a candidate holding `keep`: the first that
 /// did, and the latest when that is another. Each names its best-ranked
 /// candidate holding the values, with its prediction and risk of running
@@ -394,7 +413,19 @@ std::string why_not(const session_facts& f, const std::map<std::string, std::str
                        lesson->trial, lesson->text);
   const auto ranked = ranked_holding(f, keep, held);
   const auto refused = refused_holding(f, keep, held);
-  if (ranked.empty() && refused.empty() && ran == 0 && !lesson_for_held(f, keep))
+  std::optional<std::string> screened;
+  if (ranked.empty() && refused.empty() && !lesson_for_held(f, keep)) {
+    try {
+      screened = screened_for_held(f, keep);
+    } catch (const std::exception&) {
+      // values the model cannot predict with: nothing to say of the screen
+    }
+    if (screened)
+      out += fmt::format(" No analysis ranked a candidate holding {}: the memory screen refuses "
+                         "the best run with it before it is ranked ({}).", held,
+                         open_ended(*screened));
+  }
+  if (ranked.empty() && refused.empty() && ran == 0 && !screened && !lesson_for_held(f, keep))
     return fmt::format("No trial held {}, and no analysis ranked or refused a candidate holding "
                        "it: the model did not rank any high enough to consider.", held);
   out += ranked + refused;

@@ -91,6 +91,7 @@ void session_ledger::apply_body(const wire::envelope& e) {
   } else if (e.type == wire::type_name<wire::tpu_session_opened>()) {
     if (!tpu_job_) {
       tpu_job_ = wire::body_of<wire::tpu_session_opened>(e);
+      tpu_runner_ = tpu_runner_job(*tpu_job_);
       if (tpu_job_mesh_.empty())
         tpu_job_mesh_ = tpu_job_->job_mesh;
       opened_ms_ = e.ts_ms;

@@ -112,6 +112,11 @@ public:
 
   /// The job, once its session_opened record is applied.
   const wire::session_opened* job() const { return job_ ? &*job_ : nullptr; }
+  /// What the trial runner runs the session's trials under: the job, or a
+  /// TPU session's as tpu_runner_job() puts it; null before either is applied.
+  const wire::session_opened* runner_job() const {
+    return job_ ? &*job_ : tpu_runner_ ? &*tpu_runner_ : nullptr;
+  }
   /// When the job's session_opened record was written (ms since the epoch).
   int64_t opened_ms() const { return opened_ms_; }
 
@@ -226,6 +231,7 @@ private:
   ledger_incumbent incumbent_;
   std::optional<wire::session_status> end_;
   std::optional<wire::tpu_session_opened> tpu_job_;
+  std::optional<wire::session_opened> tpu_runner_; ///< tpu_runner_job(*tpu_job_)
   std::map<int, wire::tpu_trial_row> tpu_runs_;
   std::string tpu_job_mesh_; ///< from tpu_session_opened or the end record; "" in older ones
   bool tpu_session_ = false; ///< a TPU record was applied

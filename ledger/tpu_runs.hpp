@@ -24,4 +24,13 @@ bool tpu_run_complete(const wire::tpu_trial_row& r);
 int tpu_fastest_run(const std::vector<wire::tpu_trial_row>& rows);
 int tpu_fastest_run(const std::map<int, wire::tpu_trial_row>& rows);
 
+/// The framework's name every TPU session's trials run under.
+inline constexpr const char* tpu_framework_name = "maxtext";
+
+/// A TPU session's job as the trial runner (the validator) reads any
+/// session's: MaxText as the framework, its pools (the one simulated pool,
+/// named "simulated", when it names none), early stop, `env:`, secret
+/// names, the slice's chips as the world size and its cluster.
+wire::session_opened tpu_runner_job(const wire::tpu_session_opened& opened);
+
 } // namespace paratune

@@ -569,6 +569,14 @@ struct proposal_set {
   MSGPACK_DEFINE_MAP(bottleneck, baseline, model_step_ms, measured_step_ms, proposals, notes)
 };
 
+/// A mesh a TPU run's diagnosis proposed (core/diagnosis/next_mesh_trial's mesh_step).
+struct mesh_proposal_wire {
+  std::string mesh;
+  std::string title;
+  bool exploratory = false;
+  MSGPACK_DEFINE_MAP(mesh, title, exploratory)
+};
+
 /// One run of a TPU session (ASAP's loop on a slice) as its report shows it.
 struct tpu_trial_row {
   int trial = 0;
@@ -599,8 +607,19 @@ struct tpu_trial_row {
   /// Chip-hours its logged steps took: their times x the slice's chips
   /// (start-up before the first step not counted), as a GPU trial's GPU-hours.
   double chip_hours = 0;
+  /// Its run ended measured and its diagnosis is awaited (ended_ms 0 until
+  /// the diagnosis and its proposals are in).
+  bool diagnosing = false;
+  /// What its diagnosis proposed, in rank order: where the search moves
+  /// from this run (next_mesh_trial).
+  std::vector<mesh_proposal_wire> proposed;
+  /// What its profile said of the mesh model's error (fit_mesh_calibration);
+  /// `calibrated` false: nothing (a failed run, or a profile without compute time).
+  bool calibrated = false;
+  double compute_scale = 1, hbm_scale = 1, comm_scale = 1;
   MSGPACK_DEFINE_MAP(trial, mesh, step_time_ms, error, bottleneck, next, pool, stopped, retry_of,
-                     started_ms, ended_ms, job_mesh, launch_failed, transient, mfu, chip_hours)
+                     started_ms, ended_ms, job_mesh, launch_failed, transient, mfu, chip_hours,
+                     diagnosing, proposed, calibrated, compute_scale, hbm_scale, comm_scale)
 };
 
 /// How a TPU session ended, stored under the session's own id as its last
@@ -622,8 +641,10 @@ struct tpu_session_end {
 
 /// A TPU session's first record, stored before it starts: what it runs,
 /// so that a daemon that restarts runs it on (actors/tpu_session.hpp's
-/// options). Each run then stores its tpu_trial_row under the session's id
-/// when it starts (ended_ms 0) and again when it ends.
+/// options). Each trial is then a proposal the validator runs, as a GPU
+/// trial is (trial_started, trial_job, trial_result), and the session
+/// stores its tpu_trial_row when it is proposed (ended_ms 0), when its run
+/// was measured (diagnosing) and when it ends.
 struct tpu_session_opened {
   std::string experiment_name;
   std::string experiment_file;   ///< what a simulated pool's trainer reads
@@ -652,10 +673,14 @@ struct tpu_session_opened {
   /// The names of the variables no run sees and whose values are redacted
   /// from its output: names, never values.
   std::vector<std::string> secret_env;
+  /// The slice's chips and their cluster: what the trial runner counts
+  /// device-hours and MaxText's own MFU with (0 and empty in older records).
+  int chips = 0;
+  cluster_wire cluster;
   MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
                      seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
                      runs_dir, reasoner, analyzer_prompt, proposal_prompt, job_mesh, env,
-                     secret_env, job_mesh_verdict)
+                     secret_env, chips, cluster, job_mesh_verdict)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.

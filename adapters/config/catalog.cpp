@@ -7,6 +7,7 @@
 #include <map>
 
 #include "adapters/config/executable_paths.hpp"
+#include "adapters/config/hf_config.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/input_error.hpp"
 #include "core/job_file_reference.hpp"
@@ -31,7 +32,9 @@ constexpr std::string_view model_keys[] = {
   "name", "family", "size", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
   "vocab", "swiglu", "rmsnorm", "tied_embeddings", "experts", "topk", "moe_ffn", "max_seq",
   "shared_expert_ffn", "position_embedding", "rotary_base", "rope_scaling_factor",
-  "bias_linear", "qkv_bias", "qk_layernorm", "norm_epsilon"};
+  "bias_linear", "qkv_bias", "qk_layernorm", "norm_epsilon", "hf_config"};
+// Beside `hf_config:` only the labels: the config gives every field.
+constexpr std::string_view hf_config_keys[] = {"hf_config", "name", "family", "size"};
 constexpr std::string_view cluster_keys[] = {"name", "devices_per_node", "max_nodes",
                                              "ici_topology", "device", "scale_up",
                                              "scale_out"};
@@ -51,19 +54,22 @@ void read_architecture(const YAML::Node& n, const std::string& where, model_spec
   if (n["position_embedding"]) {
     const auto word = required<std::string>(n, "position_embedding", where);
     if (!parse_position_embedding(word, m.position))
-      throw input_error(where + ": field 'position_embedding': expected learned_absolute, rope "
-                        "or none, got '" + word + "'");
+      throw input_error(yaml_fields::field_at(n["position_embedding"], "position_embedding",
+                                              where)
+                        + ": expected learned_absolute, rope or none, got '" + word + "'");
   }
   m.rotary_base = optional_int(n, "rotary_base", where,
                                find_model_dimension("rotary_base")->range, m.rotary_base);
   // Llama 3.1 scales by 8; a factor below 1 would shrink the context.
   m.rope_scaling_factor = optional_real(n, "rope_scaling_factor", where, 0.0, 1e6, 0.0);
   if (m.rope_scaling_factor > 0 && m.rope_scaling_factor < 1)
-    throw input_error(where + ": field 'rope_scaling_factor': expected 0 (none) or at least 1");
-  if (m.position != position_embedding::rope && (n["rotary_base"] || m.rope_scaling_factor > 0))
-    throw input_error(where + ": field '" + std::string(n["rotary_base"] ? "rotary_base"
-                                                                        : "rope_scaling_factor")
-                      + "' needs position_embedding: rope");
+    throw input_error(yaml_fields::field_at(n["rope_scaling_factor"], "rope_scaling_factor", where)
+                      + ": expected 0 (none) or at least 1");
+  if (m.position != position_embedding::rope && (n["rotary_base"] || m.rope_scaling_factor > 0)) {
+    const char* key = n["rotary_base"] ? "rotary_base" : "rope_scaling_factor";
+    throw input_error(yaml_fields::field_at(n[key], key, where)
+                      + " needs position_embedding: rope");
+  }
   m.bias_linear = yaml_fields::optional_flag(n, "bias_linear", where, m.bias_linear);
   m.qkv_bias = yaml_fields::optional_flag(n, "qkv_bias", where, false);
   m.qk_layernorm = yaml_fields::optional_flag(n, "qk_layernorm", where, false);
@@ -88,10 +94,38 @@ void refuse_unknown_cluster_keys(const YAML::Node& n, const std::string& file,
       yaml_fields::refuse_unknown_keys(l, link_keys, file, inside_of(inside, link));
 }
 
-model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
+namespace {
+
+// `{hf_config: path/config.json}` (with an optional name, family or size):
+// the Hugging Face config in `folder` (the job's or the model file's).
+model_spec model_from_hf_mapping(const YAML::Node& n, const std::string& where,
+                                 const std::string& folder) {
+  for (const auto& kv : n) {
+    const auto key = kv.first.Scalar();
+    if (std::find(std::begin(hf_config_keys), std::end(hf_config_keys), key)
+        == std::end(hf_config_keys))
+      throw input_error(where + ": line " + std::to_string(kv.first.Mark().line + 1)
+                        + ": field '" + key + "' beside 'hf_config': the Hugging Face config "
+                        "gives the model's fields (only name, family and size may be given "
+                        "with it)");
+  }
+  const auto file = required<std::string>(n, "hf_config", where);
+  auto m = model_from_hf_config(resolve_in_job_folder(file, folder),
+                                optional<std::string>(n, "name", where, ""));
+  m.family = optional<std::string>(n, "family", where, m.family);
+  m.size = optional<std::string>(n, "size", where, m.size);
+  return m;
+}
+
+} // namespace
+
+model_spec model_from_mapping(const YAML::Node& n, const std::string& where,
+                              const std::string& folder) {
   if (!n.IsMap())
     throw input_error(where + ": expected a mapping of the model's fields");
   refuse_unknown_model_keys(n, where);
+  if (n["hf_config"])
+    return model_from_hf_mapping(n, where, folder);
   auto dimension = [&](const char* key, int fallback) {
     return optional_int(n, key, where, find_model_dimension(key)->range, fallback);
   };
@@ -120,6 +154,30 @@ model_spec model_from_mapping(const YAML::Node& n, const std::string& where) {
   read_architecture(n, where, m);
   check_model(m, where);
   return m;
+}
+
+YAML::Node model_mapping(const model_spec& m) {
+  YAML::Node n;
+  n["name"] = m.name;
+  n["family"] = m.family;
+  if (!m.size.empty())
+    n["size"] = m.size;
+  for (const auto& d : model_dimensions())
+    if (m.*d.field != 0 || std::string(d.name) == "layers")
+      n[d.name] = m.*d.field;
+  n["swiglu"] = m.swiglu;
+  n["rmsnorm"] = m.rmsnorm;
+  n["tied_embeddings"] = m.tied_embeddings;
+  n["position_embedding"] = to_string(m.position);
+  if (m.position != position_embedding::rope)
+    n.remove("rotary_base");
+  if (m.rope_scaling_factor > 0)
+    n["rope_scaling_factor"] = m.rope_scaling_factor;
+  n["bias_linear"] = m.bias_linear;
+  n["qkv_bias"] = m.qkv_bias;
+  n["qk_layernorm"] = m.qk_layernorm;
+  n["norm_epsilon"] = m.norm_epsilon;
+  return n;
 }
 
 namespace {
@@ -208,10 +266,14 @@ std::string configs_dir() {
 }
 
 model_spec load_model(const std::string& name_or_file) {
+  if (names_an_hf_config(name_or_file))
+    return model_from_hf_config(name_or_file);
   const auto path = names_a_file(name_or_file)
                       ? name_or_file
                       : catalog_file("models", name_or_file, model_names());
-  return model_from_mapping(yaml_fields::load_file(path), path);
+  // A model file's hf_config: path means the file beside it.
+  return model_from_mapping(yaml_fields::load_file(path), path,
+                            fs::absolute(path).parent_path().string());
 }
 
 model_spec find_model(const std::string& family, const std::string& size) {

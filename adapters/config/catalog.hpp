@@ -17,8 +17,9 @@ namespace paratune {
 std::string configs_dir();
 
 /// A model by catalog name ("llama3-8b"), by family and size ("llama3",
-/// "8B"), or from a YAML file path. Throws input_error naming the model or
-/// the field that is wrong.
+/// "8B"), from a YAML file path, or from a Hugging Face config.json path
+/// (model_from_hf_config). Throws input_error naming the model or the field
+/// that is wrong.
 model_spec load_model(const std::string& name_or_file);
 model_spec find_model(const std::string& family, const std::string& size);
 
@@ -27,8 +28,17 @@ model_spec find_model(const std::string& family, const std::string& size);
 /// sends in place of a file). `where` names it in errors.
 /// A key neither reads is refused (refuse_unknown_model_keys), and a flag
 /// (swiglu, rmsnorm, tied_embeddings, tpu) is YAML's true or false, or 0/1.
-model_spec model_from_mapping(const YAML::Node& n, const std::string& where);
+/// A model mapping may instead be `{hf_config: path/config.json}` (with an
+/// optional name, family and size): the Hugging Face config, a relative
+/// path meaning the file in `folder` (the job file's, or the model file's).
+model_spec model_from_mapping(const YAML::Node& n, const std::string& where,
+                              const std::string& folder = {});
 cluster_spec cluster_from_mapping(const YAML::Node& n, const std::string& where);
+
+/// The model as a model file's mapping, every field written:
+/// model_from_mapping reads it back to the same model. What `paratune
+/// submit` sends in place of a Hugging Face config the daemon cannot read.
+YAML::Node model_mapping(const model_spec& m);
 
 /// Throws input_error "FILE:LINE: INSIDE: unknown key 'swigl' (did you
 /// mean 'swiglu'?)" for a key a model's mapping, or a cluster's (its

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "adapters/config/catalog.hpp"
+#include "adapters/config/hf_config.hpp"
 #include "adapters/config/job_loader.hpp"
 #include "adapters/config/yaml_fields.hpp"
 #include "core/job_file_reference.hpp"
@@ -40,6 +42,18 @@ std::string inline_job_files(const std::string& path) {
   auto root = yaml_fields::load_file(path);
   const auto folder = job_folder(path);
   std::string note;
+  // A Hugging Face config, named or under hf_config:, goes as the model's
+  // fields: the daemon reads neither YAML nor JSON files of the client's.
+  if (auto model = root["model"]; model && model.IsMap() && model["hf_config"]) {
+    note += "# model: hf_config " + model["hf_config"].as<std::string>()
+            + ", inlined by paratune submit as its fields\n";
+    root["model"] = model_mapping(model_from_mapping(model, path + ": model", folder));
+  } else if (model && model.IsScalar() && names_an_hf_config(model.Scalar())) {
+    const auto file = resolve_in_job_folder(model.Scalar(), folder);
+    note += "# model: " + model.Scalar() + " (" + file
+            + "), inlined by paratune submit as its fields\n";
+    root["model"] = model_mapping(load_model(file));
+  }
   for (const char* key : {"model", "cluster"}) {
     auto field = root[key];
     if (!field || !field.IsScalar() || !names_a_file(field.Scalar()))

@@ -60,6 +60,13 @@ std::string scalar_text(const YAML::Node& n, const std::string& where) {
   return n.as<std::string>();
 }
 
+// An integer key's value in float notation (`gbs: 5.12e2`) as its digits;
+// any other value as written.
+std::string config_text(const std::string& key, const std::string& text) {
+  const auto* k = find_config_key(key);
+  return k && k->int_field ? yaml_fields::integer_text(text) : text;
+}
+
 // A configuration given by its canonical keys under `field` (initial,
 // baseline); keys listed in `skip` are the field's own, not configuration keys.
 training_config read_config(const YAML::Node& node, const std::string& where,
@@ -78,9 +85,10 @@ training_config read_config(const YAML::Node& node, const std::string& where,
         != skip.end())
       continue;
     try {
-      set_value(c, key, scalar_text(kv.second, where + ": " + field + ": " + key));
+      set_value(c, key, config_text(key, scalar_text(kv.second, where + ": " + field + ": " + key)));
     } catch (const input_error& e) {
-      throw input_error(where + ": " + field + ": " + e.what());
+      throw input_error(where + ": " + field + ": line " + std::to_string(kv.second.Mark().line + 1)
+                        + ": " + e.what());
     }
   }
   return c;
@@ -124,11 +132,12 @@ read_search(const YAML::Node& node, const std::string& where) {
       throw input_error(field + ": expected a non-empty list of values");
     training_config probe;
     for (const auto& v : kv.second) {
-      auto text = scalar_text(v, field);
+      auto text = config_text(key, scalar_text(v, field));
       try {
         set_value(probe, key, text);
       } catch (const input_error& e) {
-        throw input_error(where + ": search: " + e.what());
+        throw input_error(where + ": search: line " + std::to_string(v.Mark().line + 1) + ": "
+                          + e.what());
       }
       out[key].push_back(get_value(probe, key)); // normalized (1 -> true ...)
     }
@@ -331,7 +340,13 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
   const auto model = spec_reference(root, "model", path, origin);
   const auto cluster = spec_reference(root, "cluster", path, origin);
   try {
-    job.model = model.empty() ? model_from_mapping(root["model"], "model") : load_model(model);
+    // An inline model's hf_config: means the file in the job's folder; the
+    // daemon reads none (paratune submit sends the config's fields).
+    if (model.empty() && origin.submitted && root["model"]["hf_config"])
+      throw input_error("model: field 'hf_config': the daemon reads no model file a job names: "
+                        "paratune submit sends the config's fields inline");
+    job.model = model.empty() ? model_from_mapping(root["model"], "model", origin.folder)
+                              : load_model(model);
     job.cluster =
       cluster.empty() ? cluster_from_mapping(root["cluster"], "cluster") : load_cluster(cluster);
     job.cluster_ref = cluster.empty() ? flow_text(root["cluster"]) : cluster;
@@ -344,12 +359,13 @@ job_spec read_job(const YAML::Node& root, const std::string& path, const job_ori
               checked_product("nodes", {job.nodes, job.cluster.devices_per_node}), {1, max_devices});
   const auto prec = optional<std::string>(root, "precision", path, "bf16");
   if (!parse_precision(prec, job.prec))
-    throw input_error(path + ": field 'precision': expected bf16, fp16 or fp8, got '"
-                      + prec + "'");
+    throw input_error(yaml_fields::field_at(root["precision"], "precision", path)
+                      + ": expected bf16, fp16 or fp8, got '" + prec + "'");
   job.initial = read_initial(root["initial"], path);
   const auto start = optional<std::string>(root, "start", path, "initial");
   if (!parse_start_policy(start, job.start))
-    throw input_error(path + ": field 'start': expected initial (run the initial configuration "
+    throw input_error(yaml_fields::field_at(root["start"], "start", path)
+                      + ": expected initial (run the initial configuration "
                       "first) or predicted_best (run the model's best candidate first), got '"
                       + start + "'");
   if (root["reasoner"])

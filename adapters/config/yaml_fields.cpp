@@ -4,6 +4,8 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -20,20 +22,57 @@ std::string scalar(const YAML::Node& node, const std::string& key, const std::st
   if (!field)
     throw input_error(where + ": missing field '" + key + "'");
   if (!field.IsScalar())
-    throw input_error(where + ": field '" + key + "' must be a single value, got '"
+    throw input_error(field_at(field, key, where) + " must be a single value, got '"
                       + YAML::Dump(field) + "'");
   return field.Scalar();
 }
 
-std::string field_name(const std::string& key, const std::string& where) {
-  return where + ": field '" + key + "'";
+std::string field_name(const YAML::Node& node, const std::string& key,
+                       const std::string& where) {
+  return field_at(node[key], key, where);
+}
+
+// The finite number `text` spells in float notation, if it spells one.
+std::optional<double> float_notation(std::string_view text) {
+  const auto digits = text.starts_with('+') ? text.substr(1) : text;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()
+      || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+// An integer written as digits, or as a whole number in float notation.
+int exact_int(const std::string& field, const std::string& text, value_range allowed) {
+  const auto v = float_notation(text);
+  if (v && *v != std::floor(*v))
+    throw input_error(field + ": expected an integer in " + allowed.text() + ", got '"
+                      + printable_excerpt(text, 80) + "' (not a whole number)");
+  return parse_int_field(field, integer_text(text), allowed);
 }
 
 } // namespace
 
+std::string integer_text(const std::string& text) {
+  const auto v = float_notation(text);
+  // Digits stay as written; within 2^53 a whole double is exact.
+  if (!v || *v != std::floor(*v) || std::fabs(*v) > 9007199254740992.0
+      || text.find_first_of(".eE") == std::string::npos)
+    return text;
+  return std::to_string(static_cast<long long>(*v));
+}
+
+std::string field_at(const YAML::Node& field, const std::string& key, const std::string& where) {
+  const auto mark = field ? field.Mark() : YAML::Mark::null_mark();
+  const auto line = mark.is_null() || mark.line < 0 ? std::string()
+                                                    : ": line " + std::to_string(mark.line + 1);
+  return where + line + ": field '" + key + "'";
+}
+
 int required_int(const YAML::Node& node, const std::string& key, const std::string& where,
                  value_range allowed) {
-  return parse_int_field(field_name(key, where), scalar(node, key, where), allowed);
+  return exact_int(field_name(node, key, where), scalar(node, key, where), allowed);
 }
 
 int optional_int(const YAML::Node& node, const std::string& key, const std::string& where,
@@ -45,7 +84,7 @@ int optional_int(const YAML::Node& node, const std::string& key, const std::stri
 
 double required_real(const YAML::Node& node, const std::string& key, const std::string& where,
                      double min, double max) {
-  return parse_real(field_name(key, where), scalar(node, key, where), min, max);
+  return parse_real(field_name(node, key, where), scalar(node, key, where), min, max);
 }
 
 double optional_real(const YAML::Node& node, const std::string& key, const std::string& where,
@@ -89,7 +128,7 @@ bool optional_flag(const YAML::Node& node, const std::string& key, const std::st
     if (YAML::convert<bool>::decode(field, flag))
       return flag;
   }
-  throw input_error(field_name(key, where) + ": expected true or false, got '"
+  throw input_error(field_name(node, key, where) + ": expected true or false, got '"
                     + printable_excerpt(text, 80) + "'");
 }
 

@@ -11,8 +11,14 @@
 
 namespace paratune::yaml_fields {
 
+/// "WHERE: line 7: field 'KEY'": how a field's error begins, naming the
+/// line of the file it was read from (without it for a node built in
+/// memory, which has none).
+std::string field_at(const YAML::Node& field, const std::string& key, const std::string& where);
+
 /// Reads `node[key]` as T. A missing or ill-typed field throws input_error
-/// naming `where` (the file) and the key, so the user knows what to fix.
+/// naming `where` (the file), the line and the key, so the user knows what
+/// to fix.
 template <class T>
 T required(const YAML::Node& node, const std::string& key,
            const std::string& where) {
@@ -22,7 +28,7 @@ T required(const YAML::Node& node, const std::string& key,
   try {
     return field.as<T>();
   } catch (const YAML::Exception&) {
-    throw input_error(where + ": field '" + key + "' has the wrong type (got '"
+    throw input_error(field_at(field, key, where) + " has the wrong type (got '"
                       + YAML::Dump(field) + "')");
   }
 }
@@ -36,9 +42,17 @@ T optional(const YAML::Node& node, const std::string& key,
   return required<T>(node, key, where);
 }
 
-/// Reads `node[key]` as an integer in `allowed`. A missing field, text that
-/// is not an integer ("8.5", "0x8") or a value out of range throws
-/// input_error "WHERE: field 'KEY': ..." naming the range.
+/// `text` as digits when it writes a whole number in float notation ("1e6"
+/// is "1000000", "8.0" is "8"), else unchanged: what an integer field of a
+/// job or model reads before parsing, so that YAML's float spellings of an
+/// integer mean that integer.
+std::string integer_text(const std::string& text);
+
+/// Reads `node[key]` as an integer in `allowed`: decimal digits, or a whole
+/// number in float notation (`1e6`, `8.0`; YAML writes large integers so,
+/// and published configs write rope bases as 1e6). A missing field, text
+/// that is not an integer ("8.5", "1.5e0", "0x8") or a value out of range
+/// throws input_error "WHERE: line N: field 'KEY': ..." naming the range.
 int required_int(const YAML::Node& node, const std::string& key, const std::string& where,
                  value_range allowed);
 

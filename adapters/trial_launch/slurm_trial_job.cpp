@@ -58,30 +58,24 @@ batch_layout layout_of(const wire::pool_wire& pool, const wire::session_opened& 
 
 } // namespace
 
-slurm_job_request slurm_request_in(const wire::pool_wire& pool, std::string name,
-                                   const std::string& dir, const std::vector<std::string>& argv,
-                                   std::vector<std::pair<std::string, std::string>> environment) {
+slurm_job_request slurm_request_for(const wire::pool_wire& pool, const wire::session_opened& job,
+                                    const wire::proposal& p, const std::string& session) {
+  // What the pool asks of the scheduler (partition, account, qos,
+  // constraint, gres, exclusive, GPUs per node, its `time:`), the trial's
+  // own directory, output file and environment.
   slurm_job_request r;
-  r.name = std::move(name);
+  r.name = "paratune-" + session + "-" + std::to_string(p.trial);
   r.partition = pool.partition;
   r.gpus_per_node = pool.gpus_per_node;
-  r.working_directory = dir;
-  r.output_path = dir + "/slurm-%j.out";
-  r.environment = std::move(environment);
+  r.working_directory = p.workdir;
+  r.output_path = p.workdir + "/slurm-%j.out";
+  r.environment = trial_env_of(job, &pool, p);
   r.time_limit_minutes = pool.time_limit_minutes;
   r.account = pool.account;
   r.qos = pool.qos;
   r.constraint = pool.constraint;
   r.gres = pool.gres;
   r.exclusive = pool.exclusive;
-  r.script = batch_script(argv, dir);
-  return r;
-}
-
-slurm_job_request slurm_request_for(const wire::pool_wire& pool, const wire::session_opened& job,
-                                    const wire::proposal& p, const std::string& session) {
-  auto r = slurm_request_in(pool, "paratune-" + session + "-" + std::to_string(p.trial), p.workdir,
-                            p.argv, trial_env_of(job, &pool, p));
   r.nodes = job.nodes;
   if (job.early_stop.enabled) {
     const int trial_limit = int(job.early_stop.wall_s / 60) + 1;

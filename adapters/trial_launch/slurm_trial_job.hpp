@@ -21,15 +21,6 @@ std::unique_ptr<slurm_client> slurm_client_for(const wire::pool_wire& pool);
 /// std::runtime_error naming the pool.
 void make_slurm_job_dir(const wire::pool_wire& pool, const std::string& dir);
 
-/// A job of `pool`'s running `argv` from a batch script in `dir`, its
-/// output beside it (slurm-<id>.out), with `environment` and what the pool
-/// asks of the scheduler (partition, account, qos, constraint, gres,
-/// exclusive, GPUs per node, its `time:`): the fields every trial's job
-/// shares. One task on one node; the caller sets more.
-slurm_job_request slurm_request_in(const wire::pool_wire& pool, std::string name,
-                                   const std::string& dir, const std::vector<std::string>& argv,
-                                   std::vector<std::pair<std::string, std::string>> environment);
-
 /// One trial as a batch job: its rendered command run by a script in the
 /// trial's directory, its output beside it, with what the pool asks of the
 /// scheduler and the trial's own environment. The time limit is the

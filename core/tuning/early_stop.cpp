@@ -50,6 +50,21 @@ stop_decision early_stopper::stable() const {
                  100 * spread, mid)};
 }
 
+void early_stopper::race(incumbent_rate other) {
+  if (!other.known())
+    return;
+  // Throughput when both have it; a framework that logs none is compared
+  // by its step time (a session trains one batch and sequence throughout).
+  const bool better =
+    !incumbent_.known()
+    || (other.tflops_per_gpu > 0 && incumbent_.tflops_per_gpu > 0
+          ? other.tflops_per_gpu > incumbent_.tflops_per_gpu
+          : other.iteration_ms > 0 && (incumbent_.iteration_ms <= 0
+                                       || other.iteration_ms < incumbent_.iteration_ms));
+  if (better)
+    incumbent_ = other;
+}
+
 stop_decision early_stopper::against_incumbent() {
   if (!policy_.rung || !incumbent_.known() || int(scored_.size()) < next_rung_)
     return {};

@@ -41,8 +41,9 @@ public:
   stop_decision on_failure(const std::string& line) const;
   /// Seconds since the trial started and since its last output line.
   stop_decision on_clock(double since_start_s, double since_line_s) const;
-  /// A better run finished while this one runs (fan-out).
-  void set_incumbent(incumbent_rate incumbent) { incumbent_ = incumbent; }
+  /// Another trial of the session measured `other`: it becomes what this
+  /// one races when it is better than the incumbent so far.
+  void race(incumbent_rate other);
 
   int scored() const { return int(scored_.size()); }
 

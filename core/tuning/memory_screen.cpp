@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "core/tuning/candidate_scorer.hpp"
 #include "core/tuning/memory_order.hpp"
 
 
@@ -212,11 +214,18 @@ std::optional<std::string> memory_screen::check(const training_config& c,
   const auto [peak, measured] = corrected_peak(c, p);
   const double limit = p.memory_limit_mib;
   if (!measured) {
-    // The model alone refuses only what cannot fit even at the low end of
-    // its measured error; a tight configuration is for a run to decide.
-    if (p.memory != memory_verdict::does_not_fit)
-      return std::nullopt;
-    return "memory screen: " + describe_memory(peak, limit, p.memory_band);
+    // The model alone refuses what cannot fit even at the low end of its
+    // measured error, and what it predicts over the device: such a run is
+    // more likely than not to run out of memory (issue 45: a first trial at
+    // a 94% risk was a trial lost). A tight configuration at or below the
+    // device is for a run to decide.
+    if (p.memory == memory_verdict::does_not_fit)
+      return "memory screen: " + describe_memory(peak, limit, p.memory_band);
+    if (limit > 0 && peak > limit)
+      return fmt::format("memory screen: predicted peak {:.0f} MiB is over the {:.0f} MiB of "
+                         "the device ({:.0f}% risk of running out of memory)",
+                         peak, limit, 100 * oom_risk(peak, limit, false));
+    return std::nullopt;
   }
   const double need = peak * (1.0 + measured_allowance);
   if (limit <= 0 || need <= limit)
@@ -226,6 +235,17 @@ std::optional<std::string> memory_screen::check(const training_config& c,
                 "runs) plus %.0f%% exceeds %.0f MiB",
                 peak, 100 * measured_allowance, limit);
   return std::string(buf);
+}
+
+std::optional<std::string> screen_before_any_run(const training_config& c,
+                                                 const perf_prediction& p) {
+  // With no history the screen never asks its predictor (it prices past
+  // trials only), and check() changes nothing: one screen serves every call.
+  static const std::vector<trial_outcome> none;
+  static const memory_screen screen(none, [](const training_config&) -> const perf_prediction& {
+    throw std::logic_error("memory screen: a session with no trials has none to predict");
+  });
+  return screen.check(c, p);
 }
 
 } // namespace paratune

@@ -21,7 +21,10 @@ namespace paratune {
 /// a configuration's layout (TP, PP, CP, EP, VPP) span enough of the memory
 /// that grows with the micro batch, the error is a line in it, fitted on
 /// them (activation_error_line). Without measurements the model's own
-/// margin stands in. An OOM teaches twice: every
+/// margin stands in: a peak over the device, or one its measured error band
+/// cannot bring under it, is refused; one at or below the device stays for a
+/// run to decide. `plan` screens its space with this screen too, so that a
+/// layout plan ranks is one tune would run. An OOM teaches twice: every
 /// configuration that needs at least as much memory by construction
 /// (memory_order.hpp) has its estimate raised past the device, for this
 /// session, until a measured success that needs at least as much says it
@@ -85,6 +88,13 @@ private:
   /// run may have no peak, but it fitted).
   std::vector<int> ran_;
 };
+
+/// The memory screen of a session that has run nothing yet: what tune
+/// refuses on the model alone (memory_screen::check with no history). `plan`
+/// and `predict --job` judge by it, so that they call "does not fit" what
+/// tune would not run.
+std::optional<std::string> screen_before_any_run(const training_config& c,
+                                                 const perf_prediction& p);
 
 /// How different two configurations are: structural keys (tp, pp, cp, ep)
 /// weigh 3, mbs, recompute and vpp 2, flags 1.

@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/text.hpp"
+#include "core/tuning/memory_screen.hpp"
 
 namespace paratune {
 
@@ -95,7 +96,8 @@ private:
   std::map<std::string, ranked> best_;
 };
 
-// Screens one candidate: rules, then memory, then the ranking.
+// Screens one candidate: rules, then tune's memory screen as it stands
+// before any run (screen_before_any_run), then the ranking.
 void screen(const plan_request& r, const training_config& c, std::size_t order,
             plan_result& out, best_per_layout& top) {
   const auto broken = check_megatron_rules(r.model, c, r.world_size);
@@ -107,7 +109,7 @@ void screen(const plan_request& r, const training_config& c, std::size_t order,
     return;
   }
   auto p = predict(r.model, r.cluster, r.world_size, c, r.prec, r.cal);
-  if (!p.fits) {
+  if (screen_before_any_run(c, p)) {
     ++out.memory_rejected;
     return;
   }

@@ -43,7 +43,10 @@ struct plan_result {
   std::map<std::string, std::size_t> rejected_by_rule;
   /// Rule id -> Megatron's message for the first candidate that broke it.
   std::map<std::string, std::string> rule_example;
-  std::size_t memory_rejected = 0; ///< started but predicted not to fit
+  /// Started, but tune's memory screen refuses it before any run
+  /// (memory_screen with no history): predicted over the device, or beyond
+  /// it even at the low end of the model's measured error.
+  std::size_t memory_rejected = 0;
   std::size_t fitting = 0;         ///< passed both
   std::size_t layouts = 0;         ///< distinct layouts among those
   /// At most top_k layouts, best first, each by its best variant.
@@ -68,7 +71,7 @@ config_space override_space(config_space space, const std::string& overrides);
 std::string plan_layout(const training_config& c, int world_size);
 
 /// Enumerates every combination of `r.space` over `r.base`, drops those
-/// that break a Megatron rule or do not fit in memory, groups the rest by
+/// that break a Megatron rule or that tune's memory screen refuses, groups the rest by
 /// layout and ranks the layouts by their best variant's predicted tokens/s
 /// per GPU (ties: lower peak memory, then enumeration order, so the result
 /// is deterministic).

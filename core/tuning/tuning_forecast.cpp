@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/tuning/memory_screen.hpp"
+
 namespace paratune {
 
 tuning_forecast forecast_tuning(const job_spec& job, std::size_t top_k,
@@ -18,7 +20,8 @@ tuning_forecast forecast_tuning(const job_spec& job, std::size_t top_k,
     f.initial = predict(job.model, job.cluster, world, job.initial, job.prec, cal);
     --left;
     ++f.trials;
-    if (f.initial->fits)
+    // A trial the memory screen refuses is skipped, and costs nothing.
+    if (!screen_before_any_run(job.initial, *f.initial))
       f.gpu_hours += f.initial->iteration_time_s * iteration_gpu_s / 3600;
   }
   const auto& top = f.screened.top;

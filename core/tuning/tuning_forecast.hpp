@@ -16,8 +16,8 @@ struct tuning_forecast {
   std::size_t space_size = 0;  ///< candidates before screening (space_size(job.search))
   plan_result screened;        ///< after screening: rejections, and the best layouts first
   /// Trial 1's prediction when it runs the initial configuration (`start:
-  /// initial`); a prediction that does not fit is a trial the memory
-  /// screen skips, and costs nothing.
+  /// initial`); one the memory screen refuses (screen_before_any_run) is a
+  /// trial it skips, and costs nothing.
   std::optional<perf_prediction> initial;
   /// Trials to the stop, at most: the budget, or fewer when the screened
   /// space (and the initial) hold fewer configurations. A `stop:` that

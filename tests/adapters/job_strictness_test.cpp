@@ -144,9 +144,9 @@ TEST_F(job_strictness, yaml_booleans_and_zero_or_one_are_flags_anything_else_is_
     EXPECT_FALSE(job.model.tied_embeddings) << no;
   }
   EXPECT_EQ(strict_job_refusal(inline_model_job("  swiglu: 2\n")),
-            "job.yaml: model: field 'swiglu': expected true or false, got '2'");
+            "job.yaml: model: line 9: field 'swiglu': expected true or false, got '2'");
   EXPECT_EQ(strict_job_refusal(inline_model_job("  swiglu: [true]\n")),
-            "job.yaml: model: field 'swiglu': expected true or false, got '[true]'");
+            "job.yaml: model: line 9: field 'swiglu': expected true or false, got '[true]'");
   EXPECT_TRUE(load_job_text(job_head + "retry_transient_failures: yes\n", "job.yaml")
                 .retry_transient);
   EXPECT_FALSE(load_job_text(job_head + "early_stop: {rung: 0}\n", "job.yaml").early_stop->rung);
@@ -207,11 +207,11 @@ TEST_F(job_strictness, stop_is_budget_or_a_margin_and_a_confidence_each_in_range
             "job.yaml: stop: expected budget or a mapping such as {min_gain: 0.01, confidence: "
             "0.9}, got 'never'");
   EXPECT_EQ(strict_job_refusal(job_head + "stop: {min_gain: 1.5}\n"),
-            "job.yaml: stop: field 'min_gain': 1.5 is outside the allowed range 0..1");
+            "job.yaml: stop: line 7: field 'min_gain': 1.5 is outside the allowed range 0..1");
   EXPECT_EQ(strict_job_refusal(job_head + "stop: {confidence: 0.3}\n"),
-            "job.yaml: stop: field 'confidence': 0.3 is outside the allowed range 0.5..0.9999");
+            "job.yaml: stop: line 7: field 'confidence': 0.3 is outside the allowed range 0.5..0.9999");
   EXPECT_EQ(strict_job_refusal(job_head + "stop: {confidence: high}\n"),
-            "job.yaml: stop: field 'confidence': expected a number in 0.5..0.9999, got 'high'");
+            "job.yaml: stop: line 7: field 'confidence': expected a number in 0.5..0.9999, got 'high'");
   EXPECT_EQ(strict_job_refusal(job_head + "stop: {min_gian: 0.02}\n"),
             "job.yaml:7: stop: unknown key 'min_gian' (did you mean 'min_gain'?)");
 }

@@ -74,7 +74,7 @@ TEST(pool_loader, refuses_a_dcgm_url_that_is_not_http) {
             "{host}, each node of a Slurm job), got 'http://a b:9400/metrics'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm: \"http://n:9400/metrics\", "
                     "dcgm_period_s: 0}]"),
-            "job.yaml: pools[0]: field 'dcgm_period_s': 0 is outside the allowed range 0.1..3600");
+            "job.yaml: pools[0]: line 1: field 'dcgm_period_s': 0 is outside the allowed range 0.1..3600");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, dcgm_period_s: 5}]"),
             "job.yaml: pools[0]: field 'dcgm_period_s' needs field 'dcgm' (the exporter's URL)");
 }
@@ -114,14 +114,14 @@ TEST(pool_loader, a_slurm_pool_may_relay_its_output) {
             "job.yaml: pools[0]: field 'relay_bind': expected tcp://HOST:PORT (a port of * takes "
             "a free one), got 'ipc:///x'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: slurm, partition: p, relay: maybe, launch: [run]}]"),
-            "job.yaml: pools[0]: field 'relay': expected true or false, got 'maybe'");
+            "job.yaml: pools[0]: line 1: field 'relay': expected true or false, got 'maybe'");
 }
 
 TEST(pool_loader, refuses_each_mistake_naming_the_pool_and_field) {
   EXPECT_EQ(pool_refusal("[{name: x, kind: cloud}]"),
             "job.yaml: pools[0]: field 'kind': expected simulated, local, slurm or replay, got 'cloud'");
   EXPECT_EQ(pool_refusal("[{name: x, kind: simulated, capacity: 0}]"),
-            "job.yaml: pools[0]: field 'capacity': 0 is outside the allowed range 1..1024");
+            "job.yaml: pools[0]: line 1: field 'capacity': 0 is outside the allowed range 1..1024");
   EXPECT_EQ(pool_refusal("[{name: x, kind: local}]"),
             "job.yaml: pools[0]: a local pool needs field 'launch' (the training command)");
   EXPECT_EQ(pool_refusal("[{name: x, kind: local, launch: [run, \"{model}\"]}]"),

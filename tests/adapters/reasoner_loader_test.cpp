@@ -94,7 +94,7 @@ TEST(reasoner_loader, refusals_name_the_file_the_field_and_the_agent) {
   EXPECT_EQ(reasoner_refusal("{model: x}"), "job.yaml: field 'reasoner': missing field 'mode' (builtin, "
                                    "llm or hybrid)");
   EXPECT_EQ(reasoner_refusal(std::string(served) + ", agents: {failure_analysis: {timeout_s: 0}}}"),
-            "job.yaml: field 'reasoner': agents: failure_analysis: field 'timeout_s': 0 is "
+            "job.yaml: field 'reasoner': agents: failure_analysis: line 2: field 'timeout_s': 0 is "
             "outside the allowed range 0.1..3600");
 }
 

@@ -143,7 +143,7 @@ TEST_F(hostile_files, job_experiment_and_history_files_refuse_the_same_values) {
   const auto job = file("job.yaml", "model: llama3-8b\ncluster: dgx-a100-80g\n"
                                     "initial: {gbs: 64, seq: 4096, tp: 2, mbs: 1073741824}\n");
   expect_refused({{"tune", job, "--db", dir + "/db"},
-                  job + ": initial: config key 'mbs': 1073741824 is outside the allowed range "
+                  job + ": initial: line 3: config key 'mbs': 1073741824 is outside the allowed range "
                         "1..65536"});
   EXPECT_FALSE(fs::exists(dir + "/db")); // nothing half-written
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "core/megatron_rules.hpp"
 #include "core/tuning/candidate_scorer.hpp"
 #include "core/tuning/reasoner.hpp"
@@ -213,7 +215,7 @@ TEST(reasoner_ranking, a_tight_configuration_the_model_ranks_first_is_tried_firs
     << a.selected->text;
 }
 
-TEST(memory_screen, the_model_alone_refuses_only_what_its_error_band_cannot_fit) {
+TEST(memory_screen, the_model_alone_refuses_what_is_over_the_device_or_beyond_its_error_band) {
   const auto ctx = gpt3_7b_on_16_a100();
   std::vector<trial_outcome> none;
   auto predict_of = [&ctx](const training_config& c) {
@@ -223,10 +225,25 @@ TEST(memory_screen, the_model_alone_refuses_only_what_its_error_band_cannot_fit)
   const memory_screen screen(none, [&](const training_config& c) -> const perf_prediction& {
     return cache[canonical_key(c)] = predict_of(c);
   });
-  const auto tight = parse_config("tp=2,sp=true,mbs=2,recompute=selective", ctx.initial);
+  // Tight at 76,766 MiB, under the 81,920 of the device: only a run can tell.
+  const auto tight = parse_config("tp=2,sp=false,mbs=1,recompute=none", ctx.initial);
   const auto p_tight = predict_of(tight);
   ASSERT_EQ(p_tight.memory, memory_verdict::tight) << p_tight.peak_memory_mib;
+  ASSERT_LE(p_tight.peak_memory_mib, 81920);
   EXPECT_EQ(screen.check(tight, p_tight), std::nullopt);
+  EXPECT_EQ(screen_before_any_run(tight, p_tight), std::nullopt);
+  // Tight by the band too, but predicted at 83,771 MiB, over the device: a
+  // run more likely than not to run out (issue 45: plan called such a
+  // layout tight while tune would not run it).
+  const auto over = parse_config("tp=2,sp=true,mbs=2,recompute=selective", ctx.initial);
+  const auto p_over = predict_of(over);
+  ASSERT_EQ(p_over.memory, memory_verdict::tight);
+  EXPECT_EQ(screen.check(over, p_over),
+            fmt::format("memory screen: predicted peak {:.0f} MiB is over the 81920 MiB of the "
+                        "device (65% risk of running out of memory)",
+                        p_over.peak_memory_mib));
+  EXPECT_NEAR(p_over.peak_memory_mib, 83771, 1);
+  EXPECT_EQ(screen_before_any_run(over, p_over), screen.check(over, p_over));
   const auto big = parse_config("tp=1,mbs=4,recompute=none,dist_opt=true", ctx.initial);
   const auto p_big = predict_of(big);
   ASSERT_EQ(p_big.memory, memory_verdict::does_not_fit);

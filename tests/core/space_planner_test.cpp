@@ -135,7 +135,10 @@ TEST(space_planner, the_best_equals_a_brute_force_search) {
           const auto c = parse_config(std::string("tp=") + tp + ",mbs=" + mbs + ",recompute=" + rc
                                         + ",dist_opt=" + d, r.base);
           const auto p = predict(r.model, r.cluster, 8, c, precision::bf16);
-          if (check_megatron_rules(r.model, c, 8).empty() && p.fits)
+          // What tune would run before any trial: within the model's
+          // error band, and at or below the device.
+          if (check_megatron_rules(r.model, c, 8).empty() && p.fits
+              && p.peak_memory_mib <= p.memory_limit_mib)
             best = std::max(best, p.tokens_per_s_per_gpu);
         }
   ASSERT_FALSE(res.top.empty());

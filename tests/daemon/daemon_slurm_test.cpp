@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -169,13 +171,18 @@ TEST(daemon_slurm, a_tpu_run_on_slurm_outlives_a_killed_daemon_and_is_followed_a
   }
   ASSERT_TRUE(end) << d.output();
   EXPECT_EQ(end->state, session_state::finished) << end->text;
-  std::map<int, int> jobs_recorded;
+  std::map<int, std::set<int64_t>> jobs_recorded;
   for (const auto& e : h)
     if (e.type == "trial_job")
-      ++jobs_recorded[e.trial];
-  // One batch job per run, each submitted once; trial 1's was followed to
-  // its end by the second daemon: measured, never interrupted or run again.
-  EXPECT_EQ(jobs_recorded, (std::map<int, int>{{1, 1}, {2, 1}}));
+      jobs_recorded[e.trial].insert(wire::body_of<wire::trial_job>(e).slurm_job_id);
+  // One batch job per run, each submitted once (its record is stored again
+  // with its hosts once Slurm placed it); trial 1's was followed to its end
+  // by the second daemon: measured, never interrupted or run again.
+  ASSERT_EQ(jobs_recorded.size(), 2u);
+  EXPECT_EQ(jobs_recorded[1], (std::set<int64_t>{job1}));
+  EXPECT_EQ(jobs_recorded[2].size(), 1u);
+  for (const auto& e : h)
+    EXPECT_NE(e.type, wire::type_name<wire::trial_interrupted>());
   ASSERT_EQ(end->trials.size(), 2u);
   for (const auto& t : end->trials) {
     SCOPED_TRACE("trial " + std::to_string(t.trial));

@@ -101,13 +101,24 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
   const auto& trials = end["report"]["trials"];
   ASSERT_EQ(trials.size(), 4u) << end.dump(1);
   EXPECT_EQ(events.size(), 5u); // each run as it ended, then the end
-  // Run 2 went with the killed daemon; the next daemon ran its mesh again.
-  EXPECT_EQ(trials[1]["error"], "interrupted: the daemon stopped while it ran");
-  EXPECT_EQ(trials[2]["retry_of"], 2);
-  EXPECT_EQ(trials[2]["mesh"], trials[1]["mesh"]);
-  EXPECT_GT(trials[2]["step_time_ms"].get<double>(), 0);
-  EXPECT_GT(trials[3]["step_time_ms"].get<double>(), 0);
-  EXPECT_EQ(trials[3]["retry_of"], 0);
+  // Run 2 went with the killed daemon; the next daemon's validator ran it
+  // again under its own number, as it does a GPU trial: the pool says so.
+  for (int n = 0; n < 4; ++n) {
+    SCOPED_TRACE("trial " + std::to_string(n + 1));
+    EXPECT_EQ(trials[n]["error"], "");
+    EXPECT_EQ(trials[n]["retry_of"], 0);
+    EXPECT_GT(trials[n]["step_time_ms"].get<double>(), 0);
+  }
+  {
+    const auto history = d.call(test::request_of(control_op::history, id)).records;
+    int interrupted = 0;
+    for (const auto& e : history)
+      if (e.type == wire::type_name<wire::trial_interrupted>()) {
+        ++interrupted;
+        EXPECT_EQ(e.trial, 2);
+      }
+    EXPECT_EQ(interrupted, 1);
+  }
   const auto row = wait_for(d, id, [](const auto& r) { return r.state != "running"; });
   EXPECT_EQ(row.state, "finished");
   EXPECT_EQ(row.trials_done, 4);
@@ -123,7 +134,7 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
   const auto md = cli({"report", id, "--format", "md"}, d);
   ASSERT_EQ(md.status, 0) << md.err;
   EXPECT_EQ(md.out.rfind("# paratune report: TPU session " + id, 0), 0u) << md.out;
-  EXPECT_NE(md.out.find("| simulated, retry of trial 2 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| simulated |"), std::string::npos) << md.out;
   const auto js = cli({"report", id, "--format", "json"}, d);
   ASSERT_EQ(js.status, 0) << js.err;
   EXPECT_EQ(nlohmann::json::parse(js.out), end["report"]);
@@ -159,11 +170,12 @@ TEST_F(daemon_tpu, a_tpu_session_survives_kill_9_and_is_watched_reported_and_exp
                               + ")", 0), 0u) << asked.out;
   EXPECT_NE(asked.out.find("(thread 1, turn 1; answered by the built-in reasoner)"),
             std::string::npos) << asked.out;
-  const auto failed = cli({"ask", id, "why did trial 2 fail?"}, d);
-  ASSERT_EQ(failed.status, 0) << failed.err;
-  EXPECT_EQ(failed.out.rfind("Trial 2 ran mesh ", 0), 0u) << failed.out;
-  EXPECT_NE(failed.out.find("interrupted: the daemon stopped while it ran"), std::string::npos)
-    << failed.out;
+  const auto second = cli({"ask", id, "why did trial 2 fail?"}, d);
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.out.rfind("Trial 2 did not fail. Trial 2 ran mesh "
+                               + trials[1]["mesh"].get<std::string>(), 0),
+            0u)
+    << second.out;
 }
 
 TEST_F(daemon_tpu, a_cancelled_tpu_session_ends_cancelled_with_its_run_stopped) {

@@ -113,7 +113,7 @@ TEST(experiment_file, part_of_a_node_and_the_software_stack) {
   EXPECT_TRUE(parse_experiment(head + "hardware: {cluster: dgx-h100}\n", "e.yaml").stack.flash_attention);
   const std::pair<std::string, std::string> refused[] = {
     {"hardware: {cluster: dgx-h100, gpus: 9}\n",
-     "e.yaml: hardware: field 'gpus'"},
+     "e.yaml: hardware: line 3: field 'gpus'"},
     {"hardware: {cluster: dgx-h100, nodes: 1, gpus: 2}\n",
      "e.yaml: hardware: give 'nodes' or 'gpus', not both"},
     {"hardware: {cluster: dgx-h100}\nstack: {flash_attn: false}\n",

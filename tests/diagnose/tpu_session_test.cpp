@@ -66,7 +66,11 @@ struct tpu_session_test : test::runtime_fixture {
     return o;
   }
 
+  /// Stores the session's first record, as tune and the daemon do, and
+  /// starts it (a resumed session has its records already).
   tpu_session_actor spawn(caf::scoped_actor& self, tpu_session_options o) {
+    if (!o.resume)
+      store_only(o.id, opened_record(o));
     auto s = sys->spawn(tpu_session, rt->deps(), &rt->bridge(), std::move(o),
                         listener_of(self));
     rt->adopt_session(s);
@@ -79,6 +83,15 @@ struct tpu_session_test : test::runtime_fixture {
     caf::scoped_actor self{*sys};
     self->request(rt->deps().pool, 10s, append_atom_v, wire::make_envelope(session, 0, body))
       .receive([](uint64_t) {}, [](caf::error& err) { FAIL() << to_string(err); });
+  }
+
+  /// The session's rows in the order stored.
+  std::vector<wire::tpu_trial_row> rows_of(const std::vector<wire::envelope>& history) {
+    std::vector<wire::tpu_trial_row> rows;
+    for (const auto& e : history)
+      if (e.type == wire::type_name<wire::tpu_trial_row>())
+        rows.push_back(wire::body_of<wire::tpu_trial_row>(e));
+    return rows;
   }
 
   /// Waits until the pool holds `n` records of `session`.
@@ -118,12 +131,25 @@ TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   EXPECT_EQ(end->text, "");
   const auto history = rt->history("tpu-1");
   ASSERT_TRUE(history);
-  // The run's row when it started and when it ended, then the end.
-  ASSERT_EQ(history->size(), 3u);
-  EXPECT_EQ((*history)[0].type, "tpu_trial");
-  EXPECT_EQ(wire::body_of<wire::tpu_trial_row>((*history)[0]).ended_ms, 0);
-  EXPECT_EQ((*history)[1].type, "tpu_trial");
-  EXPECT_GT(wire::body_of<wire::tpu_trial_row>((*history)[1]).ended_ms, 0);
+  // The run's row when it was proposed, when it was measured and when its
+  // diagnosis came; between them the validator's records of its run.
+  const auto rows = rows_of(*history);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].ended_ms, 0);
+  EXPECT_FALSE(rows[0].diagnosing);
+  EXPECT_EQ(rows[1].ended_ms, 0);
+  EXPECT_TRUE(rows[1].diagnosing);
+  EXPECT_EQ(rows[1].step_time_ms, 250.5);
+  EXPECT_GT(rows[2].ended_ms, 0);
+  ASSERT_EQ(rows[2].proposed.size(), 1u);
+  EXPECT_EQ(rows[2].proposed[0].mesh, "replica=1,data=2,model=8,seq=1");
+  auto count = [&](const std::string& type) {
+    return std::count_if(history->begin(), history->end(),
+                         [&](const auto& e) { return e.type == type; });
+  };
+  EXPECT_EQ(count(wire::type_name<wire::proposal>()), 1);
+  EXPECT_EQ(count(wire::type_name<wire::trial_started>()), 1);
+  EXPECT_EQ(count(wire::type_name<wire::trial_result>()), 1);
   const auto report = tpu_end_of(*history);
   ASSERT_TRUE(report);
   EXPECT_EQ(report->state, session_state::finished);
@@ -173,7 +199,7 @@ TEST_F(tpu_session_test, the_run_of_the_jobs_own_mesh_is_marked_and_measured_aga
   EXPECT_EQ(report->job_mesh, "data=4,model=4");
   ASSERT_EQ(report->trials.size(), 1u);
   EXPECT_TRUE(report->trials[0].job_mesh);
-  EXPECT_TRUE(wire::body_of<wire::tpu_trial_row>((*history)[0]).job_mesh); // as it started
+  EXPECT_TRUE(rows_of(*history).front().job_mesh); // as it was proposed
   EXPECT_EQ(tpu_gain_text(*report), "the job's own mesh: no other mesh was faster");
 }
 
@@ -273,8 +299,8 @@ TEST_F(tpu_session_test, a_trainer_that_prints_no_maxtext_line_ends_the_session)
 }
 
 // A daemon that restarts runs a stored session on: its ended runs count,
-// the one that never ended is recorded as interrupted and run again, and
-// the next mesh comes from the stored diagnosis's proposals.
+// the one that never ended (stored before trials were proposals, so no
+// validator knows it) is recorded as interrupted and run again.
 TEST_F(tpu_session_test, a_resumed_session_goes_on_from_its_stored_runs) {
   const auto sim = simulator(maxtext_steps);
   auto o = options(sim, 3);

@@ -67,7 +67,7 @@ TEST(early_stop_tune, a_bad_policy_is_refused_naming_the_key) {
   const auto job = test::write_file(dir, "job.yaml", early_stop_job_text("early_stop: {tolerance: 2}\n"));
   const auto r = test::run_program({test::bin_dir() + "/paratune", "tune", job, "--db", dir + "/pool"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "error: " + job + ": early_stop: field 'tolerance': 2 is outside the allowed "
+  EXPECT_EQ(r.err, "error: " + job + ": early_stop: line 10: field 'tolerance': 2 is outside the allowed "
                                      "range 0.0001..1\n");
   const auto typo = test::write_file(dir, "typo.yaml", early_stop_job_text("early_stop: {stable: 3}\n"));
   const auto t = test::run_program({test::bin_dir() + "/paratune", "tune", typo, "--db", dir + "/pool"});

@@ -122,7 +122,7 @@ TEST_F(replay_pool, an_unknown_start_policy_exits_2_naming_the_field) {
                             "vtrain_ground_truth_single_a100.csv", "start: best\n");
   const auto r = paratune("tune '" + job + "' --db '" + dir + "/pool'");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find(job + ": field 'start': expected initial (run the initial configuration "
+  EXPECT_NE(r.err.find(job + ": line 11: field 'start': expected initial (run the initial configuration "
                              "first) or predicted_best (run the model's best candidate first), "
                              "got 'best'"),
             std::string::npos)

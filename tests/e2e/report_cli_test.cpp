@@ -261,7 +261,9 @@ TEST_F(report_cli, a_baseline_above_the_devices_peak_is_refused) {
                                                        "tflops_per_gpu: fast}\n"));
   const auto t = paratune({"tune", typo, "--db", dir + "/pool"});
   EXPECT_EQ(t.status, 2);
-  EXPECT_NE(t.err.find("baseline: field 'tflops_per_gpu'"), std::string::npos) << t.err;
+  // The file, the line and the field.
+  EXPECT_NE(t.err.find(typo + ": baseline: line "), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find(": field 'tflops_per_gpu': expected a number"), std::string::npos) << t.err;
   const auto key = test::write_file(dir, "key.yaml",
                                     job_text("x", "", "baseline: {tp: 8, gbs: 512, seq: 8192, "
                                                       "warp: 3}\n"));

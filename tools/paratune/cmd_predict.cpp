@@ -1,5 +1,7 @@
-// `paratune predict --model M --cluster C --gpus N --config KEY=VALUE,...`
-// or `paratune predict --experiment EXP.yaml`: what the performance model
+// `paratune predict --model M --cluster C --gpus N --config KEY=VALUE,...`,
+// `paratune predict --job JOB.yaml [--config ...]` (the job's initial
+// configuration, as tune's trial 1 runs it) or `paratune predict
+// --experiment EXP.yaml`: what the performance model
 // predicts for one configuration (throughput, memory of the most loaded
 // device and whether it fits, where the time goes); on TPU, the mesh model
 // for the experiment's mesh.
@@ -8,6 +10,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +18,7 @@
 #include "core/initial_check.hpp"
 #include "core/input_error.hpp"
 #include "core/tpu/mesh_model.hpp"
+#include "core/tuning/memory_screen.hpp"
 #include "core/megatron_rules.hpp"
 #include "core/text.hpp"
 #include "core/training_config.hpp"
@@ -79,11 +83,27 @@ int predict_mesh_experiment(const experiment_spec& e, bool json) {
   return 0;
 }
 
+// Where the configuration stands with the job's tune: outside its search
+// space, or refused by its memory screen before any run. Empty: tune could
+// run it.
+struct job_standing {
+  std::optional<std::string> outside_space;  ///< "tp=3"
+  std::optional<std::string> screened_out;   ///< the memory screen's reason
+};
+
 int run_predict(const predict_options& o) {
   check_job_or_experiment(o.job);
   job_setup job;
   training_config c;
-  if (!o.job.experiment.empty()) {
+  std::optional<job_spec> job_file;
+  if (!o.job.job.empty()) {
+    auto loaded = resolve_job_file(o.job);
+    job = loaded.setup;
+    // The job's initial configuration, as tune's trial 1 runs it; --config
+    // changes the keys it names.
+    c = config_from(o.config, loaded.job.initial);
+    job_file = std::move(loaded.job);
+  } else if (!o.job.experiment.empty()) {
     const auto e = load_experiment(o.job.experiment);
     if (e.platform == device_platform::tpu) {
       if (!o.config.empty())
@@ -95,7 +115,7 @@ int run_predict(const predict_options& o) {
   } else {
     job = resolve(o.job);
     if (o.config.empty())
-      throw input_error("--config is required with --model (or give --experiment)");
+      throw input_error("--config is required with --model (or give --job or --experiment)");
     c = config_from(o.config);
   }
   check_rules(job, c);
@@ -104,8 +124,19 @@ int run_predict(const predict_options& o) {
     throw std::logic_error("internal error: the performance model predicted " + wrong
                            + " for " + canonical_key(c) + " (" + describe_job(job)
                            + "); please report it");
+  job_standing standing;
+  standing.screened_out = screen_before_any_run(c, p);
+  if (job_file)
+    standing.outside_space = outside_search_space(job_file->search, job_file->initial, c);
   if (o.job.json) {
     auto j = prediction_json(p);
+    j["memory_screen"] =
+      standing.screened_out ? nlohmann::json(*standing.screened_out) : nlohmann::json(nullptr);
+    if (job_file) {
+      j["job"] = job_file->name;
+      j["outside_search_space"] =
+        standing.outside_space ? nlohmann::json(*standing.outside_space) : nlohmann::json(nullptr);
+    }
     j["model"] = job.model.name;
     j["cluster"] = job.cluster.name;
     j["device"] = job.cluster.device.name;
@@ -122,6 +153,22 @@ int run_predict(const predict_options& o) {
             << "data parallel " << c.data_parallel(job.gpus) << ", "
             << c.micro_batches(job.gpus) << " micro-batches per iteration\n\n";
   write_prediction(std::cout, p);
+  if (job_file) {
+    std::cout << "\njob " << job_file->name << ": ";
+    if (standing.outside_space)
+      std::cout << "outside its search space (" << *standing.outside_space
+                << "): tune would not run it\n";
+    else if (standing.screened_out)
+      std::cout << "tune's " << *standing.screened_out << ": tune would not run it\n";
+    else
+      std::cout << "inside its search space and passes tune's memory screen\n";
+  } else if (standing.screened_out) {
+    // The verdict above is the model's band; tune's screen decides what
+    // runs, and plan lists only what it lets through.
+    std::cout << "\ntune's " << *standing.screened_out
+              << ": tune would not run it before a run has measured memory, and plan does not "
+                 "list it\n";
+  }
   return 0;
 }
 
@@ -130,7 +177,8 @@ command_action setup_predict(CLI::App& sub) {
   add_job_options(sub, o->job);
   sub.add_option("--config", o->config,
                  "configuration as KEY=VALUE,... (" + join(config_keys(), ", ")
-                     + "); unset keys take Megatron's defaults, or a GPU experiment's");
+                     + "); unset keys take Megatron's defaults, or the job's initial "
+                       "configuration, or a GPU experiment's");
   return [o] { return run_predict(*o); };
 }
 

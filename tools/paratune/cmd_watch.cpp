@@ -80,7 +80,8 @@ struct watch_view {
     ledger.apply(e);
     if (e.type == wire::type_name<wire::tpu_trial_row>())
       return print_tpu_run(wire::body_of<wire::tpu_trial_row>(e));
-    if (e.type != wire::type_name<wire::trial_result>())
+    // A TPU run is shown by its row, which holds its diagnosis too.
+    if (e.type != wire::type_name<wire::trial_result>() || ledger.tpu_job())
       return;
     const auto r = wire::body_of<wire::trial_result>(e);
     const auto* t = ledger.trial(r.trial);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/config/catalog.hpp"
+#include "adapters/config/job_loader.hpp"
 #include "core/input_error.hpp"
 #include "core/text.hpp"
 #include "core/value_range.hpp"
@@ -52,6 +53,9 @@ void check_gpus(int gpus, const cluster_spec& c) {
 } // namespace
 
 void add_job_options(CLI::App& sub, job_options& o) {
+  sub.add_option("--job", o.job,
+                 "a tuning job file (what tune reads): its model, cluster, nodes, precision, "
+                 "initial configuration and search space; replaces --model, --cluster, --gpus");
   sub.add_option("--experiment,-e", o.experiment,
                  "an experiment file (the format diagnose reads): a TPU slice and mesh, or a "
                  "GPU cluster and Megatron-LM configuration; replaces --model, --cluster, --gpus");
@@ -61,7 +65,7 @@ void add_job_options(CLI::App& sub, job_options& o) {
   sub.add_option("--cluster", o.cluster, "cluster: catalog name (dgx-a100-80g) or YAML file");
   sub.add_option("--gpus", o.gpus, "number of devices (whole nodes, or part of one node)")
     ->check(CLI::Range(int64_t(1), max_devices));
-  sub.add_option("--precision", o.precision, "bf16, fp16 or fp8 (default bf16)");
+  sub.add_option("--precision", o.precision, "bf16, fp16 or fp8 (default bf16, or the job's)");
   sub.add_option("--stack", o.stack,
                  "software stack facts: flash_attention=true|false, tp_comm_overlap=..., "
                  "p2p_scatter_gather=... (defaults: true, false, false)");
@@ -99,17 +103,50 @@ perf_calibration parse_stack(const std::string& text) {
 }
 
 void check_job_or_experiment(const job_options& o) {
-  if (!o.experiment.empty()) {
+  if (!o.job.empty() && !o.experiment.empty())
+    throw input_error("--job and --experiment each name the model and hardware: give one");
+  if (!o.experiment.empty() || !o.job.empty()) {
+    const auto* option = o.job.empty() ? "--experiment" : "--job";
     if (!o.model.empty() || !o.cluster.empty() || o.gpus != gpus_unset)
-      throw input_error("--experiment names the model, hardware and layout: give it without "
-                        "--model, --cluster and --gpus");
+      throw input_error(std::string(option) + " names the model, hardware and layout: give "
+                        "it without --model, --cluster and --gpus");
     return;
   }
   for (const auto& [name, missing] : {std::pair{"--model", o.model.empty()},
                                       std::pair{"--cluster", o.cluster.empty()},
                                       std::pair{"--gpus", o.gpus == gpus_unset}})
     if (missing)
-      throw input_error(std::string(name) + " is required (or --experiment EXP.yaml)");
+      throw input_error(std::string(name)
+                        + " is required (or --job JOB.yaml, or --experiment EXP.yaml)");
+}
+
+namespace {
+
+precision precision_for(const std::string& text, const cluster_spec& cluster) {
+  precision prec = precision::bf16;
+  if (!parse_precision(text, prec))
+    throw input_error("--precision '" + text + "': expected bf16, fp16 or fp8");
+  if (prec == precision::fp8 && cluster.device.peak_tflops_fp8 <= 0)
+    throw input_error("--precision fp8: " + cluster.device.name + " has no FP8 peak");
+  return prec;
+}
+
+} // namespace
+
+job_file_setup resolve_job_file(const job_options& o) {
+  check_job_or_experiment(o);
+  auto doc = read_job_document(o.job);
+  if (doc.kind == job_kind::tpu_experiment)
+    throw input_error(o.job + ": a TPU mesh experiment, not a tuning job: give it with "
+                      "--experiment");
+  job_file_setup out{std::move(doc.gpu), {}};
+  auto& s = out.setup;
+  s.model = out.job.model;
+  s.cluster = out.job.cluster;
+  s.gpus = out.job.world_size();
+  s.prec = o.precision.empty() ? out.job.prec : precision_for(o.precision, s.cluster);
+  s.cal = parse_stack(o.stack);
+  return out;
 }
 
 job_setup resolve(const job_options& o) {
@@ -119,10 +156,7 @@ job_setup resolve(const job_options& o) {
   job.cluster = naming("--cluster", o.cluster, [&] { return load_cluster(o.cluster); });
   check_gpus(o.gpus, job.cluster);
   job.gpus = o.gpus;
-  if (!parse_precision(o.precision, job.prec))
-    throw input_error("--precision '" + o.precision + "': expected bf16, fp16 or fp8");
-  if (job.prec == precision::fp8 && job.cluster.device.peak_tflops_fp8 <= 0)
-    throw input_error("--precision fp8: " + job.cluster.device.name + " has no FP8 peak");
+  job.prec = precision_for(o.precision.empty() ? "bf16" : o.precision, job.cluster);
   job.cal = parse_stack(o.stack);
   return job;
 }

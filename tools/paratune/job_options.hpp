@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/diagnosis/experiment_spec.hpp"
+#include "core/job_spec.hpp"
 #include "core/perf/perf_model.hpp"
 
 namespace CLI {
@@ -20,11 +21,13 @@ inline constexpr int gpus_unset = std::numeric_limits<int>::min();
 
 /// The options as typed.
 struct job_options {
+  std::string job;          ///< a tuning job file (what `tune` reads), instead of the three below
   std::string experiment;   ///< an experiment file, instead of the three below
   std::string model;        ///< catalog name, YAML file, or inline "layers=..,hidden=.."
   std::string cluster;      ///< catalog name or YAML file
   int gpus = gpus_unset;
-  std::string precision = "bf16";
+  std::string precision;    ///< empty: bf16, or the job's
+
   std::string stack;        ///< "flash_attention=false,tp_comm_overlap=true,..."
   bool json = false;
 };
@@ -38,8 +41,8 @@ struct job_setup {
   perf_calibration cal;
 };
 
-/// Declares --experiment, --model, --cluster, --gpus, --precision, --stack
-/// and --json.
+/// Declares --job, --experiment, --model, --cluster, --gpus, --precision,
+/// --stack and --json.
 void add_job_options(CLI::App& sub, job_options& o);
 
 /// Loads and checks everything; throws input_error naming the option that is
@@ -48,9 +51,20 @@ void add_job_options(CLI::App& sub, job_options& o);
 /// refused with it.
 job_setup resolve(const job_options& o);
 
-/// Throws input_error unless exactly one of --experiment and the trio
-/// --model/--cluster/--gpus is given.
+/// Throws input_error unless exactly one of --job, --experiment and the
+/// trio --model/--cluster/--gpus is given.
 void check_job_or_experiment(const job_options& o);
+
+/// A tuning job file read by tune's own loader (load_job: its model,
+/// cluster, nodes, precision, initial configuration and search space), and
+/// the setup it gives: nodes x devices per node, the job's precision unless
+/// --precision is given, --stack. A TPU experiment is refused naming
+/// --experiment. Throws input_error naming the file.
+struct job_file_setup {
+  job_spec job;
+  job_setup setup;
+};
+job_file_setup resolve_job_file(const job_options& o);
 
 /// The job of a GPU experiment file (model, cluster, nodes x devices per
 /// node, precision), with --stack from the options.

@@ -127,7 +127,9 @@ int run_tpu_tune(const tpu_tune_options& o) {
   if (const auto warning = prepare_private_dir(o.db, "--db"); !warning.empty())
     std::cerr << "warning: " << warning << '\n';
   const auto& exp = opts.experiment;
-  command_runtime rt{o.db, false}; // the diagnosis agents alone
+  // The validator runs its trials, as it runs every framework's; the
+  // diagnosis agents diagnose each measured run.
+  command_runtime rt{o.db};
   if (!rt.started())
     return 1;
   const auto claimed = rt.claim_session_id();

@@ -8,6 +8,7 @@
 #include "core/model_flops_utilization.hpp"
 #include "core/perf/memory_verdict.hpp"
 #include "core/training_config.hpp"
+#include "core/tuning/memory_screen.hpp"
 #include "core/tuning/tuning_forecast.hpp"
 #include "tools/paratune/json_output.hpp"
 #include "tools/paratune/plan_view.hpp"
@@ -90,11 +91,15 @@ int print_tune_dry_run(const session_plan& plan, const std::string& job_file, bo
     write_plan_table(out, r, f.screened);
   }
   out << '\n';
-  if (f.initial)
+  if (f.initial) {
+    const auto screened_out = screen_before_any_run(job.initial, *f.initial);
     out << fmt::format("trial 1 runs the initial configuration: predicted {:.1f} TFLOP/s/GPU, "
                        "{:.1f} s per iteration, peak {:.0f} MiB ({})\n",
                        f.initial->tflops_per_gpu, f.initial->iteration_time_s,
-                       f.initial->peak_memory_mib, memory_verdict_words(f.initial->memory));
+                       f.initial->peak_memory_mib,
+                       screened_out ? "tune's " + *screened_out + ": skipped, no budget spent"
+                                    : std::string(memory_verdict_words(f.initial->memory)));
+  }
   out << fmt::format("predicted to the stop: at most {} of the budget of {}, {} iterations each "
                      "on {} devices: {:.1f} GPU-hours{}\n",
                      count_of(f.trials, "trial"), job.trials, job.train_iters, job.world_size(),
