@@ -33,13 +33,17 @@ void tpu_session_state::open(tpu_session_options options, session_listener_actor
   listener = std::move(l);
   recovering_ = opts.resume;
   replay();
+  self->delayed_send(self, replay_period, tick_atom_v, replay_token);
 }
 
 void tpu_session_state::advance(uint64_t seq) {
+  // News that comes while this session's own writes are stored is acted
+  // on once they are: the ledger must hold both.
+  heard_ = std::max(heard_, seq);
   if (ending || recovering_ || writes_ > 0)
     return;
   with_current_ledger(
-    opts.id, std::max(seq, written_), [this](const session_ledger& ledger) { act(ledger); },
+    opts.id, std::max(heard_, written_), [this](const session_ledger& ledger) { act(ledger); },
     history_failed());
 }
 
@@ -89,7 +93,6 @@ void tpu_session_state::act(const session_ledger& ledger) {
 void tpu_session_state::write(wire::envelope e, const std::string& topic,
                               std::function<void(uint64_t)> then) {
   ++writes_;
-  const auto what = e.type + " of trial " + std::to_string(e.trial);
   auto stored = [this, then = std::move(then)](uint64_t seq) {
     --writes_;
     written_ = std::max(written_, seq);
@@ -97,7 +100,7 @@ void tpu_session_state::write(wire::envelope e, const std::string& topic,
       then(seq);
     advance(written_);
   };
-  auto refused = [this, what](const caf::error& err) {
+  auto refused = [this, what = e.type + " of trial " + std::to_string(e.trial)](auto& err) {
     fail("cannot store the " + what + ": " + describe(err));
   };
   if (topic.empty())
@@ -106,14 +109,8 @@ void tpu_session_state::write(wire::envelope e, const std::string& topic,
     store_and_publish(topic, std::move(e), std::move(stored), std::move(refused));
 }
 
-tpu_trial_launch tpu_session_state::launch_of(int trial, const tpu_mesh& mesh,
-                                              const std::string& pool) const {
-  const auto* job = ledgers->of(opts.id)->runner_job();
-  return trial_launch(opts, trial, mesh, job ? wire::pool_named(*job, pool) : nullptr);
-}
-
 void tpu_session_state::propose(const tpu_session_step& step) {
-  const auto l = launch_of(step.trial, step.mesh.mesh, step.pool);
+  const auto l = trial_launch(opts, runner(), step.trial, step.mesh.mesh, step.pool);
   tpu_trial_records records;
   try {
     records = tpu_trial_records_for(l, step.mesh.title, step.retry_of, wall_clock_ms());
@@ -149,7 +146,7 @@ void tpu_session_state::store_row(const wire::tpu_trial_row& row, const session_
 void tpu_session_state::request_diagnosis(const wire::tpu_trial_row& row) {
   const auto sid = tpu_trial_session(opts.id, row.trial);
   const auto req = diagnosis_request(
-    opts, row.mesh, tpu_trial_dir(launch_of(row.trial, parse_mesh(row.mesh), row.pool)));
+    opts, row.mesh, tpu_trial_dir(trial_launch(opts, runner(), row.trial, parse_mesh(row.mesh), row.pool)));
   arm_timer(row.trial, true);
   write(wire::make_envelope(sid, 0, req), topics::diagnose(sid));
 }
@@ -212,6 +209,11 @@ void tpu_session_state::arm_timer(int trial, bool diagnosis) {
 }
 
 void tpu_session_state::on_timeout(int token) {
+  if (token == replay_token && !ending) {
+    // A result whose notice the bus lost, with nothing after it to show the gap.
+    self->delayed_send(self, replay_period, tick_atom_v, replay_token);
+    return replay();
+  }
   const auto live = timers_.find(token);
   if (ending || live == timers_.end())
     return;
@@ -242,13 +244,9 @@ void tpu_session_state::finish(session_state end, const std::string& text) {
       // The report is the session's last record: tune and report read it
       // from the pool, and the listener hears only that the session ended.
       store(wire::make_envelope(opts.id, 0, record), [this, end, text](uint64_t) { ended(end, text); },
-            [this](const caf::error& e) { ended(session_state::failed, stored_no_end(e)); });
+            [this](const caf::error& e) { ended(session_state::failed, no_end(e)); });
     },
-    [this](const caf::error& e) { ended(session_state::failed, stored_no_end(e)); });
-}
-
-std::string tpu_session_state::stored_no_end(const caf::error& e) const {
-  return "cannot store the session's end: " + describe(e);
+    [this](const caf::error& e) { ended(session_state::failed, no_end(e)); });
 }
 
 void tpu_session_state::stop_trials(session_state end, const std::string& text) {

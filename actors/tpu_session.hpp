@@ -15,6 +15,7 @@
 #include "decisions/tpu_session_step.hpp"
 #include "decisions/tpu_trial_command.hpp"
 #include "ledger/tpu_diagnosis.hpp"
+#include "messages/ec.hpp"
 #include "core/session_state.hpp"
 #include "messages/wire_types.hpp"
 
@@ -76,8 +77,8 @@ private:
   tpu_search search() const {
     return {&opts.experiment, opts.budget, opts.max_runs_per_mesh, wall_clock_ms()};
   }
-  /// What trial `trial`'s command and folder are made from.
-  tpu_trial_launch launch_of(int trial, const tpu_mesh& mesh, const std::string& pool) const;
+  /// The session's job as the validator runs it (null before it is read).
+  const wire::session_opened* runner() const { return ledgers->of(opts.id)->runner_job(); }
   void act(const session_ledger& ledger);
   void propose(const tpu_session_step& step);
   /// Stores `row`; a measured one's diagnosis is asked for once it is stored.
@@ -98,14 +99,21 @@ private:
   void finish(session_state end, const std::string& text = {});
   /// Tells the validator the session ended, so that it ends the runs.
   void stop_trials(session_state end, const std::string& text);
-  std::string stored_no_end(const caf::error& e) const;
+  static std::string no_end(const caf::error& e) {
+    return "cannot store the session's end: " + describe(e);
+  }
   /// Tells the listener how the session ended, and quits.
   void ended(session_state end, const std::string& text);
   void arm_timer(int trial, bool diagnosis);
   /// Fails the session with a read of its history the pool refused.
   std::function<void(const caf::error&)> history_failed();
 
+  /// The periodic read of the pool (a token no step timer has).
+  static constexpr int replay_token = 0;
+  static constexpr std::chrono::seconds replay_period{2};
+
   int writes_ = 0;            ///< records being stored
+  uint64_t heard_ = 0;        ///< the highest sequence number a notice named
   uint64_t written_ = 0;      ///< the highest sequence number this session stored
   bool recovering_ = false;   ///< resumed: the first read of the pool is still to come
   int tokens_ = 0;

@@ -92,10 +92,11 @@ tpu_session_options options_of(const std::string& id, const wire::tpu_session_op
   return o;
 }
 
-tpu_trial_launch trial_launch(const tpu_session_options& o, int trial, const tpu_mesh& mesh,
-                              const wire::pool_wire* pool) {
-  return {&o.experiment, o.experiment_file, o.simulator, o.seed,   o.time_scale, o.failure_rate,
-          o.steps,       o.id,              o.runs_dir,  trial,    mesh,         pool};
+tpu_trial_launch trial_launch(const tpu_session_options& o, const wire::session_opened* job,
+                              int trial, const tpu_mesh& mesh, const std::string& pool) {
+  return {&o.experiment, o.experiment_file, o.simulator, o.seed,  o.time_scale, o.failure_rate,
+          o.steps,       o.id,              o.runs_dir,  trial,   mesh,
+          job ? wire::pool_named(*job, pool) : nullptr};
 }
 
 wire::diagnose_request diagnosis_request(const tpu_session_options& o, const std::string& mesh,

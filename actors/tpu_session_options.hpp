@@ -84,9 +84,10 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o);
 tpu_session_options options_of(const std::string& id, const wire::tpu_session_opened& r);
 
 /// What trial `trial`'s command and folder are made from: a run of `mesh`
-/// on `pool` (null: the one simulated pool) under the session's options.
-tpu_trial_launch trial_launch(const tpu_session_options& o, int trial, const tpu_mesh& mesh,
-                              const wire::pool_wire* pool);
+/// on the pool named `pool` of `job` (none, or no job: the one simulated
+/// pool) under the session's options.
+tpu_trial_launch trial_launch(const tpu_session_options& o, const wire::session_opened* job,
+                              int trial, const tpu_mesh& mesh, const std::string& pool);
 
 /// The request a measured run of `mesh` is diagnosed with: the experiment
 /// with that mesh in place of its own, the run's profile folder `xprof`,

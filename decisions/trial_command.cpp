@@ -24,16 +24,6 @@ const framework& framework_of(const wire::session_opened& s) {
   return *f;
 }
 
-std::vector<std::string> trainer_args_of(const framework& f, const wire::session_opened& s,
-                                         const training_config& config) {
-  trainer_request r;
-  r.model = wire::from_wire(s.model);
-  r.config = config;
-  parse_precision(s.precision, r.prec);
-  r.train_iters = s.train_iters;
-  r.world_size = std::max(1, s.world_size);
-  return f.trainer_args(r);
-}
 
 std::vector<std::string> template_command(const framework& f, const wire::session_opened& s,
                                           const wire::pool_wire& pool,
@@ -41,7 +31,7 @@ std::vector<std::string> template_command(const framework& f, const wire::sessio
                                           const std::string& session, int trial,
                                           const std::string& workdir) {
   launch_values v;
-  v.framework_args = trainer_args_of(f, s, config);
+  v.framework_args = trainer_args_for(f, s, config);
   v.framework = f.args_field();
   v.framework_title = std::string(f.title());
   v.trial = trial;
@@ -81,12 +71,23 @@ std::vector<std::string> simulator_command(const framework& f, const wire::sessi
     "--sim-seed", std::to_string(s.seed * 1000 + uint64_t(trial)),
     "--sim-time-scale", std::to_string(s.sim_time_scale),
     "--sim-failure-rate", std::to_string(s.sim_failure_rate)};
-  for (auto& a : trainer_args_of(f, s, config))
+  for (auto& a : trainer_args_for(f, s, config))
     argv.push_back(std::move(a));
   return argv;
 }
 
 } // namespace
+
+std::vector<std::string> trainer_args_for(const framework& f, const wire::session_opened& s,
+                                          const training_config& config) {
+  trainer_request r;
+  r.model = wire::from_wire(s.model);
+  r.config = config;
+  parse_precision(s.precision, r.prec);
+  r.train_iters = s.train_iters;
+  r.world_size = std::max(1, s.world_size);
+  return f.trainer_args(r);
+}
 
 void give_trial_command(wire::proposal& p, const wire::session_opened& job,
                         const std::string& session) {

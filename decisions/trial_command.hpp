@@ -2,9 +2,16 @@
 
 #include <string>
 
+#include "frameworks/framework.hpp"
 #include "messages/wire_types.hpp"
 
 namespace paratune {
+
+/// A configuration as the session's framework's own arguments for a
+/// tuning run (model, precision, steps and devices from the session's job);
+/// throws input_error in the framework's words when it refuses it.
+std::vector<std::string> trainer_args_for(const framework& f, const wire::session_opened& s,
+                                          const training_config& config);
 
 /// Gives `p`, placed on pool `p.pool`, the command it runs there, as argv
 /// (never a shell line: every value is one word):

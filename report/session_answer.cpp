@@ -178,8 +178,8 @@ nlohmann::json answer_json(const session_summary& s) {
           {"env", env},
           {"full_run", a->full_run},
           {"tie_break", a->tie.empty() ? nlohmann::json(nullptr) : nlohmann::json(a->tie)}};
-  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
-    j["megatron_args"] = j["trainer_args"];
+  if (const auto key = own_args_key(s.job.framework); !key.empty())
+    j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;
 }
 

@@ -1,4 +1,6 @@
 #include "report/session_summary.hpp"
+
+#include "decisions/trial_command.hpp"
 #include "report/readable_ledger.hpp"
 
 #include "core/tuning/safety_guards.hpp"
@@ -166,17 +168,18 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
   return s;
 }
 
+std::string own_args_key(const std::string& framework) {
+  const auto* f = framework_named(framework);
+  if (!f || f->args_field() == launch_field::framework_args)
+    return {};
+  return to_string(f->args_field());
+}
+
 std::vector<std::string> trainer_args_of(const session_summary& s, const wire::config_map& c) {
   const auto* f = framework_named(s.job.framework);
   if (!f)
     return {};
-  trainer_request r;
-  r.model = wire::from_wire(s.job.model);
-  r.config = wire::from_wire(c);
-  parse_precision(s.job.precision, r.prec);
-  r.train_iters = s.job.train_iters;
-  r.world_size = std::max(1, s.job.world_size);
-  return f->trainer_args(r);
+  return trainer_args_for(*f, s.job, wire::from_wire(c));
 }
 
 std::vector<std::string> production_args_of(const session_summary& s, const wire::config_map& c) {
@@ -223,8 +226,8 @@ nlohmann::json to_json(const session_summary& s) {
                  {"peak_memory_mib", s.best->peak_memory_mib},
                  {"framework", s.job.framework},
                  {"trainer_args", trainer_args_of(s, s.best->config)}};
-    if (s.job.framework == "megatron-lm") // the key scripts read before there were others
-      j["best"]["megatron_args"] = j["best"]["trainer_args"];
+    if (const auto key = own_args_key(s.job.framework); !key.empty())
+      j["best"][key] = j["best"]["trainer_args"];
     if (s.first_success && s.first_success->tflops_per_gpu > 0)
       j["best"]["gain_over_first"] = s.best->tflops_per_gpu / s.first_success->tflops_per_gpu - 1;
   } else {

@@ -107,6 +107,11 @@ session_summary summarize(const std::string& session, const std::vector<wire::en
 /// The trainer's arguments for a configuration of the session's job, as
 /// its framework renders them (frameworks/framework.hpp); none when the
 /// records name a framework this paratune does not have.
+/// The key a framework's own placeholder names ("megatron_args",
+/// "maxtext_args"): JSON carries the trainer arguments under it too, as
+/// scripts read them before `trainer_args` existed. Empty for a framework
+/// whose only placeholder is {framework_args}, or one this paratune lacks.
+std::string own_args_key(const std::string& framework);
 std::vector<std::string> trainer_args_of(const session_summary& s, const wire::config_map& c);
 /// trainer_args_of() as a production run takes them: without the flags only
 /// the tuning run needs (framework.hpp's measuring_flags).

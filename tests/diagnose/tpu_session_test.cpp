@@ -176,6 +176,26 @@ TEST_F(tpu_session_test, answers_the_bus_lost_are_read_back_from_the_pool) {
   EXPECT_FALSE(t.job_mesh);
 }
 
+// Nothing tells the session the answers came (the bus lost them and no
+// gap shows): its periodic read of the pool finds them.
+TEST_F(tpu_session_test, answers_no_message_announces_are_found_by_the_periodic_read) {
+  const auto sim = simulator(maxtext_steps);
+  caf::scoped_actor self{*sys};
+  auto session = spawn(self, options(sim, 1));
+  ASSERT_TRUE(await_records("tpu-1.t1", 1));
+  wire::diagnosis d;
+  d.bottleneck = "compute";
+  store_only("tpu-1.t1", d);
+  store_only("tpu-1.t1", wire::proposal_set{});
+  auto end = await_session(self, session, 20s); // the step timeout is a minute away
+  ASSERT_TRUE(end) << to_string(end.error());
+  ASSERT_EQ(end->state, session_state::finished) << end->text;
+  const auto report = tpu_end_of(*rt->history("tpu-1"));
+  ASSERT_TRUE(report);
+  ASSERT_EQ(report->trials.size(), 1u);
+  EXPECT_EQ(report->trials[0].bottleneck, "compute");
+}
+
 // A job whose own mesh is the planner's fastest runs it first: its row is
 // marked as the job's mesh, and the answer measures against it.
 TEST_F(tpu_session_test, the_run_of_the_jobs_own_mesh_is_marked_and_measured_against) {

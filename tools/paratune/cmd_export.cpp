@@ -65,8 +65,8 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"full_run", full_run_json(s)},
           // Why this trial among those within noise of it (core/best_choice).
           {"tie_break", s.tie_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.tie_text)}};
-  if (s.job.framework == "megatron-lm") // the key scripts read before there were others
-    j["megatron_args"] = j["trainer_args"];
+  if (const auto key = own_args_key(s.job.framework); !key.empty())
+    j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;
 }
 
