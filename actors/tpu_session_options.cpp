@@ -6,6 +6,7 @@
 #include "adapters/config/job_loader.hpp"
 #include "adapters/diagnosis/experiment_loader.hpp"
 #include "adapters/llm/chat_client.hpp"
+#include "core/diagnosis/next_mesh_trial.hpp"
 #include "core/input_error.hpp"
 #include "messages/conversions.hpp"
 #include "messages/diagnosis_topics.hpp"
@@ -57,6 +58,7 @@ wire::tpu_session_opened opened_record(const tpu_session_options& o) {
   r.env = o.env;
   r.secret_env = o.secret_env;
   r.job_mesh = to_string(o.experiment.mesh);
+  r.job_mesh_verdict = job_mesh_verdict(o.experiment);  // why it may not run: the answer says
   r.reasoner = o.reasoner;
   r.analyzer_prompt = o.analyzer_prompt;
   r.proposal_prompt = o.proposal_prompt;

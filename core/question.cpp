@@ -1,6 +1,8 @@
 #include "core/question.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 #include <cctype>
 #include <vector>
 
@@ -74,15 +76,35 @@ std::map<std::string, std::string> values_held(const std::vector<std::string>& w
   return keep;
 }
 
-int trial_named(const std::vector<std::string>& w) {
+/// The trial number at w[i] ("#3", or "trial 3" / "trials 3" / "run 3"),
+/// and how many words it took; 0 when there is none.
+std::pair<int, size_t> trial_at(const std::vector<std::string>& w, size_t i) {
+  const auto small = [](const std::string& n) { return is_number(n) && n.size() < 7; };
+  if (w[i].size() > 1 && w[i][0] == '#' && small(w[i].substr(1)))
+    return {std::stoi(w[i].substr(1)), 1};
+  if ((w[i] == "trial" || w[i] == "trials" || w[i] == "run" || w[i] == "runs")
+      && i + 1 < w.size() && small(w[i + 1]))
+    return {std::stoi(w[i + 1]), 2};
+  return {0, 0};
+}
+
+/// The trials a question names: "trial 3", and a second one after "or",
+/// "and", "vs" ("trial 3 or 6", "trials 3 and 6", "#3 vs trial 6").
+std::pair<int, int> trials_named(const std::vector<std::string>& w) {
   for (size_t i = 0; i < w.size(); ++i) {
-    if (w[i].size() > 1 && w[i][0] == '#' && is_number(w[i].substr(1)))
-      return std::stoi(w[i].substr(1));
-    if ((w[i] == "trial" || w[i] == "run") && i + 1 < w.size() && is_number(w[i + 1])
-        && w[i + 1].size() < 7)
-      return std::stoi(w[i + 1]);
+    const auto [first, used] = trial_at(w, i);
+    if (first == 0)
+      continue;
+    const size_t j = i + used;
+    if (j + 1 < w.size() && (w[j] == "or" || w[j] == "and" || w[j] == "vs" || w[j] == "versus")) {
+      if (is_number(w[j + 1]) && w[j + 1].size() < 7)
+        return {first, std::stoi(w[j + 1])};
+      if (const auto [second, _] = trial_at(w, j + 1); second > 0)
+        return {first, second};
+    }
+    return {first, 0};
   }
-  return 0;
+  return {0, 0};
 }
 
 } // namespace
@@ -96,6 +118,8 @@ const char* to_string(question_topic t) {
     case question_topic::failures: return "failures";
     case question_topic::sure: return "sure";
     case question_topic::why_not: return "why_not";
+    case question_topic::stopped: return "stopped";
+    case question_topic::compare: return "compare";
     case question_topic::overview: return "overview";
   }
   return "overview";
@@ -105,7 +129,8 @@ bool parse_question_topic(const std::string& text, question_topic& out) {
   return parse_word_of(text,
                        {question_topic::why_first, question_topic::what_if, question_topic::best,
                         question_topic::trial, question_topic::failures, question_topic::sure,
-                        question_topic::why_not, question_topic::overview},
+                        question_topic::why_not, question_topic::stopped,
+                        question_topic::compare, question_topic::overview},
                        out);
 }
 
@@ -113,8 +138,10 @@ question_subject read_question(const std::string& text, const question_subject* 
   const auto w = words_of(text);
   question_subject q;
   q.keep = values_held(w);
-  q.trial = trial_named(w);
-  if (has(w, {"sure", "confident", "certain", "confidence", "trust", "accurate"}))
+  std::tie(q.trial, q.other_trial) = trials_named(w);
+  if (q.other_trial > 0 && q.other_trial != q.trial)
+    q.topic = question_topic::compare;
+  else if (has(w, {"sure", "confident", "certain", "confidence", "trust", "accurate"}))
     q.topic = question_topic::sure;
   else if (!q.keep.empty() && has(w, {"why"}) && has(w, {"not", "never", "no", "didn't", "didn",
                                                          "skip", "skipped", "avoid", "avoided"}))
@@ -125,6 +152,9 @@ question_subject read_question(const std::string& text, const question_subject* 
   else if (has(w, {"fail", "failed", "fails", "failure", "failures", "crash", "crashed", "oom",
                    "error"}))
     q.topic = question_topic::failures;
+  else if (q.trial > 0 && has(w, {"stopped", "stop", "stops", "ended", "end", "early", "cut",
+                                  "killed", "halted"}))
+    q.topic = question_topic::stopped;
   else if (q.trial > 0)
     q.topic = question_topic::trial;
   else if (has(w, {"first", "next", "proposal", "proposals", "propose", "proposed", "rank",

@@ -16,6 +16,8 @@ enum class question_topic {
   failures,   ///< "why did trial 3 fail?", "what failed?"
   sure,       ///< "are you sure?": how far the model's predictions were off
   why_not,    ///< "why not mbs 4?": what kept values from being tried (an OOM's lesson)
+  stopped,    ///< "why was trial 6 stopped?": the stop's own reason
+  compare,    ///< "which should I use, trial 3 or 6?": the two side by side, and the tie rule
   overview,   ///< anything else: where the session stands, and what can be asked
 };
 
@@ -28,11 +30,12 @@ struct question_subject {
   question_topic topic = question_topic::overview;
   std::map<std::string, std::string> keep;
   int trial = 0;
+  int other_trial = 0;  ///< the second trial of "trial 3 or 6", "trials 3 and 6"
 };
 
 /// Reads a question in English: keywords for the topic, "TP 8", "tp=8" or
 /// "tensor parallel 8" for a value held fixed, "trial 3" or "#3" for a
-/// trial. A follow-up that names nothing of its own ("are you sure?",
+/// trial, "trial 3 or 6" / "trials 3 and 6" / "#3 vs #6" for two. A follow-up that names nothing of its own ("are you sure?",
 /// "why?") is about `previous`'s subject when there is one.
 question_subject read_question(const std::string& text, const question_subject* previous);
 

@@ -4,6 +4,7 @@
 
 #include "messages/codec.hpp"
 #include "messages/ec.hpp"
+#include "report/session_summary.hpp"
 #include "storage/message_pool.hpp"
 
 namespace paratune {
@@ -53,9 +54,13 @@ control::session_row session_index::shown(const std::string& id, const entry& e)
     row.trials_done += (t.result && spends_budget(t.result->status)) || stopping;
   }
   row.running = l.ended() ? 0 : int(l.in_flight().size());
-  const auto& best = l.incumbent();
-  row.best_trial = best.trial;
-  row.best_tflops = best.tflops_per_gpu;
+  // The answer's trial, by the rule the report, export and ask use
+  // (core/best_choice): among trials within noise of the highest, the most
+  // memory headroom, then the simpler configuration.
+  if (const auto s = summarize(l); s.best) {
+    row.best_trial = s.best->index;
+    row.best_tflops = s.best->tflops_per_gpu;
+  }
   if (const auto* tpu = l.tpu_job()) {
     // A TPU session: its runs, the fastest; no TFLOP/s per GPU.
     row.job_name = tpu->experiment_name;

@@ -39,6 +39,14 @@ std::vector<const trial_row*> session_facts::retries_of(int n) const {
   return out;
 }
 
+std::string session_facts::analysis_name(const wire::analysis_report& a) const {
+  if (const auto it = trials_of_request.find(a.request);
+      it != trials_of_request.end() && !it->second.empty())
+    return "trial " + std::to_string(it->second.front()) + "'s analysis";
+  return a.after_trial > 0 ? "the analysis after trial " + std::to_string(a.after_trial)
+                           : "the first analysis";
+}
+
 std::vector<wire::dialogue_turn> session_facts::thread(int number) const {
   std::vector<wire::dialogue_turn> out;
   for (const auto& t : turns)
@@ -67,6 +75,9 @@ session_facts facts_of(const std::string& session, const std::vector<wire::envel
       if (r.error.empty() && !r.ranked.empty())
         f.analyses.push_back(std::move(r));
     }
+  for (const auto& [number, t] : ledger.trials())  // in trial order
+    if (t.proposal && t.proposal->request > 0)
+      f.trials_of_request[t.proposal->request].push_back(number);
   f.turns = ledger.dialogue();
   if (const auto* tpu = ledger.tpu_job())
     f.tpu_job = *tpu;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct session_facts {
   std::vector<decision> chain;
   std::optional<wire::analysis_report> latest;  ///< the last analysis that ranked something
   std::vector<wire::analysis_report> analyses;  ///< every analysis that ranked something, in request order
+  /// Each analysis request's trials (the proposals it launched), in trial
+  /// order: "trial 1's analysis" is the one whose request launched trial 1.
+  std::map<int, std::vector<int>> trials_of_request;
   std::vector<wire::dialogue_turn> turns;       ///< every thread, in pool order
   std::vector<trial_outcome> outcomes;          ///< the trials as the memory screen reads them
   /// A TPU session's experiment and runs so far (session_ledger's
@@ -38,6 +42,10 @@ struct session_facts {
   const trial_row* last_ran() const;
   /// The trials that ran trial `n` again (retry_of), in trial order.
   std::vector<const trial_row*> retries_of(int n) const;
+  /// How a text names analysis `a`: "trial 1's analysis" (the first trial
+  /// it launched), else "the analysis after trial 4" ("the first analysis"
+  /// before any trial).
+  std::string analysis_name(const wire::analysis_report& a) const;
   /// The turns of one thread, in order.
   std::vector<wire::dialogue_turn> thread(int number) const;
   /// The highest thread number so far, 0 for none.

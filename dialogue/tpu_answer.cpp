@@ -140,12 +140,14 @@ std::string tpu_overview(const tpu_facts& f) {
 std::string tpu_builtin_answer(const tpu_facts& f, const question_subject& q) {
   switch (q.topic) {
     case question_topic::best: return tpu_best(f);
-    case question_topic::trial: return tpu_trial(f, q.trial);
+    case question_topic::trial:
+    case question_topic::stopped: return tpu_trial(f, q.trial);  // a run's row says how it ended
     case question_topic::failures: return tpu_failures(f, q.trial);
     case question_topic::sure: return tpu_sure(f);
     case question_topic::why_first:
     case question_topic::what_if:
     case question_topic::why_not:
+    case question_topic::compare:
     case question_topic::overview: return tpu_overview(f);
   }
   return tpu_overview(f);

@@ -126,6 +126,8 @@ std::optional<wire::tpu_session_end> session_ledger::tpu_progress() const {
   out.best_trial = end_ ? end_->best_trial : tpu_best_run();
   out.text = end_ ? end_->text : std::string();
   out.job_mesh = tpu_job_mesh_;
+  if (tpu_job_)
+    out.job_mesh_verdict = tpu_job_->job_mesh_verdict;
   return out;
 }
 

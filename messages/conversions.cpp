@@ -76,7 +76,7 @@ training_config from_wire(const config_map& m) {
 
 suggestion_wire to_wire(const suggestion& s) {
   return {to_wire(s.config), s.text, s.group, s.why, s.predicted_tflops, s.predicted_peak_mib,
-          s.rejected.value_or("")};
+          s.rejected.value_or(""), s.oom_risk};
 }
 
 analysis_report to_wire(const analysis& a, int after_trial) {

@@ -216,7 +216,11 @@ struct suggestion_wire {
   double predicted_tflops = 0;
   double predicted_peak_mib = 0;
   std::string rejected;   ///< empty when it passed every guard
-  MSGPACK_DEFINE_MAP(config, text, group, why, predicted_tflops, predicted_peak_mib, rejected)
+  /// The chance its true peak exceeds the device (the memory screen's);
+  /// 0 in records older than it. `ask` states it when it names the candidate.
+  double oom_risk = 0;
+  MSGPACK_DEFINE_MAP(config, text, group, why, predicted_tflops, predicted_peak_mib, rejected,
+                     oom_risk)
 };
 
 /// The Bottleneck Analysis agent's report: health, ranked suggestions and
@@ -629,7 +633,10 @@ struct tpu_session_end {
   /// The job's own mesh, as tpu_session_opened has it; empty in records
   /// older than it (a speedup is then over the first measured run).
   std::string job_mesh;
-  MSGPACK_DEFINE_MAP(state, trials, best_trial, text, job_mesh)
+  /// Why the job's own mesh was not expected to run (the opened record's
+  /// job_mesh_verdict, which the ledger copies here); empty when it was.
+  std::string job_mesh_verdict;
+  MSGPACK_DEFINE_MAP(state, trials, best_trial, text, job_mesh, job_mesh_verdict)
 };
 
 /// A TPU session's first record, stored before it starts: what it runs,
@@ -654,6 +661,9 @@ struct tpu_session_opened {
   std::string simulator;         ///< paratune-tpu-sim, for simulated pools
   std::string runs_dir;          ///< MaxText's base_output_directory for simulated and local pools
   std::string job_mesh;          ///< the experiment's own mesh, "data=4,model=4"; empty in older records
+  /// core/diagnosis's job_mesh_verdict at the start: why the job's mesh is
+  /// predicted not to run ("predicted not to fit: ..."); empty when it fits.
+  std::string job_mesh_verdict;
   /// The Analyzer's and the Proposal agent's model (builtin when absent),
   /// and the prompt templates they ask it with, as they were at the start.
   reasoner_wire reasoner;
@@ -670,7 +680,7 @@ struct tpu_session_opened {
   MSGPACK_DEFINE_MAP(experiment_name, experiment_file, experiment_yaml, model, hardware, budget,
                      seed, steps, time_scale, failure_rate, pools, early_stop, simulator,
                      runs_dir, reasoner, analyzer_prompt, proposal_prompt, job_mesh, env,
-                     secret_env, chips, cluster)
+                     secret_env, chips, cluster, job_mesh_verdict)
 };
 
 /// What travels in frame 2 of a bus message and is stored in the pool.

@@ -29,15 +29,31 @@ std::string answer_html(const session_summary& s) {
   for (const auto& [label, value] : answer_figures(*a))
     out += "<dt>" + markup_escape(label) + "</dt><dd data-figure=\"" + figure_name(label) + "\">"
            + markup_escape(value) + "</dd>\n";
-  out += "</dl>\n<h3>Best configuration</h3>\n<table class=\"best-config\">\n"
-         "<tr><th>key</th><th>value</th></tr>\n";
-  for (const auto& [k, v] : a->config)
-    out += "<tr data-key=\"" + markup_escape(k) + "\"><td>" + markup_escape(k) + "</td><td>"
-           + markup_escape(v) + "</td></tr>\n";
-  out += "</table>\n<h3>Production command</h3>\n<p>The " + markup_escape(framework_title_of(s))
+  out += "</dl>\n";
+  if (!a->tie.empty())
+    out += "<p class=\"tie-break\">" + markup_escape(a->tie) + "</p>\n";
+  out += "<h3>Production command</h3>\n<p>The " + markup_escape(framework_title_of(s))
          + " arguments of the best configuration, with the environment its run needs:</p>\n"
            "<pre class=\"command\">";
-  out += markup_escape(production_command_text(*a)) + "</pre>\n<h3>Full run</h3>\n<ul class=\"full-run\">\n";
+  out += markup_escape(production_command_text(*a)) + "</pre>\n";
+  const auto table = [&](const char* cls, const auto& list) {
+    out += std::string("<table class=\"") + cls + "\">\n<tr><th>key</th><th>value</th></tr>\n";
+    for (const auto& [k, v] : list)
+      out += "<tr data-key=\"" + markup_escape(k) + "\"><td>" + markup_escape(k) + "</td><td>"
+             + markup_escape(v) + "</td></tr>\n";
+    out += "</table>\n";
+  };
+  out += "<h3>Best configuration</h3>\n<p>" + markup_escape(searched_keys_caption(s)) + "</p>\n";
+  auto shown = a->parallel;
+  shown.insert(shown.end(), a->searched.begin(), a->searched.end());
+  table("best-config", shown);
+  if (!a->other.empty()) {
+    out += "<details class=\"other-keys\"><summary>Other keys (" + std::to_string(a->other.size())
+           + "): the job's or their defaults, not searched</summary>\n";
+    table("best-config other", a->other);
+    out += "</details>\n";
+  }
+  out += "<h3>Full run</h3>\n<ul class=\"full-run\">\n";
   for (const auto& sentence : full_run_sentences(s))
     out += "<li>" + markup_escape(sentence) + "</li>\n";
   out += "</ul>\n</section>\n";

@@ -161,7 +161,8 @@ nlohmann::json charts_json(const session_summary& s) {
   auto importance = nlohmann::json::array();
   for (const auto& k : imp.keys)
     importance.push_back(
-        {{"key", k.key}, {"share", k.share}, {"levels", k.levels}, {"estimable", k.estimable}});
+        {{"key", k.key}, {"keys", k.keys}, {"effect", k.effect}, {"share", k.share},
+         {"levels", k.levels}, {"estimable", k.estimable}});
   return {{"mfu", trial_chart_json(trial_chart_points(s, per_trial_metric::mfu_pct), "mfu_pct")},
           {"trials", trial_chart_json(trial_chart_points(s, per_trial_metric::tflops_per_gpu),
                                       "tflops_per_gpu")},

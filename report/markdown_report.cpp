@@ -86,12 +86,28 @@ void md_answer(std::string& out, const session_summary& s) {
   out += "| | |\n|---|---|\n";
   for (const auto& [label, value] : answer_figures(*a))
     out += "| " + label + " | " + markdown_escape(value) + " |\n";
-  out += "\n### Best configuration\n\n| key | value |\n|---|---|\n";
-  for (const auto& [k, v] : a->config)
-    out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
+  if (!a->tie.empty())
+    out += "\n" + markdown_escape(a->tie) + "\n";
+  // The command before the key table: what a reader copies comes first
+  // (the first 40 lines hold it).
   out += "\n### Production command\n\nThe " + framework_title_of(s)
          + " arguments of the best configuration, with the environment its run needs:\n\n```sh\n";
   out += production_command_text(*a) + "```\n";
+  const auto rows = [&](const auto& list) {
+    for (const auto& [k, v] : list)
+      out += "| " + markdown_escape(k) + " | " + markdown_escape(v) + " |\n";
+  };
+  out += "\n### Best configuration\n\n" + searched_keys_caption(s)
+         + "\n\n| key | value |\n|---|---|\n";
+  rows(a->parallel);
+  rows(a->searched);
+  if (!a->other.empty()) {
+    out += fmt::format("\n<details><summary>Other keys ({}): the job's or their defaults, "
+                       "not searched</summary>\n\n| key | value |\n|---|---|\n",
+                       a->other.size());
+    rows(a->other);
+    out += "\n</details>\n";
+  }
   out += "\n### Full run\n\n";
   for (const auto& sentence : full_run_sentences(s))
     out += "- " + markdown_escape(sentence) + "\n";

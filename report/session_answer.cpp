@@ -1,5 +1,6 @@
 #include "report/session_answer.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "core/shell_quote.hpp"
 #include "messages/conversions.hpp"
 #include "report/baseline_value.hpp"
+#include "report/chart_points.hpp"
 #include "report/session_report.hpp"
 
 namespace paratune {
@@ -36,6 +38,8 @@ std::optional<session_answer> answer_of(const session_summary& s) {
   a.trial = b.index;
   for (const auto& [k, v] : b.config)
     a.config.emplace_back(k, v);
+  best_config_layout(s, b.config, a);
+  a.tie = s.tie_text;
   a.tflops_per_gpu = b.tflops_per_gpu;
   a.mfu_pct = 100 * b.mfu;
   a.peak_memory_mib = b.peak_memory_mib;
@@ -58,6 +62,60 @@ std::optional<session_answer> answer_of(const session_summary& s) {
   if (s.job.tokens > 0)
     a.full_run = full_run_sentences(s);
   return a;
+}
+
+void best_config_layout(const session_summary& s, const wire::config_map& c,
+                        session_answer& into) {
+  std::set<std::string> placed;
+  const auto take = [&](const std::string& key, auto& list) {
+    if (const auto it = c.find(key); it != c.end() && placed.insert(key).second)
+      list.emplace_back(key, it->second);
+  };
+  for (const auto& key : {"tp", "pp", "dp", "cp", "ep", "vpp", "mbs"}) {
+    if (std::string(key) != "dp") {
+      take(key, into.parallel);
+      continue;
+    }
+    // dp is no key of its own: the world size over tp x pp x cp.
+    try {
+      if (const int dp = wire::from_wire(c).data_parallel(std::max(1, s.job.world_size)); dp > 0)
+        into.parallel.emplace_back("dp", std::to_string(dp));
+    } catch (const std::exception&) {
+      // a framework's own keys that training_config does not read: no dp
+    }
+  }
+  std::vector<std::string> searched;
+  for (const auto& [key, _] : s.job.search)
+    searched.push_back(key);
+  if (searched.empty())
+    searched = varying_keys(s);
+  std::vector<std::string> ordered;
+  for (const auto& key : config_keys())
+    if (std::find(searched.begin(), searched.end(), key) != searched.end())
+      ordered.push_back(key);
+  for (const auto& key : searched)  // a framework's own keys, after the known ones
+    if (!find_config_key(key))
+      ordered.push_back(key);
+  for (const auto& key : ordered)
+    take(key, into.searched);
+  for (const auto& key : config_keys())
+    take(key, into.other);
+  for (const auto& [key, _] : c)
+    take(key, into.other);
+}
+
+std::string searched_keys_caption(const session_summary& s) {
+  return s.job.search.empty()
+           ? "The parallel sizes, then the keys that changed across the trials (the job names "
+             "no search space)."
+           : "The parallel sizes, then the keys the job searched.";
+}
+
+std::string parallel_sizes_text(const session_answer& a) {
+  std::string out;
+  for (const auto& [key, value] : a.parallel)
+    out += (out.empty() ? "" : ", ") + key + " " + value;
+  return out;
 }
 
 std::string production_command_text(const session_answer& a) {
@@ -86,6 +144,8 @@ std::vector<std::pair<std::string, std::string>> answer_figures(const session_an
                          + a.baseline_source + ")"
                      : "none: the job names no baseline, or no trial ran it and the job file "
                        "gives no tflops_per_gpu");
+  if (!a.parallel.empty())
+    out.emplace_back("Parallel sizes", parallel_sizes_text(a));
   return out;
 }
 
@@ -116,7 +176,8 @@ nlohmann::json answer_json(const session_summary& s) {
           {"trainer_args", a->command.rfind('#', 0) == 0 ? nlohmann::json(nullptr)
                                                           : nlohmann::json(best_production_args(s))},
           {"env", env},
-          {"full_run", a->full_run}};
+          {"full_run", a->full_run},
+          {"tie_break", a->tie.empty() ? nlohmann::json(nullptr) : nlohmann::json(a->tie)}};
   if (const auto key = own_args_key(s.job.framework); !key.empty())
     j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;

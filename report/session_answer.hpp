@@ -24,6 +24,13 @@ env_list best_production_environment(const session_summary& s);
 struct session_answer {
   int trial = 0;                                            ///< the best trial
   std::vector<std::pair<std::string, std::string>> config;  ///< its keys, in the pool's order
+  /// The same keys as the answer lists them (best_config_layout): the
+  /// parallel sizes first (dp derived from the world size), then the keys
+  /// the session searched, then the rest, which every view folds away.
+  std::vector<std::pair<std::string, std::string>> parallel, searched, other;
+  /// Why this trial and not another that measured within noise of it
+  /// (core/best_choice's tie_sentence); empty when none did.
+  std::string tie;
   double tflops_per_gpu = 0;
   double mfu_pct = 0;          ///< the result's MFU, in percent
   double peak_memory_mib = 0;  ///< 0: not reported
@@ -41,6 +48,20 @@ struct session_answer {
 };
 /// None while no trial was measured.
 std::optional<session_answer> answer_of(const session_summary& s);
+
+/// The answer's configuration in reading order: `parallel` holds tp, pp,
+/// dp, cp, ep, vpp and mbs (those the configuration has; dp from the job's
+/// world size); `searched` the job's search keys, or when the job names no
+/// search space the keys that changed across the session's trials, in
+/// canonical order; `other` the rest, canonical order.
+void best_config_layout(const session_summary& s, const wire::config_map& c,
+                        session_answer& into);
+/// What the configuration table lists first: "The parallel sizes, then the
+/// keys the job searched." (or, without `search:`, "... the keys that
+/// changed across the trials.").
+std::string searched_keys_caption(const session_summary& s);
+/// "tp 1, pp 2, dp 4, cp 1, ep 1, vpp 1, mbs 1": the parallel sizes on one line.
+std::string parallel_sizes_text(const session_answer& a);
 
 /// The production command as a shell reads it: one `export NAME=value`
 /// line per variable of `a.environment` (shell-quoted), then the Megatron-LM

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <map>
 
+#include "core/best_choice.hpp"
 #include "core/full_run_cost.hpp"
 #include "core/human_units.hpp"
 #include "core/model_flops_utilization.hpp"
@@ -103,8 +104,28 @@ trial_row row_of(const wire::trial_result& r, const wire::proposal* proposal) {
   return row;
 }
 
+std::vector<measured_option> measured_options(const session_summary& s) {
+  std::vector<measured_option> out;
+  for (const auto& r : s.trials)
+    if (r.measured())
+      out.push_back({r.index, r.tflops_per_gpu, r.peak_memory_mib, r.memory_limit_mib,
+                     non_default_keys(r.config)});
+  return out;
+}
+
+void choose_best_of(session_summary& s) {
+  const auto options = measured_options(s);
+  s.choice = choose_best(options);
+  s.tie_text = tie_sentence(s.choice, options);
+  s.best.reset();
+  for (const auto& r : s.trials)
+    if (r.index == s.choice.trial && r.measured())
+      s.best = r;
+}
+
 session_summary summarize(const session_ledger& ledger) {
   session_summary s;
+  std::optional<trial_row> incumbent;  // the highest measurement so far
   s.session = ledger.session();
   s.model = ledger.llm_usage();
   if (const auto* job = ledger.job())
@@ -123,20 +144,21 @@ session_summary summarize(const session_ledger& ledger) {
     }
     // Against the best measured before it: a prediction below that is an
     // exploration, whatever group the proposal came from (a retry is not).
-    if (s.best && row.predicted_tflops > 0 && row.retry_of == 0
-        && row.predicted_tflops < s.best->tflops_per_gpu) {
+    if (incumbent && row.predicted_tflops > 0 && row.retry_of == 0
+        && row.predicted_tflops < incumbent->tflops_per_gpu) {
       row.exploration = true;
-      row.incumbent_tflops = s.best->tflops_per_gpu;
-      row.incumbent = s.best->index;
+      row.incumbent_tflops = incumbent->tflops_per_gpu;
+      row.incumbent = incumbent->index;
     }
     s.trials.push_back(row);
     if (!row.measured())
       continue;
     if (!s.first_success)
       s.first_success = row;
-    if (!s.best || row.tflops_per_gpu > s.best->tflops_per_gpu)
-      s.best = row;
+    if (!incumbent || row.tflops_per_gpu > incumbent->tflops_per_gpu)
+      incumbent = row;
   }
+  choose_best_of(s);
   return s;
 }
 
@@ -340,6 +362,8 @@ std::string render_text(const session_summary& s) {
   std::snprintf(buf, sizeof buf, "best: trial %d, MFU %s, %.1f TFLOP/s/GPU, peak %.0f MiB\n",
                 s.best->index, mfu_text(s.best->mfu).c_str(), s.best->tflops_per_gpu, s.best->peak_memory_mib);
   out += buf;
+  if (!s.tie_text.empty())
+    out += s.tie_text + "\n";
   if (s.first_success && s.first_success->tflops_per_gpu > 0) {
     std::snprintf(buf, sizeof buf, "gain over the first run (trial %d): %+.1f%%\n",
                   s.first_success->index,
@@ -358,14 +382,22 @@ std::string render_text(const session_summary& s) {
     if (const auto b = baseline_sentence(s); !b.empty())
       out += b + "\n";
   }
+  // The parallel sizes first, then the searched keys, then the rest.
+  const auto answer = answer_of(s);
   out += "configuration:";
-  for (const auto& [k, v] : s.best->config)
-    out += " " + k + "=" + v;
+  for (const auto* list : {&answer->parallel, &answer->searched})
+    for (const auto& [k, v] : *list)
+      out += " " + k + "=" + v;
+  if (!answer->other.empty()) {
+    out += "\nother keys (not searched):";
+    for (const auto& [k, v] : answer->other)
+      out += " " + k + "=" + v;
+  }
   // The production command, as export prints it: not the trial's own
   // arguments, whose tuning-only flags would end a real run early.
   out += "\nproduction command (its environment, then the " + framework_title_of(s)
          + " arguments; paratune export " + s.session + " prints it again):\n"
-         + production_command_text(*answer_of(s));
+         + production_command_text(*answer);
   return out;
 }
 

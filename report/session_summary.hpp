@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/best_choice.hpp"
 #include "core/full_run_cost.hpp"
 #include "core/session_state.hpp"
 #include "core/trial_environment.hpp"
@@ -68,10 +69,21 @@ struct session_summary {
   std::string end_text;
   wire::session_opened job;
   std::vector<trial_row> trials;
+  /// The answer's trial, by core/best_choice's rule: the highest
+  /// measurement, or among trials within noise of it the one with the
+  /// most memory headroom, then the simpler configuration.
   std::optional<trial_row> best;
   std::optional<trial_row> first_success;
   model_usage model;  ///< the language model's part (mode builtin: none)
+  best_choice choice;    ///< how `best` was chosen: the trials tied with it, and why
+  std::string tie_text;  ///< tie_sentence(): empty when no trial measured within noise of it
 };
+
+/// The measured trials as core/best_choice reads them.
+std::vector<measured_option> measured_options(const session_summary& s);
+/// Sets `best`, `choice` and `tie_text` from `s.trials` by core/best_choice's
+/// rule (summarize does; a summary built by hand calls it after its trials).
+void choose_best_of(session_summary& s);
 
 /// What the best configuration is worth over the job's whole token budget
 /// (`tokens:`), against the first measured configuration, and what tuning

@@ -91,6 +91,9 @@ std::string tpu_gain_text(const wire::tpu_session_end& end) {
     if (t.job_mesh)
       return fmt::format("{} {} in trial {}: nothing measured to compare with", name,
                          tpu_run_in_progress(t) ? "is still running" : "failed", t.trial);
+  if (!end.job_mesh_verdict.empty())
+    return fmt::format("{} ({}) was not run: {}; nothing measured to compare with", name,
+                       end.job_mesh, end.job_mesh_verdict);
   return fmt::format("{} ({}) was not run: nothing measured to compare with", name,
                      end.job_mesh);
 }
@@ -106,6 +109,7 @@ nlohmann::json tpu_report_json(const std::string& session, const wire::tpu_sessi
   nlohmann::json j = {{"session", session},
                       {"state", to_string(end.state)},
                       {"job_mesh", end.job_mesh},
+                      {"job_mesh_verdict", end.job_mesh_verdict},
                       {"chip_hours", tpu_chip_hours(end)},
                       {"trials", rows}};
   if (const auto* best = tpu_row_of(end, end.best_trial)) {

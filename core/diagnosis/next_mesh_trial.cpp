@@ -52,6 +52,22 @@ mesh_step first_mesh_trial(const experiment_spec& exp, const std::vector<mesh_st
   return planned.front();
 }
 
+std::string job_mesh_verdict(const experiment_spec& exp) {
+  const auto p =
+    predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh, exp.workload);
+  if (!p.valid()) {
+    std::string rules;
+    for (const auto& problem : p.problems)
+      rules += (rules.empty() ? "" : "; ") + problem;
+    return "it breaks the mesh rules: " + rules;
+  }
+  if (!p.memory.fits)
+    return fmt::format("predicted not to fit: a peak of {:.1f} GiB per chip against {:.1f} GiB "
+                       "of usable HBM",
+                       p.memory.total_gib, p.memory.limit_gib);
+  return "";
+}
+
 std::optional<mesh_step> next_mesh_trial(const std::vector<mesh_step>& planned,
                                          const std::vector<mesh_step>* best_run,
                                          const std::vector<mesh_step>& latest,

@@ -45,6 +45,14 @@ inline constexpr double first_jump_min_gain = 0.05;
 /// later wherever the calibrated planner or a diagnosis ranks it.
 mesh_step first_mesh_trial(const experiment_spec& exp, const std::vector<mesh_step>& planned);
 
+/// Why the job's own mesh cannot be expected to run, as the model that
+/// first_mesh_trial asks (what `predict -e` prints): "predicted not to fit:
+/// a peak of 33.1 GiB per chip against 29.6 GiB of usable HBM", or the
+/// rules it breaks; empty when it is predicted to run. The TPU session
+/// stores it with its job (tpu_session_opened), so that an answer without
+/// a run of the job's mesh says why.
+std::string job_mesh_verdict(const experiment_spec& exp);
+
 /// The TPU session's next trial (`tried`: every mesh run; a mesh is its
 /// sizes, whichever axes it shows at 1), the first untried of:
 ///  1. the planner's fastest mesh: one jump to where the model puts the

@@ -4,6 +4,7 @@
 // its first: the job's own mesh unless the planner's fastest is predicted
 // at least 5% faster, or the job's mesh does not fit.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "adapters/diagnosis/experiment_loader.hpp"
@@ -119,6 +120,30 @@ TEST(first_mesh_trial, a_job_mesh_that_does_not_fit_never_runs_first) {
   const std::vector<mesh_step> planned = {
     {parse_mesh("data=2,fsdp=8,model=2"), "plan 1", false, 2 * job.step_s}};
   EXPECT_EQ(first_mesh_trial(exp, planned).mesh, parse_mesh("data=2,fsdp=8,model=2"));
+}
+
+// Issue 45, part 9: the verdict a TPU session stores with its job, so that
+// its answer says why the job's own mesh was not run. configs/examples'
+// TPU experiment starts from pure data parallelism, which `predict -e`
+// puts at 139.3 GiB per chip against 30.1 usable.
+TEST(job_mesh_verdict, says_the_predicted_peak_against_the_usable_hbm) {
+  test::use_source_configs();
+  auto exp = load_experiment(test::source_dir() + "/configs/examples/llama3-8b-v6e-16.yaml");
+  const auto job =
+    predict_mesh(exp.model, exp.cluster, exp.slice, exp.mesh, exp.dcn_mesh, exp.workload);
+  ASSERT_FALSE(job.memory.fits);
+  EXPECT_EQ(job_mesh_verdict(exp),
+            fmt::format("predicted not to fit: a peak of {:.1f} GiB per chip against {:.1f} GiB "
+                        "of usable HBM", job.memory.total_gib, job.memory.limit_gib));
+  EXPECT_EQ(job_mesh_verdict(exp),
+            "predicted not to fit: a peak of 139.3 GiB per chip against 30.1 GiB of usable HBM");
+  // The planner's fastest for it fits: no verdict.
+  exp.mesh = parse_mesh("fsdp=16");
+  EXPECT_EQ(job_mesh_verdict(exp), "");
+  // A mesh whose sizes do not make the slice names the rule.
+  exp.mesh = parse_mesh("fsdp=3");
+  EXPECT_EQ(job_mesh_verdict(exp).rfind("it breaks the mesh rules: ", 0), 0u)
+    << job_mesh_verdict(exp);
 }
 
 } // namespace

@@ -201,6 +201,72 @@ TEST_F(ask_answers, a_follow_up_never_repeats_an_answer_verbatim) {
     << fresh.turn.answer;
 }
 
+// Issue 45, part 6: "why did you never try ...?" names the analysis that
+// ranked a candidate holding the values, by the trial it launched, with the
+// prediction and risk of running out of memory its record holds.
+TEST_F(ask_answers, why_never_names_the_analysis_that_ranked_it_and_its_oom_risk) {
+  auto ranked = report_of(1, 1, 1, {suggestion(tp4, "Change TP from 2 to 4", 170),
+                                    suggestion(mbs2, "Change TP to 4 and MBS to 2", 160)});
+  ranked.ranked[1].predicted_peak_mib = 89722;
+  ranked.ranked[1].oom_risk = 0.94;
+  records with_risk;
+  with_risk.add(0, opened);
+  with_risk.add(1, succeeded(1, opened.initial, 150));
+  with_risk.add(0, wire::analysis_request{1, 1, 1});
+  with_risk.add(0, ranked);
+  with_risk.add(2, proposal_of(2, tp4, "Change TP from 2 to 4.", "TP 4 halves the weights", 170,
+                               1));
+  with_risk.add(2, succeeded(2, tp4, 165));
+  EXPECT_EQ(ask(with_risk.facts(), "why did you never try mbs 2?"),
+            "No trial held mbs=2. Trial 2's analysis ranked mbs=2 as candidate 2 of 2 (Change TP "
+            "to 4 and MBS to 2), expected at 160.0 TFLOP/s/GPU with a predicted peak of 89722 "
+            "MiB and a 94% risk of running out of memory. It launched trial 2 (its candidate 1) "
+            "instead.");
+  // "are you sure?" after it: nothing held mbs=2, so the error over every
+  // measured trial that had a prediction (trial 2: 165 against 170).
+  const auto first = answer_question(with_risk.facts(), "why did you never try mbs 2?", 0, {}, "",
+                                     {});
+  with_risk.add(0, first.turn);
+  EXPECT_EQ(answer_question(with_risk.facts(), "are you sure?", first.turn.thread, {}, "", {})
+              .turn.answer,
+            "No measured trial held mbs=2, so no run checks a prediction for it. Over 1 measured "
+            "trial, the predictions were off by 2.9% on average; the worst was trial 2: "
+            "predicted 170.0, measured 165.0 TFLOP/s/GPU. The best configuration's 165.0 "
+            "TFLOP/s/GPU was measured (trial 2), not predicted.");
+}
+
+TEST_F(ask_answers, why_was_a_trial_stopped_gives_the_stops_own_reason) {
+  auto stopped = succeeded(2, tp4, 120);
+  stopped.status = trial_status::stopped;
+  stopped.stop = stop_reason::cannot_beat_incumbent;
+  stopped.reason = "cannot beat trial 1: at best 131.0 TFLOP/s/GPU against 150.0";
+  stopped.iterations_scored = 4;
+  r.add(2, stopped);
+  EXPECT_EQ(ask(r.facts(), "Why was trial 2 stopped?"),
+            "Trial 2 (tp=4) was stopped because it could no longer beat the best run; its record "
+            "says: cannot beat trial 1: at best 131.0 TFLOP/s/GPU against 150.0. By then it had "
+            "measured 120.0 TFLOP/s/GPU over 4 scored iterations (MFU 38.5%, peak memory 60000 "
+            "MiB), the figure the session scores it by.");
+  EXPECT_EQ(ask(r.facts(), "why was trial 1 stopped?"),
+            "Trial 1 was not stopped: it succeeded, running to its end at 150.0 TFLOP/s/GPU.");
+}
+
+TEST_F(ask_answers, which_of_two_trials_compares_them_and_applies_the_tie_rule) {
+  auto t2 = succeeded(2, tp4, 149.2);
+  t2.peak_memory_mib = 48000;
+  t2.memory_limit_mib = 81920;
+  r.add(2, t2);
+  const auto text = ask(r.facts(), "which should I use, trial 1 or 2?");
+  EXPECT_EQ(text,
+            "Trial 1 (tp=2) measured 150.0 TFLOP/s/GPU with a peak of 60000 MiB. Trial 2 (tp=4) "
+            "measured 149.2 TFLOP/s/GPU with a peak of 48000 MiB. They differ in tp (2 in trial "
+            "1, 4 in trial 2). Trial 1 measured 0.5% above trial 2 and peaked 12000 MiB higher. "
+            "Trials 1 and 2 measured within noise of each other (150.0 vs 149.2 TFLOP/s/GPU, "
+            "within 1%); trial 2 is chosen for 11.7 GiB more memory headroom than trial 1, the "
+            "highest measurement. Use trial 2.");
+  EXPECT_EQ(ask(r.facts(), "trial 1 vs trial 7?"), "The session has no trial 7: it has 2 trials.");
+}
+
 wire::tpu_trial_row tpu_run(int trial, const std::string& mesh, double step_ms) {
   wire::tpu_trial_row t;
   t.trial = trial;

@@ -180,7 +180,7 @@ TEST(ask_why_not, answers_with_the_out_of_memory_trial_it_learned_from) {
   const auto a = nlohmann::json::parse(r.out);
   EXPECT_EQ(a["topic"], "why_not");
   const auto text = a["answer"].get<std::string>();
-  EXPECT_EQ(text.rfind("With mbs=4, the best run needs at least the memory of trial 2: known "
+  EXPECT_EQ(text.rfind("No trial held mbs=4. With mbs=4, the best run needs at least the memory of trial 2: known "
                        "failure: trial 2 ran out of memory at TP 2, PP 1, CP 1, MBS 2, recompute "
                        "none, and this configuration needs at least as much memory", 0), 0u)
     << text;

@@ -234,9 +234,10 @@ TEST_F(report_chromium, the_answer_leads_and_the_axes_labels_and_lines_follow_th
     EXPECT_GT(predicted.front(), 0);
   }
 
-  // Importance names its method.
-  EXPECT_NE(d.find("omega squared (one-way ANOVA, bias-corrected variance share)"),
+  // Importance says what its numbers are: effect sizes, and shares of one total.
+  EXPECT_NE(d.find("effect size: omega squared (one-way ANOVA, bias-corrected)"),
             std::string::npos);
+  EXPECT_NE(d.find("the shares add up to 100%"), std::string::npos);
 }
 
 TEST_F(report_chromium, a_session_without_a_measured_trial_has_no_point_colour) {

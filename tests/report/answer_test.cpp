@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/answer_html.hpp"
@@ -60,10 +61,69 @@ TEST(ParameterImportance, OmegaSquaredPerKeyOnMeasuredTrials) {
   // MS_within 16 / 4 = 4: (3750 - 4) / (3766 + 4).
   EXPECT_EQ(imp.keys[0].key, "tp");
   EXPECT_EQ(imp.keys[0].levels, 2);  // the failed trial's tp 4 was not measured
-  EXPECT_NEAR(imp.keys[0].share, 3746.0 / 3770.0, 1e-12);
+  EXPECT_NEAR(imp.keys[0].effect, 3746.0 / 3770.0, 1e-12);
   // mbs: SS_between 560.67 below MS_within 801.33: nothing, clamped to 0.
   EXPECT_EQ(imp.keys[1].key, "mbs");
+  EXPECT_DOUBLE_EQ(imp.keys[1].effect, 0);
+  // The shares of the one total: tp explains all that is explained.
+  EXPECT_DOUBLE_EQ(imp.keys[0].share, 1);
   EXPECT_DOUBLE_EQ(imp.keys[1].share, 0);
+}
+
+// Issue 45, part 7: trial 2 changes tp, dist_opt, fused_ce and recompute at
+// once, and they keep those values after: no analysis can tell the four
+// apart, so they are one group with one figure, and the shares of the one
+// total add up to 100% (they gave 97.8%, 97.6%, 97.6% and 97.6% before).
+TEST(ParameterImportance, KeysThatAlwaysChangedTogetherAreOneGroupAndSharesSumTo100) {
+  session_summary s;
+  s.job.world_size = 8;
+  const auto row = [](int index, bool tuned, const char* mbs, double tflops) {
+    auto r = test::sample_row(index, trial_status::succeeded, tflops / 312, tflops);
+    r.config["tp"] = tuned ? "2" : "8";
+    r.config["dist_opt"] = tuned ? "true" : "false";
+    r.config["fused_ce"] = tuned ? "true" : "false";
+    r.config["recompute"] = tuned ? "none" : "full";
+    r.config["mbs"] = mbs;
+    r.config["pp"] = "1";
+    return r;
+  };
+  s.trials = {row(1, false, "1", 118), row(2, true, "1", 220), row(3, true, "2", 226),
+              row(4, true, "1", 221), row(5, true, "2", 225)};
+  choose_best_of(s);
+  const auto imp = parameter_importance(s);
+  EXPECT_EQ(imp.measured, 5);
+  ASSERT_EQ(imp.keys.size(), 2u);
+  EXPECT_EQ(imp.keys[0].key, "tp + recompute + dist_opt + fused_ce");
+  EXPECT_EQ(imp.keys[0].keys,
+            (std::vector<std::string>{"tp", "recompute", "dist_opt", "fused_ce"}));
+  EXPECT_EQ(imp.keys[1].key, "mbs");
+  // The group: trial 1 (118) against trials 2-5 (mean 223), around 202;
+  // n 5, k 2: SS_total 8846, SS_between 8820, MS_within 26 / 3.
+  const double ms_within = (8846.0 - 8820.0) / 3;
+  EXPECT_NEAR(imp.keys[0].effect, (8820.0 - ms_within) / (8846.0 + ms_within), 1e-9);
+  EXPECT_GT(imp.keys[0].effect, 0.9);
+  double total = 0;
+  for (const auto& k : imp.keys) {
+    ASSERT_TRUE(k.estimable) << k.key;
+    total += k.share;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  EXPECT_NEAR(imp.keys[0].share, imp.keys[0].effect / (imp.keys[0].effect + imp.keys[1].effect),
+              1e-12);
+  // The chart names the group once and says what its numbers are.
+  const auto svg = importance_chart_svg(s);
+  EXPECT_NE(svg.find(">tp + recompute + dist_opt + fused_ce</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("data-key=\"dist_opt\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("the shares add up to 100%"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("effect size: omega squared"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(fmt::format("data-share-pct=\"{:.1f}\"", 100 * imp.keys[0].share)),
+            std::string::npos) << svg;
+  EXPECT_NE(svg.find(fmt::format("(effect size {:.2f})", imp.keys[0].effect)), std::string::npos)
+    << svg;
+  const auto j = charts_json(s)["importance"];
+  EXPECT_EQ(j["keys"][0]["keys"].size(), 4u);
+  EXPECT_NEAR(j["keys"][0]["share"].get<double>() + j["keys"][1]["share"].get<double>(), 1.0,
+              1e-12);
 }
 
 TEST(ParameterImportance, NoneUnderThreeMeasuredAndNotEstimableWithOneTrialPerValue) {
@@ -78,7 +138,8 @@ TEST(ParameterImportance, NoneUnderThreeMeasuredAndNotEstimableWithOneTrialPerVa
   EXPECT_FALSE(imp.keys[0].estimable);
   const auto svg = importance_chart_svg(s);
   EXPECT_NE(svg.find("not estimable"), std::string::npos);
-  EXPECT_NE(svg.find(importance_method), std::string::npos);
+  EXPECT_NE(svg.find("effect size: omega squared (one-way ANOVA, bias-corrected)"),
+            std::string::npos) << svg;
 }
 
 TEST(TrialTable, TheKeysThatVaryAreColumnsAndTheChangeASecondLine) {
@@ -313,6 +374,17 @@ TEST(tpu_answer, says_why_there_is_no_gain_when_the_jobs_mesh_has_no_measurement
   end.trials.pop_back();
   EXPECT_EQ(tpu_gain_text(end), "the job's own mesh (replica=1,data=4,model=4,seq=1) was not "
                                 "run: nothing measured to compare with");
+  // The session stored why it would not run (core/diagnosis's
+  // job_mesh_verdict): the answer says it.
+  end.job_mesh_verdict =
+    "predicted not to fit: a peak of 139.3 GiB per chip against 30.1 GiB of usable HBM";
+  EXPECT_EQ(tpu_gain_text(end), "the job's own mesh (replica=1,data=4,model=4,seq=1) was not "
+                                "run: predicted not to fit: a peak of 139.3 GiB per chip against "
+                                "30.1 GiB of usable HBM; nothing measured to compare with");
+  EXPECT_EQ(tpu_report_json("s1", end)["job_mesh_verdict"], end.job_mesh_verdict);
+  EXPECT_NE(render_tpu_markdown("s1", end).find("was not run: predicted not to fit: a peak of "
+                                                "139.3 GiB per chip"),
+            std::string::npos);
 }
 
 // Records from before job_mesh: the first measured run is the baseline
@@ -327,6 +399,95 @@ TEST(tpu_answer, older_records_measure_against_the_first_measured_run) {
   end.best_trial = 2;
   end.trials[2].step_time_ms = 950;
   EXPECT_EQ(tpu_gain_text(end), "the first measured run: no later mesh was faster");
+}
+
+} // namespace
+} // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Issue 45, part 3: two trials measured the same 236.1 TFLOP/s/GPU; the
+// answer takes the simpler one and says why, in every format; a third
+// within noise with 18.9 GiB more headroom then wins, and says so.
+TEST(SessionAnswer, TrialsWithinNoiseAreDecidedByTheStatedRuleEverywhere) {
+  session_summary s;
+  s.session = "tie";
+  s.job.job_name = "tie";
+  s.job.model = test::llama3_8b_model();
+  s.job.precision = "fp16";
+  s.job.world_size = 8;
+  s.job.framework = "megatron-lm";
+  s.state = session_state::converged;
+  const auto row = [](int index, const char* tp, const char* pp, const char* overlap,
+                      double tflops, double peak) {
+    auto r = test::sample_row(index, trial_status::succeeded, tflops / 312, tflops);
+    r.config["tp"] = tp;
+    r.config["pp"] = pp;
+    r.config["overlap_grad"] = overlap;
+    r.config["mbs"] = "1";
+    r.peak_memory_mib = peak;
+    r.memory_limit_mib = 81920;
+    return r;
+  };
+  s.trials = {row(1, "8", "1", "false", 118.1, 24193), row(2, "1", "2", "false", 236.1, 73216),
+              row(3, "1", "2", "true", 236.1, 73216)};
+  choose_best_of(s);
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(s.best->index, 2);
+  const std::string simpler =
+    "Trials 2 and 3 measured within noise of each other (236.1 vs 236.1 TFLOP/s/GPU, within "
+    "1%); trial 2 is chosen as the simpler configuration: 1 key fewer off its default than "
+    "trial 3, at the same memory headroom.";
+  EXPECT_EQ(s.tie_text, simpler);
+  EXPECT_EQ(answer_of(s)->tie, simpler);
+  EXPECT_NE(render_markdown({s, {}}, {}).find(simpler), std::string::npos);
+  EXPECT_NE(answer_html(s).find("<p class=\"tie-break\">" + simpler + "</p>"), std::string::npos);
+  EXPECT_NE(render_text(s).find(simpler), std::string::npos);
+  EXPECT_EQ(answer_json(s)["tie_break"], simpler);
+
+  s.trials.push_back(row(4, "2", "1", "false", 235.2, 53868));
+  choose_best_of(s);
+  EXPECT_EQ(s.best->index, 4);
+  EXPECT_EQ(s.tie_text,
+            "Trials 2, 3 and 4 measured within noise of each other (236.1, 236.1 and 235.2 "
+            "TFLOP/s/GPU, within 1%); trial 4 is chosen for 18.9 GiB more memory headroom than "
+            "trial 2, the highest measurement.");
+  EXPECT_EQ(answer_of(s)->trial, 4);
+  EXPECT_NE(answer_of(s)->command.find("--tensor-model-parallel-size 2"), std::string::npos);
+}
+
+// Issue 45, part 9: the answer's configuration opens on the parallel sizes
+// (dp from the world size), then the searched keys; the rest is folded
+// away, and the command comes before the key table.
+TEST(SessionAnswer, ParallelSizesFirstThenSearchedKeysThenTheRestFolded) {
+  auto s = two_key_session();
+  s.best->config["overlap_grad"] = "false";
+  s.best->config["seq"] = "8192";
+  s.best->config["pp"] = "1";
+  s.job.search = {{"mbs", {"1", "2"}}, {"overlap_grad", {"false", "true"}}};
+  const auto a = answer_of(s);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->parallel, (std::vector<std::pair<std::string, std::string>>{
+                           {"tp", "2"}, {"pp", "1"}, {"dp", "4"}, {"mbs", "2"}}));
+  EXPECT_EQ(a->searched, (std::vector<std::pair<std::string, std::string>>{
+                           {"overlap_grad", "false"}}));
+  EXPECT_EQ(a->other, (std::vector<std::pair<std::string, std::string>>{{"gbs", "512"},
+                                                                        {"seq", "8192"}}));
+  EXPECT_EQ(parallel_sizes_text(*a), "tp 2, pp 1, dp 4, mbs 2");
+  const auto md = render_markdown({s, {}}, {});
+  EXPECT_NE(md.find("| Parallel sizes | tp 2, pp 1, dp 4, mbs 2 |"), std::string::npos) << md;
+  EXPECT_LT(md.find("### Production command"), md.find("### Best configuration"));
+  EXPECT_NE(md.find("| tp | 2 |\n| pp | 1 |\n| dp | 4 |\n| mbs | 2 |\n| overlap\\_grad | false |\n"
+                    "\n<details><summary>Other keys (2)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| gbs | 512 |\n| seq | 8192 |\n\n</details>"), std::string::npos) << md;
+  const auto html = answer_html(s);
+  EXPECT_LT(html.find("<tr data-key=\"tp\">"), html.find("<tr data-key=\"overlap_grad\">"));
+  EXPECT_LT(html.find("<details class=\"other-keys\">"), html.find("<tr data-key=\"seq\">"));
+  EXPECT_NE(render_text(s).find("configuration: tp=2 pp=1 dp=4 mbs=2 overlap_grad=false\n"
+                                "other keys (not searched): gbs=512 seq=8192\n"),
+            std::string::npos) << render_text(s);
 }
 
 } // namespace

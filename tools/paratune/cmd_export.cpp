@@ -62,7 +62,9 @@ nlohmann::json best_as_json(const session_summary& s) {
           {"framework", s.job.framework},
           {"trainer_args", best_production_args(s)},
           {"env", env},
-          {"full_run", full_run_json(s)}};
+          {"full_run", full_run_json(s)},
+          // Why this trial among those within noise of it (core/best_choice).
+          {"tie_break", s.tie_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.tie_text)}};
   if (const auto key = own_args_key(s.job.framework); !key.empty())
     j[key] = j["trainer_args"]; // the key scripts read before there were others
   return j;
