@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/bus_bridge.hpp"
+#include "core/best_choice.hpp"
 #include "core/input_error.hpp"
 #include "decisions/session_step.hpp"
 #include "messages/conversions.hpp"
@@ -48,11 +49,17 @@ wire::session_status status_of(session_state end, const std::vector<trial_outcom
   s.state = end;
   s.trials_done = int(std::count_if(outcomes.begin(), outcomes.end(),
                                     [](const auto& o) { return spends_budget(o.status); }));
+  // The best as every view names it: the tie rule among trials measured
+  // within noise (core/best_choice), not the highest measurement alone.
+  std::vector<measured_option> measured;
   for (size_t i = 0; i < outcomes.size(); ++i)
-    if (outcomes[i].measured() && outcomes[i].tflops_per_gpu > s.best_tflops) {
-      s.best_tflops = outcomes[i].tflops_per_gpu;
-      s.best_trial = trial_number(outcomes, i);
-    }
+    if (const auto& o = outcomes[i]; o.measured())
+      measured.push_back({trial_number(outcomes, i), o.tflops_per_gpu, o.peak_memory_mib,
+                          o.memory_limit_mib, non_default_keys(to_map(o.config))});
+  s.best_trial = choose_best(measured).trial;
+  for (const auto& m : measured)
+    if (m.trial == s.best_trial)
+      s.best_tflops = m.tflops;
   s.text = end == session_state::exhausted   ? "all plausible configurations have been tried"
            : end == session_state::cancelled ? "cancelled"
                                              : "trial budget spent";
